@@ -1,0 +1,3 @@
+from pi_coder.cli import main
+
+main()
