@@ -1,0 +1,119 @@
+"""Best-effort parsing of tool-call argument JSON while it streams (spec agent-core 2.4).
+
+``parse_streaming_json`` is called on every ``toolcall_delta`` with the whole accumulated text,
+so the common path stays in jiter (Rust); the Python fix-ups below run only when a strict or
+partial parse fails or when the text ends in the middle of a literal or a number.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import jiter
+
+__all__ = ["parse_streaming_json"]
+
+# A JSON string literal, possibly unterminated. Outside string literals a JSON document has no
+# double quotes, so scanning for the next quote tokenises strings correctly.
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)("?)', re.DOTALL)
+_CONTROL = re.compile(r"[\x00-\x1f]")
+_SHORT_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+_TAIL_LITERAL = re.compile(r"(?<=[:\[,])(\s*)(t|tr|tru|f|fa|fal|fals|n|nu|nul)$")
+_TAIL_NUMBER = re.compile(r"(?<=[:\[,])(\s*-?\d+(?:\.\d*)?(?:[eE][+-]?\d*)?)$")
+_LITERALS = {"t": "true", "f": "false", "n": "null"}
+
+
+def parse_streaming_json(s: str) -> dict[str, Any]:
+    """Parse possibly incomplete JSON object text into a dict; never raises.
+
+    Steps: empty or whitespace-only text gives ``{}``; then a strict parse; then a partial parse
+    that accepts a truncated document (open strings, arrays, objects, trailing partial numbers
+    and ``true``/``false``/``null`` prefixes); if the text has raw control characters inside
+    string literals, they are escaped and both parses are retried. Anything else gives ``{}``.
+
+    Tool arguments are always objects, so a document whose top level is not an object (an
+    array, a string, a number) also gives ``{}``.
+
+    Args:
+        s: The accumulated JSON text.
+
+    Returns:
+        The best-effort parsed object.
+    """
+    try:
+        return _parse(s)
+    except Exception:  # the contract is "never raises": any surprise means "no arguments yet"
+        return {}
+
+
+def _parse(s: str) -> dict[str, Any]:
+    if not s or s.isspace():
+        return {}
+    data = s.encode("utf-8", "surrogatepass")
+    try:
+        return _as_object(jiter.from_json(data, partial_mode="off"))
+    except ValueError:
+        pass
+    result = _parse_partial(s)
+    if result is not None:
+        return result
+    escaped = _escape_control_chars(s)
+    if escaped != s:
+        try:
+            return _as_object(jiter.from_json(escaped.encode("utf-8", "surrogatepass"), partial_mode="off"))
+        except ValueError:
+            pass
+        result = _parse_partial(escaped)
+        if result is not None:
+            return result
+    return {}
+
+
+def _as_object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _parse_partial(s: str) -> dict[str, Any] | None:
+    text = _complete_tail(s.rstrip())
+    try:
+        value = jiter.from_json(text.encode("utf-8", "surrogatepass"), partial_mode="trailing-strings")
+    except ValueError:
+        return None
+    return _as_object(value)
+
+
+def _ends_inside_string(s: str) -> bool:
+    last = None
+    for match in _STRING.finditer(s):
+        last = match
+    return last is not None and last.end() == len(s) and not last.group(2)
+
+
+def _complete_tail(s: str) -> str:
+    """Finish a trailing partial literal (``tr`` -> ``true``) or number (``1.`` -> ``1``)."""
+    literal = _TAIL_LITERAL.search(s)
+    if literal is not None and not _ends_inside_string(s):
+        return s[: literal.start(2)] + _LITERALS[literal.group(2)[0]]
+    number = _TAIL_NUMBER.search(s)
+    if number is not None and s[-1] in ".eE+-" and not _ends_inside_string(s):
+        return s.rstrip(".eE+-")
+    return s
+
+
+def _escape_control_chars(s: str) -> str:
+    """Escape raw control characters that appear inside string literals."""
+
+    def escape_string(match: re.Match[str]) -> str:
+        literal = match.group(0)
+        if _CONTROL.search(literal) is None:
+            return literal
+        return _CONTROL.sub(_escape_one, literal)
+
+    return _STRING.sub(escape_string, s)
+
+
+def _escape_one(match: re.Match[str]) -> str:
+    ch = match.group(0)
+    return _SHORT_ESCAPES.get(ch) or f"\\u{ord(ch):04x}"

@@ -1,0 +1,154 @@
+"""Replay transformation applied by provider adapters before serialising a transcript (spec 2.7)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pi_coder.ai.types import (
+    AssistantMessage,
+    Model,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+)
+
+__all__ = ["NO_RESULT_TEXT", "is_same_model", "transform_messages"]
+
+NO_RESULT_TEXT = "No result provided"
+
+NormalizeToolCallId = Callable[[str, Model, AssistantMessage], str]
+
+
+def is_same_model(message: AssistantMessage, model: Model) -> bool:
+    """Whether ``message`` was produced by ``model`` (same provider, api and model id)."""
+    return message.provider == model.provider and message.api == model.api and message.model == model.id
+
+
+def transform_messages(
+    messages: list[Any],
+    model: Model,
+    normalize_tool_call_id: NormalizeToolCallId | None = None,
+) -> list[Any]:
+    """Make a transcript safe to replay to ``model``.
+
+    1. Assistant messages from another model: non-empty thinking becomes text, empty and
+       redacted thinking is dropped, text and tool-call signatures are stripped, and tool-call
+       ids may be rewritten by ``normalize_tool_call_id`` (the matching ``toolResult`` ids
+       follow). Same-model messages keep their blocks (thinking with signatures byte for
+       byte); only empty, unsigned thinking is dropped, since it carries nothing.
+    2. Assistant messages whose stopReason is ``error`` or ``aborted`` are dropped.
+    3. Tool calls with no result before the next assistant or user message get a synthetic
+       error ``toolResult`` with the text "No result provided".
+
+    Messages that need no change are returned as the same objects; changed ones are shallow
+    copies. The input list is not modified.
+
+    Args:
+        messages: LLM messages (system, user, assistant, toolResult).
+        model: The model the transcript is about to be sent to.
+        normalize_tool_call_id: Optional ``(id, model, source_message) -> id`` for providers
+            with stricter tool-call id rules; applied to other models' messages only.
+
+    Returns:
+        A new list of messages.
+    """
+    id_map: dict[str, str] = {}
+    converted: list[Any] = []
+    for message in messages:
+        role = getattr(message, "role", None)
+        if role == "assistant":
+            converted.append(_convert_assistant(message, model, normalize_tool_call_id, id_map))
+        elif role == "toolResult" and id_map.get(message.tool_call_id, message.tool_call_id) != message.tool_call_id:
+            converted.append(message.model_copy(update={"tool_call_id": id_map[message.tool_call_id]}))
+        else:
+            converted.append(message)
+    return _fill_missing_results(converted)
+
+
+def _convert_assistant(
+    message: AssistantMessage,
+    model: Model,
+    normalize: NormalizeToolCallId | None,
+    id_map: dict[str, str],
+) -> AssistantMessage:
+    same = is_same_model(message, model)
+    changed = False
+    blocks: list[Any] = []
+    for block in message.content:
+        new = _convert_block(block, same, model, message, normalize, id_map)
+        if new is not block:
+            changed = True
+        if new is not None:
+            blocks.append(new)
+    if not changed:
+        return message
+    return message.model_copy(update={"content": blocks})
+
+
+def _convert_block(
+    block: Any,
+    same: bool,
+    model: Model,
+    message: AssistantMessage,
+    normalize: NormalizeToolCallId | None,
+    id_map: dict[str, str],
+) -> Any:
+    if isinstance(block, ThinkingContent):
+        if block.redacted:
+            return block if same else None
+        if same and block.thinking_signature:
+            return block
+        if not block.thinking.strip():
+            return None
+        return block if same else TextContent(text=block.thinking)
+    if same:
+        return block
+    if isinstance(block, TextContent):
+        return block if block.text_signature is None else TextContent(text=block.text)
+    if isinstance(block, ToolCall):
+        update: dict[str, Any] = {}
+        if block.thought_signature is not None:
+            update["thought_signature"] = None
+        if normalize is not None:
+            new_id = normalize(block.id, model, message)
+            if new_id != block.id:
+                id_map[block.id] = new_id
+                update["id"] = new_id
+        return block.model_copy(update=update) if update else block
+    return block
+
+
+def _fill_missing_results(messages: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    pending: list[ToolCall] = []
+    answered: set[str] = set()
+
+    def flush() -> None:
+        for call in pending:
+            if call.id not in answered:
+                out.append(
+                    ToolResultMessage(
+                        tool_call_id=call.id,
+                        tool_name=call.name,
+                        content=[TextContent(text=NO_RESULT_TEXT)],
+                        is_error=True,
+                    )
+                )
+        pending.clear()
+        answered.clear()
+
+    for message in messages:
+        role = getattr(message, "role", None)
+        if role == "assistant":
+            flush()
+            if message.stop_reason in ("error", "aborted"):
+                continue
+            pending.extend(b for b in message.content if isinstance(b, ToolCall))
+        elif role == "user":
+            flush()
+        elif role == "toolResult":
+            answered.add(message.tool_call_id)
+        out.append(message)
+    return out
