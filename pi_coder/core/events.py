@@ -1,0 +1,177 @@
+"""Session events: what AgentSession emits besides the agent's own events.
+
+Every event is a slotted dataclass with a ``type`` string (Pi's name where Pi has one) and a
+``to_json_dict()`` giving the camelCase JSON form used by ``--mode json`` and RPC.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, TypeAlias
+
+__all__ = [
+    "AutoCompactionEnd",
+    "AutoCompactionStart",
+    "AutoRetryEnd",
+    "AutoRetryStart",
+    "BashExecutionEnd",
+    "BashExecutionStart",
+    "BashExecutionUpdate",
+    "ModelChanged",
+    "Notice",
+    "QueueChanged",
+    "SessionEvent",
+    "SessionNameChanged",
+    "SessionSwitched",
+    "ThinkingLevelChanged",
+    "to_camel_json",
+]
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def to_camel_json(value: Any) -> Any:
+    """Convert an event payload to JSON-ready data with camelCase keys."""
+    if hasattr(value, "to_json_dict"):
+        return value.to_json_dict()
+    if isinstance(value, list | tuple):
+        return [to_camel_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_camel_json(v) for k, v in value.items()}
+    return value
+
+
+class _JsonEvent:
+    __slots__ = ()
+
+    def to_json_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            if value is None:
+                continue
+            out[_camel(f.name)] = to_camel_json(value)
+        return out
+
+
+@dataclass(slots=True, kw_only=True)
+class QueueChanged(_JsonEvent):
+    """The steering or follow-up queue changed (queued, delivered, cleared)."""
+
+    steering: list[str] = field(default_factory=list)
+    follow_up: list[str] = field(default_factory=list)
+    type: Literal["queue_changed"] = "queue_changed"
+
+
+@dataclass(slots=True, kw_only=True)
+class SessionSwitched(_JsonEvent):
+    """The session was replaced (new, resume/switch, fork) or its leaf moved (tree)."""
+
+    reason: Literal["new", "switch", "fork", "tree", "compaction"]
+    session_file: str | None = None
+    type: Literal["session_switched"] = "session_switched"
+
+
+@dataclass(slots=True, kw_only=True)
+class ModelChanged(_JsonEvent):
+    provider: str
+    model_id: str
+    type: Literal["model_changed"] = "model_changed"
+
+
+@dataclass(slots=True, kw_only=True)
+class ThinkingLevelChanged(_JsonEvent):
+    thinking_level: str
+    type: Literal["thinking_level_changed"] = "thinking_level_changed"
+
+
+@dataclass(slots=True, kw_only=True)
+class SessionNameChanged(_JsonEvent):
+    name: str
+    type: Literal["session_name_changed"] = "session_name_changed"
+
+
+@dataclass(slots=True, kw_only=True)
+class BashExecutionStart(_JsonEvent):
+    """A user ``!``/``!!`` shell command started."""
+
+    command: str
+    exclude_from_context: bool = False
+    type: Literal["bash_execution_start"] = "bash_execution_start"
+
+
+@dataclass(slots=True, kw_only=True)
+class BashExecutionUpdate(_JsonEvent):
+    command: str
+    output: str
+    """The (tail of the) output so far."""
+    type: Literal["bash_execution_update"] = "bash_execution_update"
+
+
+@dataclass(slots=True, kw_only=True)
+class BashExecutionEnd(_JsonEvent):
+    message: Any
+    """The BashExecutionMessage recorded for the command."""
+    type: Literal["bash_execution_end"] = "bash_execution_end"
+
+
+@dataclass(slots=True, kw_only=True)
+class AutoCompactionStart(_JsonEvent):
+    reason: Literal["threshold", "overflow", "manual"]
+    type: Literal["auto_compaction_start"] = "auto_compaction_start"
+
+
+@dataclass(slots=True, kw_only=True)
+class AutoCompactionEnd(_JsonEvent):
+    result: Any = None
+    """The compaction result (summary, first kept entry id, tokens before) or None."""
+    aborted: bool = False
+    will_retry: bool = False
+    error_message: str | None = None
+    type: Literal["auto_compaction_end"] = "auto_compaction_end"
+
+
+@dataclass(slots=True, kw_only=True)
+class AutoRetryStart(_JsonEvent):
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error_message: str
+    type: Literal["auto_retry_start"] = "auto_retry_start"
+
+
+@dataclass(slots=True, kw_only=True)
+class AutoRetryEnd(_JsonEvent):
+    success: bool
+    attempt: int
+    final_error: str | None = None
+    type: Literal["auto_retry_end"] = "auto_retry_end"
+
+
+@dataclass(slots=True, kw_only=True)
+class Notice(_JsonEvent):
+    """A one-line status, warning or error for the UI (e.g. "Could not restore model ...")."""
+
+    level: Literal["info", "warning", "error"]
+    text: str
+    type: Literal["notice"] = "notice"
+
+
+SessionEvent: TypeAlias = (
+    QueueChanged
+    | SessionSwitched
+    | ModelChanged
+    | ThinkingLevelChanged
+    | SessionNameChanged
+    | BashExecutionStart
+    | BashExecutionUpdate
+    | BashExecutionEnd
+    | AutoCompactionStart
+    | AutoCompactionEnd
+    | AutoRetryStart
+    | AutoRetryEnd
+    | Notice
+)
