@@ -1,10 +1,38 @@
-"""The Models collection: providers, model lookup, key resolution and stream dispatch."""
+"""The Models collection: providers, model lookup, key resolution and stream dispatch.
+
+``create_models()`` builds a collection from the built-in catalog, models.toml and the
+environment. A provider is a ``Provider`` record (``pi_coder.ai.registry``); ``set_provider``
+registers one (``faux_provider()`` returns one too). ``stream``/``stream_simple`` resolve the
+API key, then hand the call to the provider's own stream function if it has one, otherwise to
+the function registered for ``model.api`` (imported on first use). They never raise: a
+missing key or a broken provider becomes a stream holding one ``error`` event.
+
+Precedence: keys come from the runtime override, then the environment, then models.toml.
+Base URLs come from ``ANTHROPIC_BASE_URL``/``OPENAI_BASE_URL``, then models.toml, then the
+catalog.
+"""
 
 from __future__ import annotations
 
-from pi_coder.ai.types import Cost, Model, Usage
+import asyncio
+import inspect
+import os
+import re
+import tomllib
+from collections.abc import Awaitable, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
-__all__ = ["calculate_cost"]
+from pi_coder.ai import keys
+from pi_coder.ai.catalog import BUILTIN_PROVIDERS, builtin_models
+from pi_coder.ai.events import AssistantMessageEventStream, ErrorEvent
+from pi_coder.ai.options import StreamOptions
+from pi_coder.ai.registry import API_STREAMS, Provider, StreamFunction, load_stream_function
+from pi_coder.ai.types import AssistantMessage, Context, Cost, Model, ModelCost, Usage
+from pi_coder.errors import ConfigError
+
+__all__ = ["Models", "calculate_cost", "create_models", "error_stream", "load_models_toml"]
 
 
 def calculate_cost(model: Model, usage: Usage) -> Cost:
@@ -25,3 +53,510 @@ def calculate_cost(model: Model, usage: Usage) -> Cost:
     cost.cache_write = prices.cache_write / 1e6 * usage.cache_write
     cost.total = cost.input + cost.output + cost.cache_read + cost.cache_write
     return cost
+
+
+def error_stream(model: Model, message: str) -> AssistantMessageEventStream:
+    """A stream holding only an ``error`` event (no ``start``) with ``message`` as errorMessage."""
+    stream = AssistantMessageEventStream()
+    stream.push(ErrorEvent(reason="error", error=_error_message(model, message)))
+    return stream
+
+
+def _error_message(model: Model, message: str) -> AssistantMessage:
+    return AssistantMessage(
+        api=model.api,
+        provider=model.provider,
+        model=model.id,
+        stop_reason="error",
+        error_message=message,
+    )
+
+
+_background: set[asyncio.Task[None]] = set()
+
+
+def _forward(awaitable: Awaitable[AssistantMessageEventStream], model: Model) -> AssistantMessageEventStream:
+    """Adapt a stream function that returns an awaitable of a stream."""
+    out = AssistantMessageEventStream()
+
+    async def run() -> None:
+        try:
+            inner = await awaitable
+            async for event in inner:
+                out.push(event)
+        except Exception as exc:  # providers must not raise; encode it as the protocol says
+            out.push(ErrorEvent(reason="error", error=_error_message(model, _describe(exc))))
+        out.end()
+
+    task = asyncio.ensure_future(run())
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+    return out
+
+
+def _describe(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
+
+
+_DATED = re.compile(r"-\d{8}$")
+
+
+class Models:
+    """A collection of providers and their models.
+
+    Build one with ``create_models()``. ``stream_simple`` (bound) is a valid agent ``StreamFn``.
+    """
+
+    def __init__(
+        self,
+        *,
+        env: Mapping[str, str] | None = None,
+        api_key_override: Mapping[str, str] | str | None = None,
+        models_toml_path: Path | None = None,
+    ) -> None:
+        self._providers: dict[str, Provider] = {}
+        self._env: Mapping[str, str] = os.environ if env is None else env
+        self._apis: dict[str, StreamFunction | str] = dict(API_STREAMS)
+        self._overrides: dict[str, str] = {}
+        self._any_override: str | None = None
+        if isinstance(api_key_override, str):
+            self._any_override = api_key_override or None
+        elif api_key_override:
+            self._overrides = {k.lower(): v for k, v in api_key_override.items() if v}
+        self.models_toml_path = models_toml_path
+        """Where models.toml was looked for (named in missing-key messages)."""
+
+    # ------------------------------------------------------------------ providers
+
+    def set_provider(self, provider: Provider) -> None:
+        """Register ``provider``, replacing any provider with the same name."""
+        self._providers[provider.name] = provider
+
+    def remove_provider(self, name: str) -> None:
+        self._providers.pop(name, None)
+
+    def get_provider(self, name: str) -> Provider | None:
+        """The provider with this name (case-insensitive), or None."""
+        provider = self._providers.get(name)
+        if provider is None:
+            lowered = name.lower()
+            provider = next((p for p in self._providers.values() if p.name.lower() == lowered), None)
+        return provider
+
+    def providers(self) -> list[Provider]:
+        """Registered providers, in registration order."""
+        return list(self._providers.values())
+
+    def register_api(self, api: str, stream: StreamFunction | str) -> None:
+        """Route models whose ``api`` is ``api`` to ``stream`` (a function or ``module:function``)."""
+        self._apis[api] = stream
+
+    # ------------------------------------------------------------------ models
+
+    def get_model(self, provider: str, model_id: str) -> Model | None:
+        """The model ``model_id`` of ``provider``, or None."""
+        record = self.get_provider(provider)
+        return record.get_model(model_id) if record is not None else None
+
+    def all_models(self) -> list[Model]:
+        """Every model of every provider."""
+        return [m for p in self._providers.values() for m in p.models]
+
+    def available_models(self) -> list[Model]:
+        """Models whose provider has a key (or needs none)."""
+        return [m for p in self._providers.values() if self.has_key(p.name) for m in p.models]
+
+    def find_models(self, pattern: str, *, available_only: bool = False) -> list[Model]:
+        """Models matching ``pattern`` on id, name or ``provider/id``, best match first.
+
+        Case-insensitive. Ranking: exact ``provider/id`` or id, then prefix, then substring
+        (alias ids before dated ids like ``-20250929``), then name substring; when nothing
+        matches as a substring, characters in order (``cs45`` finds ``claude-sonnet-4-5``).
+        Ties keep catalog order (newest first).
+
+        Args:
+            pattern: What the user typed.
+            available_only: Only models whose provider has a key.
+
+        Returns:
+            The matches, best first; empty when nothing matches.
+        """
+        needle = pattern.strip().lower()
+        pool = self.available_models() if available_only else self.all_models()
+        if not needle:
+            return pool
+        ranked: list[tuple[int, int, Model]] = []
+        for index, model in enumerate(pool):
+            rank = _rank(model, needle)
+            if rank is not None:
+                ranked.append((rank, index, model))
+        if not ranked:
+            ranked = [(9, i, m) for i, m in enumerate(pool) if _subsequence(needle, _key(m))]
+        ranked.sort(key=lambda item: (item[0], item[1]))
+        return [m for _, _, m in ranked]
+
+    # ------------------------------------------------------------------ keys
+
+    def set_api_key(self, provider: str, key: str | None) -> None:
+        """Set (or clear with None) the runtime key of ``provider``; it beats env and config."""
+        if key:
+            self._overrides[provider.lower()] = key
+        else:
+            self._overrides.pop(provider.lower(), None)
+
+    def env_vars(self, provider: str) -> tuple[str, ...]:
+        """The environment variables that may hold ``provider``'s key."""
+        record = self.get_provider(provider)
+        if record is not None and record.env_vars:
+            return record.env_vars
+        return keys.env_vars_for(provider)
+
+    def get_api_key(self, provider: str) -> str | None:
+        """``provider``'s key: runtime override, then environment variable, then models.toml.
+
+        Returns:
+            The key, or None when none is configured.
+        """
+        override = self._overrides.get(provider.lower()) or self._any_override
+        if override:
+            return override
+        for name in self.env_vars(provider):
+            value = self._env.get(name)
+            if value:
+                return value
+        record = self.get_provider(provider)
+        if record is not None and record.api_key:
+            return keys.resolve_config_value(record.api_key, self._env)
+        return None
+
+    def has_key(self, provider: str) -> bool:
+        """Whether ``provider`` can be called: it has a key, or needs none (faux, keyless local)."""
+        record = self.get_provider(provider)
+        if record is not None and not record.requires_key:
+            return True
+        return self.get_api_key(provider) is not None
+
+    def missing_key_message(self, provider: str) -> str:
+        """The user-facing explanation of a missing key (names the variable, never a key)."""
+        names = sorted(self.env_vars(provider), key=lambda n: not n.endswith("_API_KEY"))
+        where = f" in {self.models_toml_path}" if self.models_toml_path is not None else " in models.toml"
+        if names:
+            return (
+                f'No API key for provider "{provider}". Set {" or ".join(names)}, '
+                f"or add api_key to [providers.{provider}]{where}."
+            )
+        return f'No API key for provider "{provider}". Add api_key to [providers.{provider}]{where}.'
+
+    # ------------------------------------------------------------------ streaming
+
+    def stream(
+        self, model: Model, context: Context, options: StreamOptions | None = None
+    ) -> AssistantMessageEventStream:
+        """Stream one assistant response from ``model``; never raises.
+
+        The key is resolved when ``options.api_key`` is None (the caller's options object is
+        not modified). A missing key, an unknown API or a stream function that raises gives a
+        stream with a single ``error`` event.
+
+        Args:
+            model: The model to call.
+            context: The transcript (``Context(messages=...)``).
+            options: Stream options (signal, reasoning, api_key, ...).
+
+        Returns:
+            The event stream; ``await stream.result()`` gives the final message.
+        """
+        options = options if options is not None else StreamOptions()
+        provider = self.get_provider(model.provider)
+        target = provider.stream if provider is not None and provider.stream is not None else None
+        if target is None:
+            target = self._apis.get(model.api)
+            if target is None:
+                return error_stream(model, f'No stream function registered for API "{model.api}".')
+        if options.api_key is None:
+            key = self.get_api_key(model.provider)
+            if key is not None:
+                options = replace(options, api_key=key)
+            elif provider is None or provider.requires_key:
+                return error_stream(model, self.missing_key_message(model.provider))
+        try:
+            fn = load_stream_function(target)
+            result = fn(self._with_headers(model, provider), context, options)
+        except Exception as exc:  # a stream function must not raise (spec 2.5); keep the promise
+            return error_stream(model, _describe(exc))
+        if inspect.isawaitable(result):
+            return _forward(result, model)
+        return result
+
+    def stream_simple(
+        self, model: Model, context: Context, options: StreamOptions | None = None
+    ) -> AssistantMessageEventStream:
+        """Same as ``stream`` (``StreamOptions`` already carries ``reasoning``); Pi's name."""
+        return self.stream(model, context, options)
+
+    def _with_headers(self, model: Model, provider: Provider | None) -> Model:
+        raw = {**((provider.headers or {}) if provider is not None else {}), **(model.headers or {})}
+        if not raw:
+            return model
+        resolved = {k: v for k, v in ((k, keys.resolve_config_value(v, self._env)) for k, v in raw.items()) if v}
+        if resolved == model.headers:
+            return model
+        return model.model_copy(update={"headers": resolved})
+
+
+def _key(model: Model) -> str:
+    return f"{model.provider}/{model.id}".lower()
+
+
+def _rank(model: Model, needle: str) -> int | None:
+    model_id, full, name = model.id.lower(), _key(model), model.name.lower()
+    dated = 1 if _DATED.search(model_id) else 0
+    if needle in (model_id, full):
+        return 0
+    if model_id.startswith(needle) or full.startswith(needle):
+        return 1 + dated
+    if needle in model_id or needle in full:
+        return 3 + dated
+    if needle in name:
+        return 5 + dated
+    return None
+
+
+def _subsequence(needle: str, haystack: str) -> bool:
+    it = iter(haystack)
+    return all(ch in it for ch in needle)
+
+
+# ---------------------------------------------------------------------- models.toml
+
+_PROVIDER_KEYS = {"api", "base_url", "api_key", "headers", "models", "compat"}
+_MODEL_KEYS = {
+    "id", "name", "api", "reasoning", "input", "cost", "context_window", "max_tokens",
+    "headers", "compat", "thinking_level_map",
+}  # fmt: skip
+_COST_KEYS = {"input", "output", "cache_read", "cache_write"}
+
+
+def load_models_toml(path: Path) -> dict[str, dict[str, Any]]:
+    """Read and check models.toml; a missing file is an empty configuration.
+
+    Args:
+        path: The file.
+
+    Returns:
+        The ``providers`` table: provider name -> provider table.
+
+    Raises:
+        ConfigError: Unreadable file, invalid TOML (with line and column) or a wrong key or
+            value (with its dotted path). The message is one line and names the file.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+
+    def fail(message: str) -> ConfigError:
+        return ConfigError(f"{path}: {message}")
+
+    unknown = set(data) - {"providers"}
+    if unknown:
+        raise fail(f"unknown top-level key {sorted(unknown)[0]!r} (expected [providers.<name>])")
+    providers = data.get("providers", {})
+    if not isinstance(providers, dict):
+        raise fail("providers must be a table")
+    for name, table in providers.items():
+        where = f"providers.{name}"
+        if not isinstance(table, dict):
+            raise fail(f"{where} must be a table")
+        _check_keys(table, _PROVIDER_KEYS, where, fail)
+        for key in ("api", "base_url", "api_key"):
+            _check_type(table, key, str, where, fail)
+        _check_str_map(table, "headers", where, fail)
+        _check_type(table, "compat", dict, where, fail)
+        models = table.get("models", [])
+        if not isinstance(models, list):
+            raise fail(f"{where}.models must be an array of tables")
+        for i, entry in enumerate(models):
+            mwhere = f"{where}.models[{i}]"
+            if not isinstance(entry, dict):
+                raise fail(f"{mwhere} must be a table")
+            _check_keys(entry, _MODEL_KEYS, mwhere, fail)
+            if not isinstance(entry.get("id"), str) or not entry["id"]:
+                raise fail(f"{mwhere}.id is required (a non-empty string)")
+            for key in ("name", "api"):
+                _check_type(entry, key, str, mwhere, fail)
+            _check_type(entry, "reasoning", bool, mwhere, fail)
+            for key in ("context_window", "max_tokens"):
+                value = entry.get(key)
+                if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value <= 0):
+                    raise fail(f"{mwhere}.{key} must be a positive integer")
+            inputs = entry.get("input")
+            if inputs is not None and (
+                not isinstance(inputs, list) or not inputs or any(x not in ("text", "image") for x in inputs)
+            ):
+                raise fail(f'{mwhere}.input must be a list of "text" and "image"')
+            cost = entry.get("cost")
+            if cost is not None:
+                if not isinstance(cost, dict):
+                    raise fail(f"{mwhere}.cost must be a table")
+                _check_keys(cost, _COST_KEYS, f"{mwhere}.cost", fail)
+                for key, value in cost.items():
+                    if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+                        raise fail(f"{mwhere}.cost.{key} must be a non-negative number")
+            _check_str_map(entry, "headers", mwhere, fail)
+            _check_type(entry, "compat", dict, mwhere, fail)
+            _check_type(entry, "thinking_level_map", dict, mwhere, fail)
+    return providers
+
+
+def _check_keys(table: dict[str, Any], allowed: set[str], where: str, fail: Any) -> None:
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        raise fail(f"unknown key {where}.{unknown[0]} (allowed: {', '.join(sorted(allowed))})")
+
+
+def _check_type(table: dict[str, Any], key: str, kind: type, where: str, fail: Any) -> None:
+    value = table.get(key)
+    if value is not None and not isinstance(value, kind):
+        names = {str: "a string", bool: "true or false", dict: "a table"}
+        raise fail(f"{where}.{key} must be {names.get(kind, kind.__name__)}")
+
+
+def _check_str_map(table: dict[str, Any], key: str, where: str, fail: Any) -> None:
+    value = table.get(key)
+    if value is not None and (not isinstance(value, dict) or any(not isinstance(v, str) for v in value.values())):
+        raise fail(f"{where}.{key} must be a table of strings")
+
+
+def _model_from_config(entry: dict[str, Any], provider: Provider, compat: dict[str, Any] | None) -> Model:
+    cost = entry.get("cost") or {}
+    merged_compat = {**(compat or {}), **(entry.get("compat") or {})} or None
+    return Model(
+        id=entry["id"],
+        name=entry.get("name") or entry["id"],
+        api=entry.get("api") or provider.api,
+        provider=provider.name,
+        base_url=provider.base_url,
+        reasoning=entry.get("reasoning", False),
+        input=entry.get("input") or ["text"],
+        cost=ModelCost(**{k: float(v) for k, v in cost.items()}),
+        context_window=entry.get("context_window", 128_000),
+        max_tokens=entry.get("max_tokens", 16_384),
+        headers=entry.get("headers"),
+        compat=merged_compat,
+        thinking_level_map=entry.get("thinking_level_map"),
+    )
+
+
+def _set_base_url(provider: Provider, base_url: str) -> None:
+    old = provider.base_url
+    provider.base_url = base_url
+    for i, model in enumerate(provider.models):
+        if model.base_url in (old, ""):
+            provider.models[i] = model.model_copy(update={"base_url": base_url})
+
+
+def _apply_config(models: Models, providers: dict[str, dict[str, Any]], path: Path) -> None:
+    for name, table in providers.items():
+        provider = models.get_provider(name)
+        api = table.get("api")
+        if api is not None and api not in API_STREAMS:
+            raise ConfigError(
+                f"{path}: providers.{name}.api {api!r} is not supported (use {' or '.join(sorted(API_STREAMS))})"
+            )
+        for i, entry in enumerate(table.get("models", [])):
+            if entry.get("api") is not None and entry["api"] not in API_STREAMS:
+                raise ConfigError(f"{path}: providers.{name}.models[{i}].api {entry['api']!r} is not supported")
+        if provider is None:
+            if not api:
+                raise ConfigError(f"{path}: providers.{name}.api is required for a new provider")
+            if not table.get("base_url"):
+                raise ConfigError(f"{path}: providers.{name}.base_url is required for a new provider")
+            provider = Provider(
+                name=name,
+                api=api,
+                base_url=table["base_url"],
+                env_vars=keys.env_vars_for(name),
+                requires_key="api_key" in table or bool(keys.env_vars_for(name)),
+            )
+            models.set_provider(provider)
+        else:
+            if table.get("api"):
+                provider.api = table["api"]
+            if table.get("base_url"):
+                _set_base_url(provider, table["base_url"])
+        if "api_key" in table:
+            provider.api_key = table["api_key"]
+        if table.get("headers"):
+            provider.headers = {**(provider.headers or {}), **table["headers"]}
+        compat = table.get("compat")
+        for entry in table.get("models", []):
+            provider.upsert_model(_model_from_config(entry, provider, compat))
+
+
+def _default_models_toml(env: Mapping[str, str]) -> Path:
+    home = env.get("PI_CODER_HOME")
+    if home:
+        return Path(home).expanduser() / "models.toml"
+    from pi_coder.paths import config_dir
+
+    return config_dir() / "models.toml"
+
+
+def create_models(
+    *,
+    models_toml: Path | None = None,
+    api_key_override: Mapping[str, str] | str | None = None,
+    env: Mapping[str, str] | None = None,
+    include_builtin: bool = True,
+    include_faux: bool = False,
+) -> Models:
+    """Build the Models collection.
+
+    Args:
+        models_toml: models.toml to read; None means ``<config dir>/models.toml``
+            (``$PI_CODER_HOME/models.toml`` when set). A missing file is fine.
+        api_key_override: Runtime keys (``--api-key``): ``{provider: key}``, or one string
+            used for every provider (only pass a string when a single provider will be used).
+        env: Environment for keys and base-URL overrides; defaults to ``os.environ``.
+        include_builtin: Register the built-in catalog providers.
+        include_faux: Also register ``faux_provider()`` (the demo echo script) as ``faux``.
+
+    Returns:
+        The collection.
+
+    Raises:
+        ConfigError: models.toml is invalid.
+    """
+    env = os.environ if env is None else env
+    path = Path(models_toml) if models_toml is not None else _default_models_toml(env)
+    models = Models(env=env, api_key_override=api_key_override, models_toml_path=path)
+    if include_builtin:
+        for info in BUILTIN_PROVIDERS:
+            models.set_provider(
+                Provider(
+                    name=info.name,
+                    api=info.api,
+                    base_url=info.base_url,
+                    models=builtin_models(info),
+                    env_vars=keys.env_vars_for(info.name),
+                    builtin=True,
+                )
+            )
+    _apply_config(models, load_models_toml(path), path)
+    for info in BUILTIN_PROVIDERS:
+        override = env.get(info.base_url_env) if info.base_url_env else None
+        provider = models.get_provider(info.name)
+        if override and provider is not None:
+            _set_base_url(provider, override.rstrip("/"))
+    if include_faux:
+        from pi_coder.ai.providers.faux import faux_provider
+
+        models.set_provider(faux_provider())
+    return models

@@ -1,0 +1,121 @@
+"""API keys: the environment variable of each provider and config-value resolution.
+
+Resolution order for a provider's key (``Models.get_api_key``): explicit runtime override
+(``--api-key``) → the provider's environment variable(s) → the ``api_key`` value in
+models.toml. Keys are never logged or put in error messages.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Mapping
+
+__all__ = [
+    "ENV_API_KEYS",
+    "SHELL_TIMEOUT_S",
+    "clear_command_cache",
+    "env_api_key",
+    "env_vars_for",
+    "resolve_config_value",
+]
+
+ENV_API_KEYS: Mapping[str, tuple[str, ...]] = {
+    "anthropic": ("ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
+    "openai": ("OPENAI_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "xai": ("XAI_API_KEY",),
+    "cerebras": ("CEREBRAS_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "google": ("GEMINI_API_KEY",),
+    "zai": ("ZAI_API_KEY",),
+    "huggingface": ("HF_TOKEN",),
+    "vercel-ai-gateway": ("AI_GATEWAY_API_KEY",),
+}
+"""Environment variables per provider id, first match wins (Pi's ``env-api-keys``)."""
+
+SHELL_TIMEOUT_S = 10.0
+"""How long a ``!command`` key may run before it counts as failed."""
+
+_ENV_REF = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$")
+_command_cache: dict[str, str | None] = {}
+
+
+def env_vars_for(provider: str) -> tuple[str, ...]:
+    """The environment variables that may hold ``provider``'s key (empty if none is known)."""
+    return ENV_API_KEYS.get(provider.lower(), ())
+
+
+def env_api_key(provider: str, env: Mapping[str, str] | None = None) -> str | None:
+    """The first non-empty environment variable holding ``provider``'s key.
+
+    Args:
+        provider: Provider id, e.g. ``anthropic``.
+        env: Environment to read; defaults to ``os.environ``.
+
+    Returns:
+        The key, or None.
+    """
+    env = os.environ if env is None else env
+    for name in env_vars_for(provider):
+        value = env.get(name)
+        if value:
+            return value
+    return None
+
+
+def resolve_config_value(value: str | None, env: Mapping[str, str] | None = None) -> str | None:
+    """Resolve a key or header value written in a config file.
+
+    - ``"$NAME"`` or ``"${NAME}"``: the environment variable (None when unset or empty).
+    - ``"!command"``: the command's stripped stdout, run through the shell once per process
+      (results are cached, failures too); None when it fails, times out
+      (``SHELL_TIMEOUT_S``) or prints nothing.
+    - anything else: the literal value (None for an empty string).
+
+    Args:
+        value: The configured value.
+        env: Environment for ``$NAME`` and for the command; defaults to ``os.environ``.
+
+    Returns:
+        The resolved value, or None.
+    """
+    if not value:
+        return None
+    env = os.environ if env is None else env
+    if value.startswith("!"):
+        return _run_command(value[1:].strip(), env)
+    match = _ENV_REF.match(value)
+    if match is not None:
+        return env.get(match.group(1) or match.group(2)) or None
+    return value
+
+
+def _run_command(command: str, env: Mapping[str, str]) -> str | None:
+    if command in _command_cache:
+        return _command_cache[command]
+    result: str | None = None
+    try:
+        completed = subprocess.run(
+            command,
+            shell=True,
+            capture_output=True,
+            text=True,
+            timeout=SHELL_TIMEOUT_S,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+        )
+        if completed.returncode == 0:
+            result = completed.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        result = None
+    _command_cache[command] = result
+    return result
+
+
+def clear_command_cache() -> None:
+    """Forget cached ``!command`` results (the next resolution runs the command again)."""
+    _command_cache.clear()
