@@ -1,0 +1,305 @@
+"""The system prompt (pi-product 7.2 and 5.8).
+
+Default prompt, in order: who the assistant is; ``Available tools:`` with one line per active
+tool; a note that more tools may exist; ``Guidelines:`` (which depend on the active tools); where
+pi's own documentation lives; the append text; ``# Project Context`` with each context file; the
+skills list (only when ``read`` is active); the current date; the working directory.
+
+A custom prompt (SYSTEM.md or ``--system-prompt``) replaces everything up to the docs block; the
+append text, project context, skills, date and cwd still follow it.
+
+The function takes plain data so it can be tested without tools or files; callers pass the tool
+snippets from ``pi_coder.tools`` and the files from ``pi_coder.core.context_files``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape
+
+from pi_coder.core.context_files import ContextFile, load_project_context, read_prompt_argument
+
+__all__ = [
+    "DEFAULT_TOOL_SNIPPETS",
+    "build_system_prompt",
+    "default_docs_paths",
+    "format_skills",
+    "load_system_prompt",
+    "read_prompt_argument",
+]
+
+DEFAULT_TOOL_SNIPPETS: dict[str, str] = {
+    "read": "Read the contents of a file (text or image)",
+    "bash": "Run a shell command in the working directory (ls, grep, find, tests, git, ...)",
+    "edit": "Make a surgical edit to a file by replacing an exact piece of text",
+    "write": "Create a file or overwrite it completely",
+    "grep": "Search file contents by regex or literal text (respects .gitignore)",
+    "find": "Find files by glob pattern (respects .gitignore)",
+    "ls": "List the entries of a directory",
+}
+"""Fallback one-line descriptions of the built-in tools, used when no snippet is passed."""
+
+_IDENTITY = (
+    "You are an expert coding assistant operating inside pi, a coding agent harness. "
+    "You help the user by reading files, running commands, editing code and writing new files."
+)
+
+_CUSTOM_TOOLS_NOTE = "Other tools may also be available to you, depending on the project."
+
+ToolSpec = str | tuple[str, str]
+
+
+def build_system_prompt(
+    *,
+    cwd: str | os.PathLike[str],
+    tools: Sequence[ToolSpec] | None = None,
+    tool_snippets: Mapping[str, str] | None = None,
+    guidelines: Sequence[str] = (),
+    context_files: Iterable[ContextFile] = (),
+    custom_prompt: str | None = None,
+    append_prompt: str | None = None,
+    skills: Sequence[Any] | str | None = None,
+    docs: Mapping[str, str | os.PathLike[str]] | None = None,
+    date: _dt.date | str | None = None,
+) -> str:
+    """Assemble the system prompt.
+
+    Args:
+        cwd: Working directory shown at the end (backslashes become ``/``).
+        tools: Active tools, each a name or ``(name, one-line description)``. ``None`` means
+            the tool set is unknown (a custom prompt then still lists skills).
+        tool_snippets: Descriptions by tool name for tools given by name only; built-in tools
+            fall back to ``DEFAULT_TOOL_SNIPPETS``.
+        guidelines: Extra guideline bullets (e.g. from tools), added after the built-in ones.
+        context_files: AGENTS.md / CLAUDE.md files, in order.
+        custom_prompt: SYSTEM.md or ``--system-prompt`` text; replaces the default prompt.
+        append_prompt: APPEND_SYSTEM.md or ``--append-system-prompt`` text.
+        skills: Skills the model may load (objects or mappings with ``name``, ``description``
+            and ``location``/``file_path``/``path``), or a pre-formatted block.
+        docs: Label -> path of pi's own documentation; ``None`` uses ``default_docs_paths()``.
+        date: The current date; today by default.
+
+    Returns:
+        The prompt text.
+    """
+    resolved = _resolve_tools(tools, tool_snippets) if tools is not None else None
+    names = [name for name, _ in resolved] if resolved is not None else None
+    parts: list[str] = []
+    if custom_prompt is not None and custom_prompt.strip():
+        parts.append(custom_prompt.strip())
+    else:
+        parts.append(_default_body(resolved or [], guidelines, default_docs_paths() if docs is None else docs))
+    show_skills = names is None or "read" in names
+    if append_prompt and append_prompt.strip():
+        parts.append(append_prompt.strip())
+    context = _project_context(context_files)
+    if context:
+        parts.append(context)
+    if show_skills and skills:
+        block = skills if isinstance(skills, str) else format_skills(skills)
+        if block:
+            parts.append(block.strip())
+    parts.append(f"Current date: {_date_text(date)}\nCurrent working directory: {_cwd_text(cwd)}")
+    return "\n\n".join(parts)
+
+
+def load_system_prompt(
+    cwd: str | os.PathLike[str],
+    *,
+    tools: Sequence[ToolSpec] | None = None,
+    tool_snippets: Mapping[str, str] | None = None,
+    guidelines: Sequence[str] = (),
+    system_prompt: str | None = None,
+    append_system_prompt: str | None = None,
+    context_files: bool = True,
+    skills: Sequence[Any] | str | None = None,
+    date: _dt.date | str | None = None,
+) -> tuple[str, list[str]]:
+    """Read SYSTEM.md, APPEND_SYSTEM.md and the context files for ``cwd`` and build the prompt.
+
+    Args:
+        cwd: The session's working directory.
+        tools: Active tools (see ``build_system_prompt``).
+        tool_snippets: Descriptions by tool name.
+        guidelines: Extra guideline bullets.
+        system_prompt: ``--system-prompt`` (text or a file path); overrides SYSTEM.md.
+        append_system_prompt: ``--append-system-prompt`` (text or a file path); overrides
+            APPEND_SYSTEM.md.
+        context_files: False skips AGENTS.md/CLAUDE.md (``--no-context-files``).
+        skills: Skills for the prompt.
+        date: The current date; today by default.
+
+    Returns:
+        The prompt and warnings about files that could not be read.
+    """
+    ctx = load_project_context(cwd, context_files=context_files)
+    if system_prompt is not None:
+        custom: str | None = read_prompt_argument(system_prompt, cwd)
+    else:
+        custom = ctx.system.content if ctx.system is not None else None
+    if append_system_prompt is not None:
+        append: str | None = read_prompt_argument(append_system_prompt, cwd)
+    else:
+        append = ctx.append_system.content if ctx.append_system is not None else None
+    prompt = build_system_prompt(
+        cwd=cwd,
+        tools=tools,
+        tool_snippets=tool_snippets,
+        guidelines=guidelines,
+        context_files=ctx.context_files,
+        custom_prompt=custom,
+        append_prompt=append,
+        skills=skills,
+        date=date,
+    )
+    return prompt, ctx.warnings
+
+
+def _resolve_tools(tools: Sequence[ToolSpec], snippets: Mapping[str, str] | None) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for tool in tools:
+        name, snippet = (tool, None) if isinstance(tool, str) else tool
+        if name in seen:
+            continue
+        seen.add(name)
+        if not snippet:
+            snippet = (snippets or {}).get(name) or DEFAULT_TOOL_SNIPPETS.get(name, "")
+        out.append((name, " ".join(snippet.split())))
+    return out
+
+
+def _default_body(
+    tools: list[tuple[str, str]], extra_guidelines: Sequence[str], docs: Mapping[str, Any]
+) -> str:
+    if tools:
+        tool_lines = "\n".join(f"- {name}: {snippet}" if snippet else f"- {name}" for name, snippet in tools)
+    else:
+        tool_lines = "(none)"
+    names = {name for name, _ in tools}
+    bullets = _guidelines(names)
+    for extra in extra_guidelines:
+        text = " ".join(extra.split())
+        if text and text not in bullets:
+            bullets.append(text)
+    sections = [
+        _IDENTITY,
+        f"Available tools:\n{tool_lines}",
+        _CUSTOM_TOOLS_NOTE,
+        "Guidelines:\n" + "\n".join(f"- {b}" for b in bullets),
+    ]
+    docs_block = _docs_block(docs)
+    if docs_block:
+        sections.append(docs_block)
+    return "\n\n".join(sections)
+
+
+def _guidelines(names: set[str]) -> list[str]:
+    out: list[str] = []
+    search_tools = sorted(names & {"grep", "find", "ls"})
+    if "bash" in names and not search_tools:
+        out.append("Use bash to explore files and folders (ls, rg, find)")
+    elif "bash" in names:
+        out.append(
+            f"Prefer the {'/'.join(search_tools)} tools over bash for exploring files: "
+            "they are faster and respect .gitignore"
+        )
+    if "read" in names and "edit" in names:
+        out.append("Read a file with the read tool before editing it; do not use cat or sed for this")
+    if "edit" in names:
+        out.append("Use edit for precise changes; the old text must match the file exactly")
+    if "write" in names:
+        out.append("Use write only for new files or complete rewrites")
+    if "edit" in names or "write" in names:
+        out.append(
+            "When you summarise what you did, write plain text; do not cat files or use bash to show your work"
+        )
+    out.append("Be concise in your responses")
+    out.append("Show file paths clearly when working with files")
+    return out
+
+
+def _docs_block(docs: Mapping[str, Any]) -> str:
+    entries = [(label, str(path)) for label, path in docs.items() if path]
+    if not entries:
+        return ""
+    lines = "\n".join(f"- {label}: {path}" for label, path in entries)
+    return (
+        "Pi documentation (read it only when the user asks about pi itself: its settings, "
+        "themes, prompt templates, keybindings, sessions or models):\n" + lines
+    )
+
+
+def _project_context(files: Iterable[ContextFile]) -> str:
+    blocks = [f"## {_slashes(str(f.path))}\n\n{f.content.strip()}" for f in files]
+    if not blocks:
+        return ""
+    return "# Project Context\n\nProject-specific instructions and guidelines:\n\n" + "\n\n".join(blocks)
+
+
+def format_skills(skills: Sequence[Any]) -> str:
+    """The ``<available_skills>`` block that tells the model which skills it may load.
+
+    Skills marked ``disable_model_invocation`` are left out. Returns "" when none remain.
+    """
+    rows: list[str] = []
+    for skill in skills:
+        if _field(skill, "disable_model_invocation"):
+            continue
+        name = _field(skill, "name")
+        description = _field(skill, "description")
+        location = _field(skill, "location") or _field(skill, "file_path") or _field(skill, "path")
+        if not name:
+            continue
+        rows.append(
+            "  <skill>\n"
+            f"    <name>{escape(str(name))}</name>\n"
+            f"    <description>{escape(str(description or ''))}</description>\n"
+            f"    <location>{escape(_slashes(str(location or '')))}</location>\n"
+            "  </skill>"
+        )
+    if not rows:
+        return ""
+    return (
+        "The following skills provide specialised instructions for particular tasks. When a task "
+        "matches a skill's description, use the read tool to load the skill's file, and resolve "
+        "relative paths in it against the skill's folder.\n\n"
+        "<available_skills>\n" + "\n".join(rows) + "\n</available_skills>"
+    )
+
+
+def default_docs_paths() -> dict[str, str]:
+    """pi_coder's README and settings reference, when they exist next to the package."""
+    root = Path(__file__).resolve().parents[2]
+    out: dict[str, str] = {}
+    for label, name in (("README", "README.md"), ("Settings reference", "settings.example.toml")):
+        path = root / name
+        if path.is_file():
+            out[label] = str(path)
+    return out
+
+
+def _field(obj: Any, name: str) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def _date_text(date: _dt.date | str | None) -> str:
+    if date is None:
+        return _dt.date.today().isoformat()
+    if isinstance(date, _dt.datetime):
+        return date.date().isoformat()
+    return date.isoformat() if isinstance(date, _dt.date) else date
+
+
+def _cwd_text(cwd: str | os.PathLike[str]) -> str:
+    return _slashes(os.fspath(cwd))
+
+
+def _slashes(text: str) -> str:
+    return text.replace("\\", "/")
