@@ -1,24 +1,55 @@
-"""Agent-core types: tools, tool results, contexts and loop configuration (spec 1.7-1.9)."""
+"""Agent-core types: tools, tool results, contexts, hooks and loop configuration (spec 1.7-1.9).
+
+Hook results (``BeforeToolCallResult``, ``AfterToolCallResult``, ``AgentLoopTurnUpdate``,
+``FinishTurnResult``) may also be given as plain dicts with the same snake_case keys; a
+``finish_turn`` hook may return just ``"end"`` or ``"continue"``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from pydantic import BaseModel
 
 from pi_coder.ai.abort import AbortSignal
-from pi_coder.ai.types import ImageContent, TextContent, Tool, Usage
+from pi_coder.ai.types import AssistantMessage, ImageContent, TextContent, Tool, ToolCall, Usage
+from pi_coder.errors import PiError
+
+if TYPE_CHECKING:
+    from pi_coder.ai.types import Model, ToolResultMessage
 
 __all__ = [
+    "AfterToolCallContext",
+    "AfterToolCallResult",
+    "AgentContext",
+    "AgentError",
+    "AgentLoopConfig",
+    "AgentLoopTurnUpdate",
+    "AgentMessage",
     "AgentTool",
     "AgentToolResult",
+    "AgentTurnContext",
+    "BeforeToolCallContext",
+    "BeforeToolCallResult",
+    "FinishTurnResult",
+    "PrepareNextTurnContext",
+    "QueueMode",
     "ToolExecutionMode",
     "ToolUpdateCallback",
 ]
 
 ToolExecutionMode: TypeAlias = Literal["sequential", "parallel"]
+QueueMode: TypeAlias = Literal["one-at-a-time", "all"]
+
+AgentMessage: TypeAlias = Any
+"""A model-visible message (system, user, assistant, toolResult) or any application message
+object with a ``role`` attribute (for example ``custom`` or ``bashExecution``)."""
+
+
+class AgentError(PiError):
+    """A misuse of the agent core: a run already active, nothing to continue from, no stream function."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -30,6 +61,18 @@ class AgentToolResult:
     usage: Usage | None = None
     terminate: bool | None = None
     """Ask the loop to skip the automatic follow-up request (batch-wide "every" rule)."""
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """Pi's JSON form: ``content``, ``details``, and ``usage``/``terminate`` when set."""
+        out: dict[str, Any] = {
+            "content": [block.to_json_dict() for block in self.content],
+            "details": self.details,
+        }
+        if self.usage is not None:
+            out["usage"] = self.usage.to_json_dict()
+        if self.terminate is not None:
+            out["terminate"] = self.terminate
+        return out
 
 
 ToolUpdateCallback: TypeAlias = Callable[[AgentToolResult], Any]
@@ -67,3 +110,140 @@ class AgentTool:
             parameters=self.json_schema(),
             constrained_sampling=self.constrained_sampling,
         )
+
+
+@dataclass(slots=True, kw_only=True)
+class AgentContext:
+    """What one loop run works on: the transcript and the executable tools.
+
+    There is no system-prompt field: the prompt and the tool declarations live in ``system``
+    messages of ``messages``.
+    """
+
+    messages: list[AgentMessage] = field(default_factory=list)
+    tools: list[AgentTool] | None = None
+
+
+# ---------------------------------------------------------------------------- hook payloads
+
+
+@dataclass(slots=True, kw_only=True)
+class BeforeToolCallContext:
+    """Argument of ``before_tool_call(ctx, signal)``."""
+
+    assistant_message: AssistantMessage
+    tool_call: ToolCall
+    """The original block from ``assistant_message.content``."""
+    args: Any
+    """The validated (possibly coerced) arguments; mutations reach ``execute`` unvalidated."""
+    context: AgentContext
+
+
+@dataclass(slots=True, kw_only=True)
+class BeforeToolCallResult:
+    block: bool | None = None
+    reason: str | None = None
+    """Error text of a blocked call (default "Tool execution was blocked")."""
+    terminate: bool | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class AfterToolCallContext:
+    """Argument of ``after_tool_call(ctx, signal)``; called only for executed calls."""
+
+    assistant_message: AssistantMessage
+    tool_call: ToolCall
+    args: Any
+    result: AgentToolResult
+    is_error: bool
+    context: AgentContext
+
+
+@dataclass(slots=True, kw_only=True)
+class AfterToolCallResult:
+    """Each field that is not None replaces the whole original field."""
+
+    content: list[TextContent | ImageContent] | None = None
+    details: Any = None
+    usage: Usage | None = None
+    is_error: bool | None = None
+    terminate: bool | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class AgentTurnContext:
+    """A completed turn, given to ``finish_turn`` and ``prepare_next_turn``."""
+
+    message: AssistantMessage
+    tool_results: list[ToolResultMessage]
+    context: AgentContext
+    """The working context; its messages already include the assistant and the tool results."""
+    new_messages: list[AgentMessage]
+    """The run's live new-messages list (the same object ``agent_end`` carries)."""
+
+
+PrepareNextTurnContext: TypeAlias = AgentTurnContext
+
+
+@dataclass(slots=True, kw_only=True)
+class FinishTurnResult:
+    action: Literal["end", "continue"]
+
+
+@dataclass(slots=True, kw_only=True)
+class AgentLoopTurnUpdate:
+    """What ``prepare_next_turn`` may return; each field that is set replaces the run's value."""
+
+    context: AgentContext | None = None
+    model: Model | None = None
+    thinking_level: str | None = None
+    """``"off"`` clears reasoning for the rest of the run."""
+
+
+# ---------------------------------------------------------------------------- loop configuration
+
+MaybeAwaitable: TypeAlias = Any
+
+
+@dataclass(slots=True, kw_only=True)
+class AgentLoopConfig:
+    """Configuration of one loop run: the model, the hooks and the stream options it passes on.
+
+    Hooks may be plain or async functions. The stream-option fields (``reasoning`` to
+    ``on_response``) are handed to the stream function in its ``StreamOptions``, with
+    ``api_key`` replaced by ``get_api_key(provider)`` when that returns a key and ``signal``
+    set to the run's signal.
+    """
+
+    model: Model
+    convert_to_llm: Callable[[list[AgentMessage]], MaybeAwaitable]
+    """``messages -> Message[]``; must not raise."""
+    transform_context: Callable[[list[AgentMessage], AbortSignal | None], MaybeAwaitable] | None = None
+    """``(messages, signal) -> messages`` for one request; receives the live list, must not mutate it."""
+    get_api_key: Callable[[str], MaybeAwaitable] | None = None
+    get_steering_messages: Callable[[], MaybeAwaitable] | None = None
+    get_follow_up_messages: Callable[[], MaybeAwaitable] | None = None
+    tool_execution: ToolExecutionMode = "parallel"
+    before_tool_call: Callable[[BeforeToolCallContext, AbortSignal | None], MaybeAwaitable] | None = None
+    after_tool_call: Callable[[AfterToolCallContext, AbortSignal | None], MaybeAwaitable] | None = None
+    finish_turn: Callable[[AgentTurnContext, AbortSignal | None], MaybeAwaitable] | None = None
+    """Returns ``"end"``, ``"continue"`` (or ``FinishTurnResult``/``{"action": ...}``) or None."""
+    prepare_next_turn: Callable[[AgentTurnContext], MaybeAwaitable] | None = None
+    """Returns None or an ``AgentLoopTurnUpdate``; called before every turn but the first."""
+
+    reasoning: str | None = None
+    """Thinking level for the stream function; None means off."""
+    api_key: str | None = None
+    session_id: str | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    headers: dict[str, str] | None = None
+    thinking_budgets: dict[str, int] | None = None
+    max_retries: int | None = None
+    max_retry_delay_ms: int | None = None
+    timeout_ms: int | None = None
+    cache_retention: str | None = None
+    transport: str | None = None
+    metadata: dict[str, Any] | None = None
+    on_payload: Callable[[dict[str, Any]], Any] | None = None
+    on_response: Callable[[Any], Any] | None = None

@@ -1,0 +1,348 @@
+"""Tool execution for one assistant message (spec agent-core 3.6-3.7).
+
+Per call: preflight (lookup, ``prepare_arguments``, validation with coercion,
+``before_tool_call``), execution with progress updates, then ``after_tool_call`` overrides.
+Calls run one by one (sequential) or prepared in order and executed concurrently (parallel);
+either way the tool-result messages follow source order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import inspect
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from pi_coder.agent.events import (
+    AgentEvent,
+    MessageEnd,
+    MessageStart,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+)
+from pi_coder.agent.types import (
+    AfterToolCallContext,
+    AgentContext,
+    AgentLoopConfig,
+    AgentTool,
+    AgentToolResult,
+    BeforeToolCallContext,
+)
+from pi_coder.ai.abort import AbortSignal
+from pi_coder.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
+
+__all__ = [
+    "ToolBatch",
+    "execute_tool_calls",
+    "fail_truncated_tool_calls",
+    "hook_field",
+    "maybe_await",
+    "validate_tool_arguments",
+]
+
+Emit = Callable[[AgentEvent], Awaitable[None]]
+
+TRUNCATED_TEXT = (
+    'Tool call "{name}" was not executed: the response hit the output token limit, so its '
+    "arguments may be truncated. Re-issue the tool call with complete arguments."
+)
+
+
+async def maybe_await(value: Any) -> Any:
+    """``value``, awaited first if it is awaitable (hooks may be sync or async)."""
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+@dataclass(slots=True)
+class ToolBatch:
+    messages: list[ToolResultMessage]
+    """One result per processed call, in source order."""
+    terminate: bool
+    """Every processed call asked to terminate (and there was at least one)."""
+
+
+@dataclass(slots=True)
+class _Prepared:
+    call: ToolCall
+    tool: AgentTool
+    args: Any
+
+
+@dataclass(slots=True)
+class _Outcome:
+    call: ToolCall
+    result: AgentToolResult
+    is_error: bool
+
+
+def _error_result(text: str) -> AgentToolResult:
+    return AgentToolResult(content=[TextContent(text=text)], details={})
+
+
+def _message_of(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
+
+
+def _result_message(outcome: _Outcome) -> ToolResultMessage:
+    result = outcome.result
+    return ToolResultMessage(
+        tool_call_id=outcome.call.id,
+        tool_name=outcome.call.name,
+        content=result.content or [],
+        details=result.details,
+        usage=result.usage,
+        is_error=outcome.is_error,
+    )
+
+
+async def _emit_result(emit: Emit, outcome: _Outcome) -> None:
+    call = outcome.call
+    await emit(ToolExecutionEnd(tool_call_id=call.id, tool_name=call.name, result=outcome.result, is_error=outcome.is_error))
+
+
+async def _emit_message(emit: Emit, message: ToolResultMessage) -> None:
+    await emit(MessageStart(message=message))
+    await emit(MessageEnd(message=message))
+
+
+# ---------------------------------------------------------------------------- length-truncated (3.6)
+
+
+async def fail_truncated_tool_calls(calls: list[ToolCall], emit: Emit) -> ToolBatch:
+    """Fail every call of a ``length``-truncated message without running anything."""
+    messages = []
+    for call in calls:
+        await emit(ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, args=call.arguments))
+        outcome = _Outcome(call, _error_result(TRUNCATED_TEXT.format(name=call.name)), True)
+        await _emit_result(emit, outcome)
+        result_message = _result_message(outcome)
+        messages.append(result_message)
+        await _emit_message(emit, result_message)
+    return ToolBatch(messages=messages, terminate=False)
+
+
+# ---------------------------------------------------------------------------- batch (3.7)
+
+
+async def execute_tool_calls(
+    context: AgentContext,
+    message: AssistantMessage,
+    calls: list[ToolCall],
+    config: AgentLoopConfig,
+    signal: AbortSignal | None,
+    emit: Emit,
+) -> ToolBatch:
+    """Run the tool calls of ``message``; results (and their messages) follow source order."""
+    tools: dict[str, AgentTool] = {}
+    for tool in reversed(context.tools or ()):
+        tools[tool.name] = tool  # the first tool of a name wins
+    run = _Runner(context, message, config, signal, emit, tools)
+    sequential = config.tool_execution == "sequential" or any(
+        (tool := tools.get(call.name)) is not None and tool.execution_mode == "sequential" for call in calls
+    )
+    if sequential:
+        return await run.sequential(calls)
+    return await run.parallel(calls)
+
+
+class _Runner:
+    __slots__ = ("context", "message", "config", "signal", "emit", "tools")
+
+    def __init__(
+        self,
+        context: AgentContext,
+        message: AssistantMessage,
+        config: AgentLoopConfig,
+        signal: AbortSignal | None,
+        emit: Emit,
+        tools: dict[str, AgentTool],
+    ) -> None:
+        self.context = context
+        self.message = message
+        self.config = config
+        self.signal = signal
+        self.emit = emit
+        self.tools = tools
+
+    def _aborted(self) -> bool:
+        return self.signal is not None and self.signal.aborted
+
+    async def sequential(self, calls: list[ToolCall]) -> ToolBatch:
+        outcomes: list[_Outcome] = []
+        messages: list[ToolResultMessage] = []
+        for call in calls:
+            await self.emit(ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, args=call.arguments))
+            prepared = await self.prepare(call)
+            outcome = prepared if isinstance(prepared, _Outcome) else await self.run(prepared)
+            await _emit_result(self.emit, outcome)
+            outcomes.append(outcome)
+            result_message = _result_message(outcome)
+            messages.append(result_message)
+            await _emit_message(self.emit, result_message)
+            if self._aborted():
+                break
+        return ToolBatch(messages=messages, terminate=_batch_terminates(outcomes))
+
+    async def parallel(self, calls: list[ToolCall]) -> ToolBatch:
+        slots: list[_Outcome | _Prepared] = []
+        for call in calls:  # phase 1: prepare in source order
+            await self.emit(ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, args=call.arguments))
+            prepared = await self.prepare(call)
+            if isinstance(prepared, _Outcome):
+                await _emit_result(self.emit, prepared)
+            slots.append(prepared)
+            if self._aborted():
+                break
+
+        async def run_and_report(index: int, prepared: _Prepared) -> None:
+            outcome = await self.run(prepared)
+            await _emit_result(self.emit, outcome)  # completion order
+            slots[index] = outcome
+
+        runners = [run_and_report(i, p) for i, p in enumerate(slots) if isinstance(p, _Prepared)]
+        if len(runners) == 1:  # phase 2: execute concurrently
+            await runners[0]
+        elif runners:
+            tasks = [asyncio.ensure_future(r) for r in runners]
+            try:
+                await asyncio.gather(*tasks)
+            except BaseException:
+                for task in tasks:
+                    task.cancel()
+                raise
+
+        outcomes: list[_Outcome] = slots  # type: ignore[assignment]
+        messages = []
+        for outcome in outcomes:  # phase 3: results in source order
+            result_message = _result_message(outcome)
+            messages.append(result_message)
+            await _emit_message(self.emit, result_message)
+        return ToolBatch(messages=messages, terminate=_batch_terminates(outcomes))
+
+    # ------------------------------------------------------------------------ one call
+
+    async def prepare(self, call: ToolCall) -> _Prepared | _Outcome:
+        """Preflight (3.7.2): a prepared call, or an immediate error outcome."""
+        tool = self.tools.get(call.name)
+        if tool is None:
+            return _Outcome(call, _error_result(f"Tool {call.name} not found"), True)
+        try:
+            raw_args = call.arguments
+            if tool.prepare_arguments is not None:
+                raw_args = await maybe_await(tool.prepare_arguments(raw_args))
+            args = validate_tool_arguments(tool, raw_args)
+            before = self.config.before_tool_call
+            if before is not None:
+                context = BeforeToolCallContext(
+                    assistant_message=self.message, tool_call=call, args=args, context=self.context
+                )
+                decision = await maybe_await(before(context, self.signal))
+                if self._aborted():
+                    return _Outcome(call, _error_result("Operation aborted"), True)
+                if decision is not None and hook_field(decision, "block"):
+                    result = _error_result(hook_field(decision, "reason") or "Tool execution was blocked")
+                    if hook_field(decision, "terminate") is True:
+                        result.terminate = True
+                    return _Outcome(call, result, True)
+            if self._aborted():
+                return _Outcome(call, _error_result("Operation aborted"), True)
+        except Exception as exc:
+            return _Outcome(call, _error_result(_message_of(exc)), True)
+        return _Prepared(call, tool, args)
+
+    async def run(self, prepared: _Prepared) -> _Outcome:
+        """Execute (3.7.3), then apply ``after_tool_call`` (3.7.4)."""
+        call = prepared.call
+        updates: list[asyncio.Future[None]] = []
+        running = True
+
+        def on_update(partial_result: AgentToolResult) -> None:
+            if running:
+                event = ToolExecutionUpdate(
+                    tool_call_id=call.id, tool_name=call.name, args=call.arguments, partial_result=partial_result
+                )
+                updates.append(asyncio.ensure_future(self.emit(event)))
+
+        try:
+            result = await maybe_await(prepared.tool.execute(call.id, prepared.args, self.signal, on_update))
+            is_error = False
+        except Exception as exc:
+            result, is_error = _error_result(_message_of(exc)), True
+        finally:
+            running = False
+        if updates:
+            await asyncio.gather(*updates)
+
+        after = self.config.after_tool_call
+        if after is None:
+            return _Outcome(call, result, is_error)
+        context = AfterToolCallContext(
+            assistant_message=self.message,
+            tool_call=call,
+            args=prepared.args,
+            result=result,
+            is_error=is_error,
+            context=self.context,
+        )
+        try:
+            override = await maybe_await(after(context, self.signal))
+        except Exception as exc:
+            return _Outcome(call, _error_result(_message_of(exc)), True)
+        if override is None:
+            return _Outcome(call, result, is_error)
+        result = AgentToolResult(
+            content=_provided(override, "content", result.content),
+            details=_provided(override, "details", result.details),
+            usage=_provided(override, "usage", result.usage),
+            terminate=_provided(override, "terminate", result.terminate),
+        )
+        return _Outcome(call, result, _provided(override, "is_error", is_error))
+
+
+def _batch_terminates(outcomes: list[_Outcome]) -> bool:
+    return bool(outcomes) and all(o.result.terminate is True for o in outcomes)
+
+
+def hook_field(value: Any, name: str) -> Any:
+    """Field ``name`` of a hook's result, given as a dataclass/object or as a dict."""
+    if isinstance(value, dict):
+        return value.get(name)
+    return getattr(value, name, None)
+
+
+def _provided(override: Any, name: str, default: Any) -> Any:
+    value = hook_field(override, name)
+    return default if value is None else value
+
+
+# ---------------------------------------------------------------------------- validation
+
+
+def validate_tool_arguments(tool: AgentTool, raw_args: Any) -> Any:
+    """Validate ``raw_args`` against the tool's parameters model, coercing types.
+
+    Returns:
+        A new, validated parameters object (the raw arguments are not changed).
+
+    Raises:
+        ValueError: with the model-facing message listing every problem.
+    """
+    parameters = tool.parameters
+    if not (isinstance(parameters, type) and issubclass(parameters, BaseModel)):
+        return copy.deepcopy(raw_args)  # no validator: accept (a copy of) the raw arguments
+    try:
+        return parameters.model_validate(raw_args)
+    except ValidationError as exc:
+        lines = [f"  - {'/'.join(str(p) for p in error['loc']) or 'root'}: {error['msg']}" for error in exc.errors()]
+        received = json.dumps(raw_args, indent=2, ensure_ascii=False, default=str)
+        raise ValueError(
+            f'Validation failed for tool "{tool.name}":\n' + "\n".join(lines) + f"\n\nReceived arguments:\n{received}"
+        ) from None

@@ -1,0 +1,223 @@
+"""Agent events (spec 1.11) and the event stream returned by ``agent_loop``.
+
+Each event is a slotted dataclass whose ``type`` is Pi's event name; payloads are snake_case
+attributes, and ``to_json_dict()`` gives Pi's camelCase JSON form (used by JSON and RPC modes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+from pi_coder.agent.types import AgentMessage, AgentToolResult
+from pi_coder.ai.events import AssistantMessageEvent, EventStream, event_to_json
+from pi_coder.ai.types import AssistantMessage, ToolResultMessage
+
+__all__ = [
+    "AgentEnd",
+    "AgentEvent",
+    "AgentEventStream",
+    "AgentStart",
+    "MessageEnd",
+    "MessageStart",
+    "MessageUpdate",
+    "ToolExecutionEnd",
+    "ToolExecutionStart",
+    "ToolExecutionUpdate",
+    "TurnEnd",
+    "TurnStart",
+    "message_to_json",
+]
+
+
+def message_to_json(message: AgentMessage) -> Any:
+    """JSON form of any agent message: pydantic messages by alias, dataclasses as dicts."""
+    to_json = getattr(message, "to_json_dict", None)
+    if to_json is not None:
+        return to_json()
+    if dataclasses.is_dataclass(message) and not isinstance(message, type):
+        return dataclasses.asdict(message)
+    return message
+
+
+@dataclass(slots=True, kw_only=True)
+class AgentStart:
+    """First event of a run."""
+
+    type: Literal["agent_start"] = "agent_start"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"type": self.type}
+
+
+@dataclass(slots=True, kw_only=True)
+class AgentEnd:
+    """Last event of a run; nothing follows it."""
+
+    messages: list[AgentMessage]
+    """The run's new messages: the same list object the run returns."""
+    type: Literal["agent_end"] = "agent_end"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "messages": [message_to_json(m) for m in self.messages]}
+
+
+@dataclass(slots=True, kw_only=True)
+class TurnStart:
+    """Start of a turn: one assistant response and the tool batch it triggers."""
+
+    type: Literal["turn_start"] = "turn_start"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"type": self.type}
+
+
+@dataclass(slots=True, kw_only=True)
+class TurnEnd:
+    """End of a turn."""
+
+    message: AssistantMessage
+    tool_results: list[ToolResultMessage]
+    """Results in source order; empty for turns without tools and for hard exits."""
+    type: Literal["turn_end"] = "turn_end"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "message": message_to_json(self.message),
+            "toolResults": [message_to_json(m) for m in self.tool_results],
+        }
+
+
+@dataclass(slots=True, kw_only=True)
+class MessageStart:
+    """A message enters the transcript (for assistants: a copy of the first partial)."""
+
+    message: AgentMessage
+    type: Literal["message_start"] = "message_start"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "message": message_to_json(self.message)}
+
+
+@dataclass(slots=True, kw_only=True)
+class MessageUpdate:
+    """One streaming event of an assistant message."""
+
+    message: AssistantMessage
+    """A shallow copy of the current partial."""
+    assistant_message_event: AssistantMessageEvent
+    """The provider event, unchanged."""
+    type: Literal["message_update"] = "message_update"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "message": message_to_json(self.message),
+            "assistantMessageEvent": event_to_json(self.assistant_message_event),
+        }
+
+
+@dataclass(slots=True, kw_only=True)
+class MessageEnd:
+    """A message is final; for assistants this is the object placed in the transcript."""
+
+    message: AgentMessage
+    type: Literal["message_end"] = "message_end"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "message": message_to_json(self.message)}
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolExecutionStart:
+    tool_call_id: str
+    tool_name: str
+    args: Any
+    """The raw ``arguments`` of the assistant's tool-call block."""
+    type: Literal["tool_execution_start"] = "tool_execution_start"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "toolCallId": self.tool_call_id, "toolName": self.tool_name, "args": self.args}
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolExecutionUpdate:
+    tool_call_id: str
+    tool_name: str
+    args: Any
+    partial_result: AgentToolResult
+    type: Literal["tool_execution_update"] = "tool_execution_update"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "toolCallId": self.tool_call_id,
+            "toolName": self.tool_name,
+            "args": self.args,
+            "partialResult": _result_json(self.partial_result),
+        }
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolExecutionEnd:
+    tool_call_id: str
+    tool_name: str
+    result: AgentToolResult
+    """The final result, ``terminate`` included."""
+    is_error: bool
+    type: Literal["tool_execution_end"] = "tool_execution_end"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "toolCallId": self.tool_call_id,
+            "toolName": self.tool_name,
+            "result": _result_json(self.result),
+            "isError": self.is_error,
+        }
+
+
+def _result_json(result: Any) -> Any:
+    to_json = getattr(result, "to_json_dict", None)
+    return to_json() if to_json is not None else result
+
+
+AgentEvent: TypeAlias = (
+    AgentStart
+    | AgentEnd
+    | TurnStart
+    | TurnEnd
+    | MessageStart
+    | MessageUpdate
+    | MessageEnd
+    | ToolExecutionStart
+    | ToolExecutionUpdate
+    | ToolExecutionEnd
+)
+
+
+def _is_agent_end(event: AgentEvent) -> bool:
+    return event.type == "agent_end"
+
+
+def _end_messages(event: AgentEvent) -> list[AgentMessage]:
+    assert isinstance(event, AgentEnd)
+    return event.messages
+
+
+class AgentEventStream(EventStream[AgentEvent, list[AgentMessage]]):
+    """Events of one low-level run; ``await result()`` gives the run's new messages.
+
+    If the run raises (a hook, ``convert_to_llm`` or the stream function), the exception is
+    raised to the consumer from iteration and from ``result()``.
+    """
+
+    __slots__ = ("task",)
+
+    def __init__(self) -> None:
+        super().__init__(_is_agent_end, _end_messages)
+        self.task: asyncio.Future[Any] | None = None
+        """The producing task (kept so it is not garbage-collected while it runs)."""
