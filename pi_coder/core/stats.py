@@ -1,0 +1,194 @@
+"""Session statistics: message counts, token and cost totals, context usage (pi-product 2.6)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pi_coder.ai.types import AssistantMessage, Usage
+
+__all__ = [
+    "SessionStats",
+    "compute_stats",
+    "estimate_context_tokens",
+    "estimate_message_tokens",
+    "usage_tokens",
+]
+
+_IMAGE_CHARS = 4800
+"""An image counts as this many characters (about 1200 tokens), as Pi's estimate does."""
+
+
+@dataclass(slots=True, kw_only=True)
+class SessionStats:
+    """What ``/session``, the footer and RPC ``get_session_stats`` show."""
+
+    session_file: str | None = None
+    session_id: str = ""
+    user_messages: int = 0
+    """Counts are over the messages of the current context (branch)."""
+    assistant_messages: int = 0
+    tool_calls: int = 0
+    tool_results: int = 0
+    total_messages: int = 0
+    input: int = 0
+    """Token and cost totals are over every assistant message of the session (all branches)."""
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    total_tokens: int = 0
+    cost: float = 0.0
+    context_tokens: int | None = None
+    """Estimated size of the next request; None right after a compaction (unknown until the next reply)."""
+    context_window: int = 0
+    context_percent: float | None = None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """Pi's ``get_session_stats`` shape (plus ``contextUsage``)."""
+        out: dict[str, Any] = {
+            "sessionFile": self.session_file,
+            "sessionId": self.session_id,
+            "userMessages": self.user_messages,
+            "assistantMessages": self.assistant_messages,
+            "toolCalls": self.tool_calls,
+            "toolResults": self.tool_results,
+            "totalMessages": self.total_messages,
+            "tokens": {
+                "input": self.input,
+                "output": self.output,
+                "cacheRead": self.cache_read,
+                "cacheWrite": self.cache_write,
+                "total": self.total_tokens,
+            },
+            "cost": self.cost,
+            "contextUsage": {
+                "tokens": self.context_tokens,
+                "contextWindow": self.context_window,
+                "percent": self.context_percent,
+            },
+        }
+        if self.session_file is None:
+            del out["sessionFile"]
+        return out
+
+
+def usage_tokens(usage: Usage) -> int:
+    """A response's context size: ``totalTokens``, or the sum of its parts when that is 0."""
+    return usage.total_tokens or (usage.input + usage.output + usage.cache_read + usage.cache_write)
+
+
+def _role(message: Any) -> str | None:
+    if isinstance(message, dict):
+        return message.get("role")
+    return getattr(message, "role", None)
+
+
+def _get(message: Any, name: str, default: Any = None) -> Any:
+    if isinstance(message, dict):
+        return message.get(name, default)
+    return getattr(message, name, default)
+
+
+def _content_chars(content: Any) -> int:
+    if content is None:
+        return 0
+    if isinstance(content, str):
+        return len(content)
+    chars = 0
+    for block in content:
+        kind = _get(block, "type")
+        if kind == "text":
+            chars += len(_get(block, "text", "") or "")
+        elif kind == "thinking":
+            chars += len(_get(block, "thinking", "") or "")
+        elif kind == "image":
+            chars += _IMAGE_CHARS
+        elif kind == "toolCall":
+            args = _get(block, "arguments", {}) or {}
+            chars += len(_get(block, "name", "") or "") + len(json.dumps(args, ensure_ascii=False))
+    return chars
+
+
+def estimate_message_tokens(message: Any) -> int:
+    """ceil(chars / 4) of what the message contributes to a request (pi-product 4.3)."""
+    role = _role(message)
+    if role == "bashExecution":
+        chars = len(_get(message, "command", "") or "") + len(_get(message, "output", "") or "")
+    elif role in ("branchSummary", "compactionSummary"):
+        chars = len(_get(message, "summary", "") or "")
+    else:
+        chars = _content_chars(_get(message, "content"))
+    return math.ceil(chars / 4)
+
+
+def _is_usable_assistant(message: Any) -> bool:
+    return isinstance(message, AssistantMessage) and message.stop_reason not in ("error", "aborted")
+
+
+def estimate_context_tokens(messages: list[Any]) -> int | None:
+    """Last good assistant usage plus chars/4 of the messages after it.
+
+    Returns None when the context holds a compaction summary with no good assistant reply after
+    it: the usage of older replies no longer describes the context.
+    """
+    last_usage_index = -1
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if _role(message) == "compactionSummary":
+            return None
+        if _is_usable_assistant(message) and usage_tokens(message.usage) > 0:
+            last_usage_index = index
+            break
+    if last_usage_index < 0:
+        return sum(estimate_message_tokens(m) for m in messages if _role(m) != "system")
+    tokens = usage_tokens(messages[last_usage_index].usage)
+    return tokens + sum(estimate_message_tokens(m) for m in messages[last_usage_index + 1 :])
+
+
+def compute_stats(
+    context_messages: list[Any],
+    session_messages: Iterable[Any],
+    *,
+    context_window: int = 0,
+    session_file: str | None = None,
+    session_id: str = "",
+) -> SessionStats:
+    """Build :class:`SessionStats`.
+
+    Args:
+        context_messages: The live transcript (current branch, after compaction).
+        session_messages: Every message of the session (all branches) for token/cost totals.
+        context_window: The current model's context window (0 if unknown).
+        session_file: The session file path, if any.
+        session_id: The session id.
+    """
+    stats = SessionStats(session_file=session_file, session_id=session_id, context_window=context_window)
+    for message in context_messages:
+        role = _role(message)
+        if role == "system":
+            continue
+        stats.total_messages += 1
+        if role == "user":
+            stats.user_messages += 1
+        elif role == "assistant":
+            stats.assistant_messages += 1
+            stats.tool_calls += sum(1 for b in _get(message, "content", []) if _get(b, "type") == "toolCall")
+        elif role == "toolResult":
+            stats.tool_results += 1
+    for message in session_messages:
+        if not isinstance(message, AssistantMessage):
+            continue
+        usage = message.usage
+        stats.input += usage.input
+        stats.output += usage.output
+        stats.cache_read += usage.cache_read
+        stats.cache_write += usage.cache_write
+        stats.cost += usage.cost.total
+    stats.total_tokens = stats.input + stats.output + stats.cache_read + stats.cache_write
+    stats.context_tokens = estimate_context_tokens(context_messages)
+    if stats.context_tokens is not None and context_window > 0:
+        stats.context_percent = round(stats.context_tokens / context_window * 100, 1)
+    return stats
