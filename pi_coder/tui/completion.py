@@ -1,0 +1,185 @@
+"""Editor completion sources: slash commands, ``@`` project files, Tab path completion (pure logic)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "Completion",
+    "CompletionContext",
+    "ProjectFiles",
+    "find_rg",
+    "fuzzy_filter",
+    "path_completions",
+    "token_context",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """One candidate: ``replacement`` replaces ``start:end`` of the current line."""
+
+    label: str
+    replacement: str
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionContext:
+    """What is being completed at the cursor."""
+
+    kind: str
+    """``slash`` (command name on the first line), ``file`` (``@token``) or ``path``."""
+    query: str
+    start: int
+    """Column where the replaced token starts (on the cursor's line)."""
+    end: int
+
+
+def fuzzy_score(query: str, candidate: str) -> int | None:
+    """Lower is better; None when ``query`` is not a subsequence of ``candidate`` (case-insensitive)."""
+    if not query:
+        return 0
+    q, c = query.lower(), candidate.lower()
+    name = c.rsplit("/", 1)[-1]
+    if name.startswith(q):
+        return 0 + len(c) // 50
+    if c.startswith(q):
+        return 1 + len(c) // 50
+    index = c.find(q)
+    if index >= 0:
+        return 2 + (index > 0) + len(c) // 50
+    position, gaps = 0, 0
+    for char in q:
+        found = c.find(char, position)
+        if found < 0:
+            return None
+        gaps += found - position
+        position = found + 1
+    return 4 + min(gaps, 40) + len(c) // 50
+
+
+def fuzzy_filter(query: str, candidates: Iterable[str], limit: int = 20) -> list[str]:
+    scored = [(score, len(c), c) for c in candidates if (score := fuzzy_score(query, c)) is not None]
+    scored.sort()
+    return [c for _, _, c in scored[:limit]]
+
+
+def token_context(line: str, column: int, row: int) -> CompletionContext | None:
+    """The completion that applies at ``column`` of ``line`` (``row`` is the line number), if any."""
+    before = line[:column]
+    if row == 0 and before.startswith("/") and " " not in before:
+        return CompletionContext("slash", before[1:], 0, column)
+    start = column
+    while start > 0 and not line[start - 1].isspace():
+        start -= 1
+    token = line[start:column]
+    if token.startswith("@"):
+        return CompletionContext("file", token[1:], start, column)
+    return None
+
+
+def path_token(line: str, column: int) -> tuple[str, int]:
+    """The whitespace-delimited token ending at ``column`` and its start."""
+    start = column
+    while start > 0 and not line[start - 1].isspace():
+        start -= 1
+    return line[start:column], start
+
+
+def path_completions(token: str, cwd: str, limit: int = 50) -> list[Completion]:
+    """Entries of the token's directory that start with its last part (directories end with ``/``)."""
+    prefix = ""
+    if token.startswith("@"):
+        prefix, token = "@", token[1:]
+    expanded = os.path.expanduser(token) if token.startswith("~") else token
+    directory, _, partial = expanded.rpartition("/")
+    shown_dir = token[: len(token) - len(partial)]
+    base = Path(cwd) / directory if not os.path.isabs(expanded) else Path(directory or "/")
+    if directory == "" and not os.path.isabs(expanded):
+        base = Path(cwd)
+    try:
+        entries = sorted(os.scandir(base), key=lambda e: e.name.lower())
+    except OSError:
+        return []
+    out: list[Completion] = []
+    for entry in entries:
+        if not entry.name.startswith(partial):
+            continue
+        if entry.name.startswith(".") and not partial.startswith("."):
+            continue
+        suffix = "/" if entry.is_dir() else ""
+        out.append(Completion(entry.name + suffix, prefix + shown_dir + entry.name + suffix))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def common_prefix(values: Sequence[str]) -> str:
+    return os.path.commonprefix(list(values)) if values else ""
+
+
+def find_rg() -> str | None:
+    """ripgrep next to the Python executable (installed with the package) or on PATH."""
+    name = "rg.exe" if sys.platform == "win32" else "rg"
+    local = Path(sys.executable).parent / name
+    if local.is_file():
+        return str(local)
+    return shutil.which("rg")
+
+
+class ProjectFiles:
+    """The project's files (``rg --files``: respects .gitignore), listed once on first use."""
+
+    def __init__(self, cwd: str, max_files: int = 50_000) -> None:
+        self.cwd = cwd
+        self.max_files = max_files
+        self._files: list[str] | None = None
+
+    def list(self) -> list[str]:
+        if self._files is None:
+            self._files = self._scan()
+        return self._files
+
+    def _scan(self) -> list[str]:
+        rg = find_rg()
+        files: list[str] = []
+        if rg is not None:
+            try:
+                proc = subprocess.run(
+                    [rg, "--files", "--hidden", "--glob", "!.git"],
+                    cwd=self.cwd,
+                    capture_output=True,
+                    text=True,
+                    timeout=10,
+                    check=False,
+                )
+                files = proc.stdout.splitlines()[: self.max_files]
+            except (OSError, subprocess.SubprocessError):
+                files = []
+        else:
+            for root, dirs, names in os.walk(self.cwd):
+                dirs[:] = [d for d in dirs if not d.startswith(".")]
+                rel = os.path.relpath(root, self.cwd)
+                files.extend(name if rel == "." else f"{rel}/{name}" for name in names)
+                if len(files) >= self.max_files:
+                    break
+        directories: set[str] = set()
+        for f in files:
+            parts = f.split("/")[:-1]
+            for depth in range(1, len(parts) + 1):
+                directories.add("/".join(parts[:depth]) + "/")
+        return sorted(files) + sorted(directories)
+
+    def complete(self, query: str, limit: int = 20) -> list[Completion]:
+        out = []
+        for path in fuzzy_filter(query, self.list(), limit):
+            shown = f'"{path}"' if " " in path else path
+            out.append(Completion(path, "@" + shown + ("" if path.endswith("/") else " ")))
+        return out

@@ -1,0 +1,94 @@
+"""The key table: every TUI action with its default keys (Pi's defaults).
+
+The table is data so that a ``[keybindings]`` settings table can remap actions later: each action id
+is also the id of a Textual ``Binding``, and ``PiApp(keybindings=...)`` feeds overrides to
+``App.set_keymap``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "KEY_ACTIONS",
+    "KeyAction",
+    "bindings_for",
+    "display_keys",
+    "effective_keys",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class KeyAction:
+    """One remappable action."""
+
+    id: str
+    """Binding id (``app.interrupt``); the key of a ``[keybindings]`` entry."""
+    keys: str
+    """Default keys, comma separated, in Textual's key names."""
+    action: str
+    """The Textual action method it runs (without the ``action_`` prefix)."""
+    description: str
+    """What ``/hotkeys`` shows."""
+    scope: Literal["app", "editor"]
+    """Where the binding lives: the app, or the prompt editor (editor actions need focus)."""
+
+
+KEY_ACTIONS: tuple[KeyAction, ...] = (
+    KeyAction("app.interrupt", "escape", "interrupt", "Abort the run / cancel `!` command; restores queued messages", "app"),
+    KeyAction("app.clear", "ctrl+c", "clear", "Clear the editor; twice to quit", "app"),
+    KeyAction("app.exit", "ctrl+d", "exit", "Quit (when the editor is empty)", "app"),
+    KeyAction("app.thinking.cycle", "shift+tab", "cycle_thinking_level", "Cycle the thinking level", "app"),
+    KeyAction("app.model.cycleForward", "ctrl+p", "cycle_model(1)", "Next model", "app"),
+    KeyAction("app.model.cycleBackward", "ctrl+shift+p", "cycle_model(-1)", "Previous model", "app"),
+    KeyAction("app.tools.expand", "ctrl+o", "toggle_tools", "Expand or collapse tool output", "app"),
+    KeyAction("app.thinking.toggle", "ctrl+t", "toggle_thinking", "Hide or show thinking blocks", "app"),
+    KeyAction("app.message.dequeue", "alt+up", "dequeue", "Pull queued messages back into the editor", "app"),
+    KeyAction("app.scroll.end", "end", "jump_to_end", "Jump to the live end of the transcript", "app"),
+    KeyAction("editor.submit", "enter", "submit", "Send (idle) / queue a steering message (working)", "editor"),
+    KeyAction("app.message.followUp", "alt+enter", "follow_up", "Queue a follow-up message (working)", "editor"),
+    KeyAction("editor.newline", "shift+enter,ctrl+j", "newline", "New line (also `\\` then Enter)", "editor"),
+    KeyAction("editor.historyPrev", "up", "history_prev", "Previous prompt (on an empty editor)", "editor"),
+    KeyAction("editor.historyNext", "down", "history_next", "Next prompt while browsing history", "editor"),
+    KeyAction("editor.complete", "tab", "complete", "Complete a path or command", "editor"),
+)
+
+
+def bindings_for(scope: Literal["app", "editor"]) -> list:
+    """Textual priority bindings for one scope (``SkipAction`` lets a key fall through)."""
+    from textual.binding import Binding
+
+    return [
+        Binding(a.keys, a.action, a.description, show=False, priority=True, id=a.id)
+        for a in KEY_ACTIONS
+        if a.scope == scope
+    ]
+
+
+def effective_keys(overrides: Mapping[str, str | list[str]] | None = None) -> dict[str, str]:
+    """Action id -> comma-separated keys after applying ``overrides``."""
+    keys = {a.id: a.keys for a in KEY_ACTIONS}
+    for action_id, value in (overrides or {}).items():
+        keys[action_id] = value if isinstance(value, str) else ",".join(value)
+    return keys
+
+
+_NICE = {
+    "escape": "Esc",
+    "enter": "Enter",
+    "tab": "Tab",
+    "up": "Up",
+    "down": "Down",
+    "end": "End",
+}
+
+
+def display_keys(keys: str) -> str:
+    """``ctrl+shift+p,alt+up`` -> ``Ctrl+Shift+P / Alt+Up`` for hints and ``/hotkeys``."""
+    shown = []
+    for key in keys.split(","):
+        parts = [_NICE.get(p, p.capitalize() if len(p) > 1 else p.upper()) for p in key.strip().split("+")]
+        shown.append("+".join(parts))
+    return " / ".join(shown)

@@ -1,0 +1,63 @@
+"""The completion list shown above the editor."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from pi_coder.tui.completion import Completion, CompletionContext
+
+__all__ = ["CompletionMenu"]
+
+
+class CompletionMenu(OptionList, can_focus=False):
+    """Not focusable: the editor keeps focus and drives it with Up/Down/Tab/Enter/Esc."""
+
+    DEFAULT_CSS = """
+    CompletionMenu {
+        height: auto; max-height: 8; margin: 0 1; border: none; padding: 0;
+        background: $surface; display: none;
+    }
+    CompletionMenu.-open { display: block; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.items: list[Completion] = []
+        self.context: CompletionContext | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self.has_class("-open")
+
+    def show(self, context: CompletionContext, items: list[Completion]) -> None:
+        self.context = context
+        self.items = items
+        self.clear_options()
+        if not items:
+            self.close()
+            return
+        options = []
+        for item in items:
+            label = Text(item.label)
+            if item.description:
+                label.append("  " + item.description, style="dim")
+            options.append(Option(label))
+        self.add_options(options)
+        self.highlighted = 0
+        self.add_class("-open")
+
+    def close(self) -> None:
+        self.remove_class("-open")
+        self.items = []
+        self.context = None
+
+    def move(self, delta: int) -> None:
+        if self.items:
+            self.highlighted = ((self.highlighted or 0) + delta) % len(self.items)
+
+    def selected(self) -> Completion | None:
+        if not self.items or self.highlighted is None:
+            return None
+        return self.items[self.highlighted]

@@ -1,0 +1,146 @@
+"""Small panels around the transcript: header, queued messages, status line."""
+
+from __future__ import annotations
+
+import time
+
+from rich.console import Group
+from rich.text import Text
+from textual.timer import Timer
+from textual.widgets import Static
+
+from pi_coder.tui.format import format_duration, shorten_home, truncate_line
+
+__all__ = ["HeaderPanel", "PendingMessages", "StatusLine"]
+
+_SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+class HeaderPanel(Static):
+    """``pi vX.Y.Z``, key hints and the loaded context files."""
+
+    DEFAULT_CSS = """
+    HeaderPanel { height: auto; padding: 0 1; margin: 0 0 1 0; }
+    """
+
+    def __init__(self, version: str, hints: list[tuple[str, str]], context_files: list[str]) -> None:
+        title = Text()
+        title.append(f"pi v{version}", style="bold cyan")
+        hint_text = Text(style="dim")
+        for index, (keys, what) in enumerate(hints):
+            if index:
+                hint_text.append(" · ")
+            hint_text.append(keys, style="bold")
+            hint_text.append(f" {what}")
+        parts = [title, hint_text]
+        if context_files:
+            files = Text("Context: ", style="dim")
+            files.append(", ".join(shorten_home(f) for f in context_files), style="dim")
+            parts.append(files)
+        super().__init__(Group(*parts))
+
+
+class PendingMessages(Static):
+    """Queued steering / follow-up messages, one truncated line each."""
+
+    DEFAULT_CSS = """
+    PendingMessages { height: auto; padding: 0 1; color: $text-muted; display: none; }
+    PendingMessages.-visible { display: block; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__("")
+        self.steering: list[str] = []
+        self.follow_up: list[str] = []
+
+    def show_queue(self, steering: list[str], follow_up: list[str]) -> None:
+        self.steering = list(steering)
+        self.follow_up = list(follow_up)
+        if not steering and not follow_up:
+            self.remove_class("-visible")
+            self.update("")
+            return
+        width = max(20, (self.app.size.width if self.is_attached else 80) - 16)
+        lines = [Text(f"Steering: {truncate_line(t, width)}", style="dim") for t in steering]
+        lines += [Text(f"Follow-up: {truncate_line(t, width)}", style="dim") for t in follow_up]
+        lines.append(Text("↳ Alt+Up to edit all queued messages", style="dim italic"))
+        self.update(Group(*lines))
+        self.add_class("-visible")
+
+
+class StatusLine(Static):
+    """Spinner + label + elapsed time while something runs; a transient note otherwise."""
+
+    DEFAULT_CSS = """
+    StatusLine { height: 1; padding: 0 1; color: $text-muted; }
+    StatusLine.-warning { color: $warning; }
+    StatusLine.-error { color: $error; }
+    StatusLine.-busy { color: $accent; }
+    """
+
+    def __init__(self, *, animate: bool = True) -> None:
+        super().__init__("")
+        self.animate = animate
+        self.label = ""
+        self.busy = False
+        self._started = 0.0
+        self._deadline: float | None = None
+        self._frame = 0
+        self._timer: Timer | None = None
+        self._level = ""
+
+    def start(self, label: str, *, deadline: float | None = None, level: str = "busy") -> None:
+        """Show ``label`` with a spinner (and a countdown to ``deadline``, a monotonic time)."""
+        if not self.busy:
+            self._started = time.monotonic()
+        self.busy = True
+        self.label = label
+        self._deadline = deadline
+        self._set_level(level)
+        if self.animate and self._timer is None:
+            self._timer = self.set_interval(0.1, self._tick, name="spinner")
+        self._render_now()
+
+    def stop(self, note: str = "", level: str = "") -> None:
+        self.busy = False
+        self._deadline = None
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.label = note
+        self._set_level(level)
+        self._render_now()
+
+    def note(self, text: str, level: str = "") -> None:
+        """A one-line status when idle (replaces the previous one)."""
+        if self.busy:
+            return
+        self.label = text
+        self._set_level(level)
+        self._render_now()
+
+    def _set_level(self, level: str) -> None:
+        if self._level:
+            self.remove_class(f"-{self._level}")
+        self._level = level
+        if level:
+            self.add_class(f"-{level}")
+
+    def _tick(self) -> None:
+        self._frame += 1
+        self._render_now()
+
+    def _render_now(self) -> None:
+        if not self.busy:
+            self.update(Text(self.label))
+            return
+        text = Text()
+        if self.animate:
+            text.append(_SPINNER[self._frame % len(_SPINNER)] + " ")
+        label = self.label
+        if self._deadline is not None and "{s}" in label:
+            label = label.replace("{s}", str(max(0, round(self._deadline - time.monotonic()))))
+        text.append(label)
+        if self.animate:
+            text.append(f" {format_duration(time.monotonic() - self._started)}", style="dim")
+        self.update(text)

@@ -1,0 +1,267 @@
+"""The prompt editor: submit / steer / follow-up keys, history, completion, bash-mode border."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from textual.actions import SkipAction
+from textual.message import Message
+from textual.widgets import TextArea
+
+from pi_coder.tui.completion import Completion, CompletionContext, common_prefix, path_completions, path_token, token_context
+from pi_coder.tui.keys import bindings_for
+from pi_coder.tui.widgets.completion_menu import CompletionMenu
+
+__all__ = ["PromptEditor", "PromptHistory"]
+
+CompletionSource = Callable[[CompletionContext], list[Completion]]
+
+
+class PromptHistory:
+    """Submitted prompts, newest last; at most ``limit``, no consecutive duplicates."""
+
+    def __init__(self, entries: Sequence[str] = (), limit: int = 100) -> None:
+        self.limit = limit
+        self.entries: list[str] = []
+        for entry in entries:
+            self.add(entry)
+
+    def add(self, text: str) -> None:
+        text = text.strip()
+        if not text or (self.entries and self.entries[-1] == text):
+            return
+        self.entries.append(text)
+        del self.entries[: -self.limit]
+
+
+class PromptEditor(TextArea):
+    """Multi-line editor. Posts :class:`Submitted`; Enter with a trailing ``\\`` inserts a newline."""
+
+    DEFAULT_CSS = """
+    PromptEditor {
+        height: auto; min-height: 3; max-height: 12; margin: 0 0; padding: 0 1;
+        border: round $primary 60%; background: $background;
+    }
+    PromptEditor:focus { border: round $primary; }
+    PromptEditor.-bash, PromptEditor.-bash:focus { border: round $warning; }
+    PromptEditor.-bash-excluded, PromptEditor.-bash-excluded:focus { border: round $warning 50%; }
+    PromptEditor.-thinking-minimal:focus { border: round $text-muted; }
+    PromptEditor.-thinking-low:focus { border: round $secondary; }
+    PromptEditor.-thinking-medium:focus { border: round $accent; }
+    PromptEditor.-thinking-high:focus, PromptEditor.-thinking-xhigh:focus, PromptEditor.-thinking-max:focus {
+        border: round $error 80%;
+    }
+    PromptEditor > .text-area--cursor-line { background: transparent; }
+    """
+
+    BINDINGS = bindings_for("editor")
+
+    @dataclass
+    class Submitted(Message):
+        """The user sent the editor's text (``follow_up`` for Alt+Enter)."""
+
+        editor: PromptEditor
+        text: str
+        follow_up: bool = False
+
+        @property
+        def control(self) -> PromptEditor:
+            return self.editor
+
+    def __init__(
+        self,
+        *,
+        history: PromptHistory | None = None,
+        menu: CompletionMenu | None = None,
+        completion_source: CompletionSource | None = None,
+        cwd: str = ".",
+        id: str | None = None,
+    ) -> None:
+        super().__init__("", soft_wrap=True, show_line_numbers=False, tab_behavior="focus", id=id)
+        self.history = history or PromptHistory()
+        self.menu = menu
+        self.completion_source = completion_source
+        self.cwd = cwd
+        self._history_index: int | None = None
+        self._draft = ""
+        self._programmatic = False
+        self._thinking_class = ""
+
+    # ------------------------------------------------------------------ text helpers
+
+    def set_text(self, text: str, *, keep_history: bool = False) -> None:
+        """Replace the text and put the cursor at the end."""
+        self._programmatic = keep_history
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+        if not keep_history:
+            self._history_index = None
+
+    def set_thinking_level(self, level: str | None) -> None:
+        if self._thinking_class:
+            self.remove_class(self._thinking_class)
+        self._thinking_class = f"-thinking-{level}" if level and level != "off" else ""
+        if self._thinking_class:
+            self.add_class(self._thinking_class)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        text = self.text
+        self.set_class(text.startswith("!") and not text.startswith("!!"), "-bash")
+        self.set_class(text.startswith("!!"), "-bash-excluded")
+        if self._programmatic:
+            self._programmatic = False
+        else:
+            self._history_index = None
+        self._update_completion()
+
+    def on_blur(self) -> None:
+        if self.menu is not None:
+            self.menu.close()
+
+    # ------------------------------------------------------------------ completion
+
+    def _update_completion(self) -> None:
+        if self.menu is None or self.completion_source is None:
+            return
+        row, column = self.cursor_location
+        context = token_context(self.document[row], column, row)
+        if context is None:
+            menu_context = self.menu.context
+            if self.menu.is_open and menu_context is not None and menu_context.kind == "path":
+                token, start = path_token(self.document[row], column)
+                items = path_completions(token, self.cwd) if start == menu_context.start else []
+                if len(items) > 1:
+                    self.menu.show(CompletionContext("path", token, start, column), items)
+                    return
+            self.menu.close()
+            return
+        self.menu.show(context, self.completion_source(context))
+
+    def _apply(self, item: Completion, context: CompletionContext) -> None:
+        row, _ = self.cursor_location
+        replacement = item.replacement
+        if context.kind == "slash" and not replacement.endswith(" "):
+            replacement += " "
+        self.replace(replacement, (row, context.start), (row, context.end))
+        self.move_cursor((row, context.start + len(replacement)))
+        if self.menu is not None:
+            self.menu.close()
+
+    def _complete_path(self) -> bool:
+        row, column = self.cursor_location
+        token, start = path_token(self.document[row], column)
+        items = path_completions(token, self.cwd)
+        if not items:
+            return False
+        context = CompletionContext("path", token, start, column)
+        if len(items) == 1:
+            self._apply_raw(items[0].replacement, context)
+            return True
+        prefix = common_prefix([i.replacement for i in items])
+        if len(prefix) > len(token):
+            self._apply_raw(prefix, context)
+            context = CompletionContext("path", prefix, start, start + len(prefix))
+        if self.menu is not None:
+            self.menu.show(context, items)
+        return True
+
+    def _apply_raw(self, text: str, context: CompletionContext) -> None:
+        row, _ = self.cursor_location
+        self._programmatic = True
+        self.replace(text, (row, context.start), (row, context.end))
+        self.move_cursor((row, context.start + len(text)))
+
+    # ------------------------------------------------------------------ actions (priority bindings)
+
+    def _menu_open(self) -> bool:
+        return self.menu is not None and self.menu.is_open
+
+    def action_submit(self) -> None:
+        if self._menu_open():
+            assert self.menu is not None
+            item, context = self.menu.selected(), self.menu.context
+            if item is not None and context is not None:
+                if context.kind == "slash" and self.text.strip() == item.replacement.strip():
+                    self.menu.close()  # already complete: Enter sends it
+                else:
+                    self._apply(item, context)
+                    return
+        self._send(follow_up=False)
+
+    def action_follow_up(self) -> None:
+        if self.menu is not None:
+            self.menu.close()
+        self._send(follow_up=True)
+
+    def _send(self, *, follow_up: bool) -> None:
+        row, column = self.cursor_location
+        line = self.document[row]
+        if column > 0 and line[:column].endswith("\\") and column == len(line):
+            self.replace("\n", (row, column - 1), (row, column))
+            return
+        text = self.text
+        if not text.strip():
+            return
+        self.history.add(text)
+        self._history_index = None
+        self.post_message(self.Submitted(self, text, follow_up))
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def action_complete(self) -> None:
+        if self._menu_open():
+            assert self.menu is not None
+            item, context = self.menu.selected(), self.menu.context
+            if item is not None and context is not None:
+                if context.kind == "path":
+                    self._apply_raw(item.replacement, context)
+                    self.menu.close()
+                else:
+                    self._apply(item, context)
+            return
+        if not self._complete_path():
+            raise SkipAction()
+
+    def action_history_prev(self) -> None:
+        if self._menu_open():
+            assert self.menu is not None
+            self.menu.move(-1)
+            return
+        entries = self.history.entries
+        if self._history_index is None:
+            if self.text or not entries:
+                raise SkipAction()
+            self._history_index = len(entries) - 1
+        else:
+            if self.cursor_location[0] != 0:
+                raise SkipAction()
+            if self._history_index == 0:
+                return
+            self._history_index -= 1
+        self.set_text(entries[self._history_index], keep_history=True)
+        self.move_cursor((0, len(self.document[0])))
+
+    def action_history_next(self) -> None:
+        if self._menu_open():
+            assert self.menu is not None
+            self.menu.move(1)
+            return
+        if self._history_index is None or self.cursor_location[0] != self.document.line_count - 1:
+            raise SkipAction()
+        entries = self.history.entries
+        if self._history_index >= len(entries) - 1:
+            self._history_index = None
+            self.set_text("")
+            return
+        self._history_index += 1
+        self.set_text(entries[self._history_index], keep_history=True)
+
+    def close_menu(self) -> bool:
+        """Close the completion menu; True if it was open (Esc uses this)."""
+        if self._menu_open():
+            assert self.menu is not None
+            self.menu.close()
+            return True
+        return False

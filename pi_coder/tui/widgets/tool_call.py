@@ -1,0 +1,113 @@
+"""A tool-call block: created when the call starts streaming, filled in as it runs."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from textual.timer import Timer
+from textual.widgets import Static
+
+from pi_coder.tui.tool_render import ToolStatus, ToolView, render_tool, result_text
+from pi_coder.tui.widgets._throttle import Throttle
+
+__all__ = ["ToolCallBlock"]
+
+
+class ToolCallBlock(Static):
+    """Pending / running / success / error tool call; ``expanded`` shows full output."""
+
+    DEFAULT_CSS = """
+    ToolCallBlock { height: auto; margin: 1 1 0 1; padding: 0 1; background: $boost; }
+    ToolCallBlock.-pending { background: $primary 10%; }
+    ToolCallBlock.-success { background: $success 10%; }
+    ToolCallBlock.-error { background: $error 15%; }
+    """
+
+    def __init__(self, tool_call_id: str, name: str, *, expanded: bool = False, animate: bool = True) -> None:
+        super().__init__("", classes="-pending")
+        self.view = ToolView(tool_call_id=tool_call_id, name=name)
+        self._expanded = expanded
+        self._animate = animate
+        self._started: float | None = None
+        self._ticker: Timer | None = None
+        self._throttle = Throttle(self, self.refresh_view)
+
+    def on_mount(self) -> None:
+        self.refresh_view()
+
+    @property
+    def expanded(self) -> bool:
+        return self._expanded
+
+    def set_expanded(self, expanded: bool) -> None:
+        self._expanded = expanded
+        self.refresh_view()
+
+    def refresh_view(self) -> None:
+        self.update(render_tool(self.view, self._expanded))
+
+    def _set_status(self, status: ToolStatus) -> None:
+        self.view.status = status
+        kind = {"success": "-success", "error": "-error"}.get(status, "-pending")
+        self.set_classes(kind)
+
+    # ------------------------------------------------------------------ event entry points
+
+    def update_args(self, args: dict[str, Any], *, complete: bool = False) -> None:
+        self.view.args = dict(args)
+        if complete and self.view.status == "streaming":
+            self.view.status = "pending"
+        self._throttle.request()
+
+    def set_preview(self, diff: str | None, error: str | None = None) -> None:
+        self.view.preview = diff
+        self.view.preview_error = error
+        self.refresh_view()
+
+    def start(self, args: dict[str, Any] | None = None) -> None:
+        if args is not None:
+            self.view.args = dict(args)
+        self._set_status("running")
+        self._started = time.monotonic()
+        if self.view.name == "bash" and self._animate:
+            self.view.elapsed = 0.0
+            self._ticker = self.set_interval(1.0, self._tick, name="tool-elapsed")
+        self.refresh_view()
+
+    def _tick(self) -> None:
+        if self._started is not None:
+            self.view.elapsed = time.monotonic() - self._started
+            self.refresh_view()
+
+    def partial(self, result: Any) -> None:
+        self.view.output = result_text(result)
+        self._throttle.request()
+
+    def finish(self, result: Any, is_error: bool) -> None:
+        if self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+        if self._started is not None and self._animate:
+            self.view.elapsed = time.monotonic() - self._started
+        self._throttle.cancel()
+        self.view.output = result_text(result)
+        details = getattr(result, "details", None)
+        if details is None and isinstance(result, dict):
+            details = result.get("details")
+        self.view.details = details
+        self._set_status("error" if is_error else "success")
+        self.refresh_view()
+
+    def abandon(self) -> None:
+        """The run ended (aborted/failed) before this call produced a result."""
+        if self.view.status in ("success", "error"):
+            return
+        if self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+        self._throttle.cancel()
+        if not self.view.output:
+            self.view.output = "Operation aborted"
+        self._set_status("error")
+        self.refresh_view()
