@@ -1,0 +1,202 @@
+"""Low-level session file I/O: tolerant reading, locked appends, atomic rewrites, private modes.
+
+Appends take an advisory ``flock`` and write the whole line with ``os.write`` on an
+``O_APPEND`` descriptor, so two processes appending to one file never interleave lines. If the
+file does not end with a newline (a writer was killed mid-line), the append starts with one, so
+the torn fragment stays a single malformed line and nothing written before is lost.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import gc
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pi_coder.session.codec import loads
+
+__all__ = [
+    "RawSessionFile",
+    "append_bytes",
+    "backup_copy",
+    "create_exclusive",
+    "ensure_private_dir",
+    "gc_paused",
+    "read_first_line",
+    "read_session_file",
+    "write_atomic",
+]
+
+_FILE_MODE = 0o600
+_DIR_MODE = 0o700
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while building many objects that are all kept (halves load time)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def ensure_private_dir(path: Path) -> None:
+    """Create ``path`` and any missing parents with mode 0700 (existing ones are left alone)."""
+    missing: list[Path] = []
+    current = path
+    while not current.exists():
+        missing.append(current)
+        if current.parent == current:
+            break
+        current = current.parent
+    for directory in reversed(missing):
+        try:
+            directory.mkdir(mode=_DIR_MODE)
+        except FileExistsError:
+            continue
+        os.chmod(directory, _DIR_MODE)
+
+
+@dataclass(slots=True)
+class RawSessionFile:
+    """A session file decoded line by line, before migration and entry building."""
+
+    header: dict[str, Any] | None = None
+    entries: list[Any] = field(default_factory=list)
+    malformed: int = 0
+    """Lines that were not valid JSON (skipped), not counting a torn last line."""
+    torn_tail: bool = False
+    """The last line had no newline and was not valid JSON (a writer was killed mid-line)."""
+    has_content: bool = False
+    """The file holds something besides whitespace and a torn last line."""
+
+
+def read_session_file(path: Path) -> RawSessionFile:
+    """Decode every line of ``path``; the first valid JSON line is taken as the header.
+
+    Raises:
+        OSError: The file cannot be read.
+    """
+    result = RawSessionFile()
+    entries = result.entries
+    first = True
+    with open(path, "rb") as handle, gc_paused():
+        for line in handle:
+            complete = line.endswith(b"\n")
+            if not line.strip():
+                continue
+            try:
+                data = loads(line)
+            except ValueError:
+                if complete:
+                    result.malformed += 1
+                    result.has_content = True
+                else:
+                    result.torn_tail = True
+                continue
+            result.has_content = True
+            if not isinstance(data, dict):
+                result.malformed += 1
+                continue
+            if first:
+                first = False
+                if data.get("type") == "session":
+                    result.header = data
+                    continue
+            entries.append(data)
+    return result
+
+
+def read_first_line(path: Path, limit: int = 65536) -> bytes:
+    """The first line of ``path`` (up to ``limit`` bytes), without reading the rest."""
+    with open(path, "rb") as handle:
+        return handle.readline(limit)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def append_bytes(path: Path, data: bytes) -> None:
+    """Append ``data`` (whole lines) to ``path`` under an exclusive ``flock``.
+
+    If the file does not end with a newline, one is written first so ``data`` starts a fresh line.
+    """
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, _FILE_MODE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        _write_all(fd, data)
+    finally:
+        os.close(fd)  # also releases the lock
+
+
+def create_exclusive(path: Path, data: bytes) -> None:
+    """Create ``path`` (mode 0600, failing if it exists) holding ``data``.
+
+    Raises:
+        FileExistsError: ``path`` already exists.
+    """
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, _FILE_MODE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically (temp file in the same folder, fsync, rename)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        _write_all(fd, data)
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.chmod(tmp, _FILE_MODE)
+        os.replace(tmp, path)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def backup_copy(path: Path, suffix: str) -> Path:
+    """Copy ``path`` to ``<path><suffix>`` (or ``<path><suffix>.N`` if taken), mode 0600."""
+    target = path.with_name(path.name + suffix)
+    counter = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}{suffix}.{counter}")
+        counter += 1
+    shutil.copyfile(path, target)
+    os.chmod(target, _FILE_MODE)
+    return target
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``path`` (which must exist) for the block."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

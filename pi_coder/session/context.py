@@ -1,0 +1,212 @@
+"""Rebuild the agent's message list from the entry tree (Pi's ``buildSessionContext``, section 3.3).
+
+On top of Pi's rules, the rebuilt context never holds an unanswered tool call: a call whose
+result was never written (abort, crash, kill) gets a synthetic error result right after its
+assistant message, so a damaged session can always be continued.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from pi_coder.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
+from pi_coder.session.codec import iso_to_ms
+from pi_coder.session.entries import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomMessageEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionEntry,
+    ThinkingLevelChangeEntry,
+)
+from pi_coder.session.messages import (
+    AgentMessage,
+    BranchSummaryMessage,
+    CompactionSummaryMessage,
+    CustomMessage,
+)
+
+__all__ = [
+    "INTERRUPTED_TOOL_CALL_TEXT",
+    "SessionContext",
+    "build_context_from_path",
+    "build_session_context",
+    "path_to",
+    "repair_tool_pairing",
+]
+
+INTERRUPTED_TOOL_CALL_TEXT = "Tool call was interrupted before it produced a result."
+
+_UNSET: Any = object()
+
+
+class SessionContext(NamedTuple):
+    """What a session restores: the agent messages, thinking level and model."""
+
+    messages: list[AgentMessage]
+    thinking_level: str
+    """The last ``thinking_level_change`` on the path, else ``"off"``."""
+    model: tuple[str, str] | None
+    """``(provider, model_id)`` from the last model change or assistant message on the path."""
+
+
+def path_to(leaf: SessionEntry | None, by_id: Mapping[str, SessionEntry]) -> list[SessionEntry]:
+    """The entries from the root to ``leaf`` (inclusive), following ``parent_id`` links."""
+    path: list[SessionEntry] = []
+    seen: set[str] = set()
+    current = leaf
+    while current is not None and current.id not in seen:
+        seen.add(current.id)
+        path.append(current)
+        parent = current.parent_id
+        current = by_id.get(parent) if parent is not None else None
+    path.reverse()
+    return path
+
+
+def _entry_message(entry: SessionEntry) -> AgentMessage | None:
+    kind = type(entry)
+    if kind is MessageEntry:
+        return entry.message  # type: ignore[union-attr]
+    if kind is CustomMessageEntry:
+        return CustomMessage.model_validate(
+            {
+                "role": "custom",
+                "customType": entry.custom_type,  # type: ignore[union-attr]
+                "content": entry.content,  # type: ignore[union-attr]
+                "display": entry.display,  # type: ignore[union-attr]
+                "details": entry.details,  # type: ignore[union-attr]
+                "timestamp": iso_to_ms(entry.timestamp),
+            }
+        )
+    if kind is BranchSummaryEntry and entry.summary:  # type: ignore[union-attr]
+        return BranchSummaryMessage(
+            summary=entry.summary,  # type: ignore[union-attr]
+            from_id=entry.from_id,  # type: ignore[union-attr]
+            timestamp=iso_to_ms(entry.timestamp),
+        )
+    return None
+
+
+def build_context_from_path(path: Sequence[SessionEntry]) -> SessionContext:
+    """Pi's context rules applied to a root-to-leaf path, plus tool-call pairing repair.
+
+    Thinking level and model come from the whole path. With a compaction on the path, the
+    messages are: the last compaction's summary, then the path entries from its
+    ``firstKeptEntryId`` up to the compaction, then everything after it.
+    """
+    thinking = "off"
+    model: tuple[str, str] | None = None
+    compaction_index = -1
+    for index, entry in enumerate(path):
+        kind = type(entry)
+        if kind is MessageEntry:
+            raw = entry.raw["message"]
+            if raw.get("role") == "assistant":
+                model = (str(raw.get("provider", "")), str(raw.get("model", "")))
+        elif kind is ThinkingLevelChangeEntry:
+            thinking = entry.thinking_level  # type: ignore[union-attr]
+        elif kind is ModelChangeEntry:
+            model = (entry.provider, entry.model_id)  # type: ignore[union-attr]
+        elif kind is CompactionEntry:
+            compaction_index = index
+
+    messages: list[AgentMessage] = []
+    if compaction_index >= 0:
+        compaction: CompactionEntry = path[compaction_index]  # type: ignore[assignment]
+        messages.append(
+            CompactionSummaryMessage(
+                summary=compaction.summary,
+                tokens_before=compaction.tokens_before,
+                timestamp=iso_to_ms(compaction.timestamp),
+            )
+        )
+        kept = False
+        for entry in path[:compaction_index]:
+            if entry.id == compaction.first_kept_entry_id:
+                kept = True
+            if kept and (message := _entry_message(entry)) is not None:
+                messages.append(message)
+        rest = path[compaction_index + 1 :]
+    else:
+        rest = path
+    for entry in rest:
+        if (message := _entry_message(entry)) is not None:
+            messages.append(message)
+    return SessionContext(repair_tool_pairing(messages), thinking, model)
+
+
+def build_session_context(entries: Sequence[SessionEntry], leaf_id: str | None = _UNSET) -> SessionContext:
+    """Rebuild the context of ``entries`` at ``leaf_id`` (Pi's standalone ``buildSessionContext``).
+
+    Args:
+        entries: All entries of a session, in file order.
+        leaf_id: The leaf; ``None`` gives an empty context; omitted (or unknown) means the last
+            entry.
+    """
+    if leaf_id is None:
+        return SessionContext([], "off", None)
+    by_id = {entry.id: entry for entry in entries}
+    leaf = by_id.get(leaf_id) if leaf_id is not _UNSET else None
+    if leaf is None:
+        leaf = entries[-1] if entries else None
+    return build_context_from_path(path_to(leaf, by_id))
+
+
+def repair_tool_pairing(messages: list[AgentMessage]) -> list[AgentMessage]:
+    """Give every unanswered tool call a synthetic error result.
+
+    A call counts as answered if a ``toolResult`` with its id appears before the next user or
+    assistant message. Missing results are inserted after the tool results that directly follow
+    the assistant message. Assistant messages that ended in ``error`` or ``aborted`` are left
+    alone: providers drop them from the replay, and a result for them would be an orphan.
+
+    Returns:
+        ``messages`` itself when nothing is missing, else a new list.
+    """
+    out: list[AgentMessage] | None = None
+    count = len(messages)
+    index = 0
+    while index < count:
+        message = messages[index]
+        index += 1
+        if out is not None:
+            out.append(message)
+        if not isinstance(message, AssistantMessage) or message.stop_reason in ("error", "aborted"):
+            continue
+        calls = [block for block in message.content if isinstance(block, ToolCall)]
+        if not calls:
+            continue
+        answered: set[str] = set()
+        insert_at = index
+        scan = index
+        while scan < count:
+            following = messages[scan]
+            if isinstance(following, ToolResultMessage):
+                answered.add(following.tool_call_id)
+                if insert_at == scan:
+                    insert_at = scan + 1
+            elif getattr(following, "role", None) in ("user", "assistant"):
+                break
+            scan += 1
+        missing = [call for call in calls if call.id not in answered]
+        if not missing:
+            continue
+        if out is None:
+            out = list(messages[:index])
+        out.extend(messages[index:insert_at])
+        out.extend(_interrupted_result(call, message.timestamp) for call in missing)
+        index = insert_at
+    return messages if out is None else out
+
+
+def _interrupted_result(call: ToolCall, timestamp: int) -> ToolResultMessage:
+    return ToolResultMessage(
+        tool_call_id=call.id,
+        tool_name=call.name,
+        content=[TextContent(text=INTERRUPTED_TOOL_CALL_TEXT)],
+        is_error=True,
+        timestamp=timestamp,
+    )

@@ -1,0 +1,189 @@
+"""Session file entries (Pi's JSONL format version 3, pi-product section 3.2).
+
+Each entry keeps the exact JSON dict it was read from (or written as) in ``raw``; that dict is
+what goes back to disk, so fields added by newer Pi versions and unknown entry types survive a
+load/save round trip. The typed attributes are read from ``raw`` and must be treated as
+read-only: the session file is append-only.
+
+``MessageEntry.message`` is built lazily: loading a session only decodes JSON, and pydantic
+models are created for the messages someone asks for (usually those on the rebuilt context path).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, TypeAlias
+
+from pi_coder.session.messages import AgentMessage, parse_agent_message
+
+__all__ = [
+    "CURRENT_SESSION_VERSION",
+    "BranchSummaryEntry",
+    "CompactionEntry",
+    "CustomEntry",
+    "CustomMessageEntry",
+    "LabelEntry",
+    "MessageEntry",
+    "ModelChangeEntry",
+    "SessionEntry",
+    "SessionHeader",
+    "SessionInfoEntry",
+    "ThinkingLevelChangeEntry",
+    "UnknownEntry",
+]
+
+CURRENT_SESSION_VERSION = 3
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class SessionHeader:
+    """Line 1 of a session file; not part of the entry tree."""
+
+    type: ClassVar[Literal["session"]] = "session"
+    id: str
+    """The session id (a UUID)."""
+    timestamp: str
+    """Creation time, ISO 8601 with milliseconds and ``Z``."""
+    cwd: str
+    version: int = CURRENT_SESSION_VERSION
+    parent_session: str | None = None
+    """Path of the session file this one was forked from."""
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.raw
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class _Entry:
+    id: str
+    """8 hex characters, unique within the session."""
+    parent_id: str | None
+    """The parent entry's id; ``None`` for a root."""
+    timestamp: str
+    """ISO 8601 time the entry was appended."""
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The entry's JSON dict, exactly as stored (do not modify it)."""
+        return self.raw
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class MessageEntry(_Entry):
+    """An agent message (``user``, ``assistant``, ``toolResult``, ``bashExecution``, ``custom``...)."""
+
+    type: ClassVar[Literal["message"]] = "message"
+    _message: Any = field(default=None, repr=False)
+
+    @property
+    def message(self) -> AgentMessage:
+        """The typed message, parsed from ``raw`` on first access and cached.
+
+        A message that fails validation becomes an ``UnknownMessage`` (left out of the LLM
+        context) rather than making the whole session unusable.
+        """
+        message = self._message
+        if message is None:
+            message = parse_agent_message(self.raw["message"], strict=False)
+            self._message = message
+        return message  # type: ignore[no-any-return]
+
+    @property
+    def role(self) -> str | None:
+        """The message role, read without building the message model."""
+        role = self.raw["message"].get("role")
+        return "custom" if role == "hookMessage" else role
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class ModelChangeEntry(_Entry):
+    type: ClassVar[Literal["model_change"]] = "model_change"
+    provider: str
+    model_id: str
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class ThinkingLevelChangeEntry(_Entry):
+    type: ClassVar[Literal["thinking_level_change"]] = "thinking_level_change"
+    thinking_level: str
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class CompactionEntry(_Entry):
+    """Earlier history replaced by ``summary``; entries from ``first_kept_entry_id`` on are kept."""
+
+    type: ClassVar[Literal["compaction"]] = "compaction"
+    summary: str
+    first_kept_entry_id: str | None
+    tokens_before: int
+    details: Any = None
+    """Pi's default: ``{"readFiles": [...], "modifiedFiles": [...]}``."""
+    from_hook: bool | None = None
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class BranchSummaryEntry(_Entry):
+    type: ClassVar[Literal["branch_summary"]] = "branch_summary"
+    from_id: str
+    """The entry the summarised branch was left from, or ``"root"``."""
+    summary: str
+    details: Any = None
+    from_hook: bool | None = None
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class CustomEntry(_Entry):
+    """Extension state; never part of the LLM context."""
+
+    type: ClassVar[Literal["custom"]] = "custom"
+    custom_type: str
+    data: Any = None
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class CustomMessageEntry(_Entry):
+    """An extension message that is part of the LLM context (as a user message)."""
+
+    type: ClassVar[Literal["custom_message"]] = "custom_message"
+    custom_type: str
+    content: Any
+    """A string or a list of text/image block dicts (Pi's JSON shape)."""
+    display: bool = True
+    details: Any = None
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class LabelEntry(_Entry):
+    type: ClassVar[Literal["label"]] = "label"
+    target_id: str
+    label: str | None = None
+    """``None`` clears the target's label."""
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class SessionInfoEntry(_Entry):
+    type: ClassVar[Literal["session_info"]] = "session_info"
+    name: str | None = None
+    """Display name of the session (the latest non-empty one wins)."""
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class UnknownEntry(_Entry):
+    """An entry type not known here (e.g. written by a newer Pi); kept and written back as is."""
+
+    type: str
+
+
+SessionEntry: TypeAlias = (
+    MessageEntry
+    | ModelChangeEntry
+    | ThinkingLevelChangeEntry
+    | CompactionEntry
+    | BranchSummaryEntry
+    | CustomEntry
+    | CustomMessageEntry
+    | LabelEntry
+    | SessionInfoEntry
+    | UnknownEntry
+)

@@ -1,0 +1,20 @@
+"""Errors raised by the session store (part of the ``UserError`` family of ``pi_coder.errors``)."""
+
+from __future__ import annotations
+
+from pi_coder.errors import SessionNotFoundError, UserError
+
+__all__ = ["AmbiguousSessionError", "InvalidSessionFileError", "SessionNotFoundError"]
+
+
+class InvalidSessionFileError(UserError):
+    """A non-empty file whose first line is not a session header."""
+
+
+class AmbiguousSessionError(UserError):
+    """A session id prefix matches more than one session."""
+
+    def __init__(self, message: str, candidates: list[str]) -> None:
+        super().__init__(message)
+        self.candidates = candidates
+        """Paths of the matching session files."""

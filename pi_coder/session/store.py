@@ -1,0 +1,545 @@
+"""SessionStore: Pi's SessionManager — an append-only JSONL tree of session entries.
+
+Every append creates a child of the current leaf and moves the leaf to it. A new session stays
+in memory until its first assistant message; then the header and the buffered entries are
+written, and every later entry is appended as one line (flushed to the kernel at once). Files
+of format versions 1 and 2 are migrated on open, after a backup copy is kept next to them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pi_coder.paths import session_dir_for_cwd
+from pi_coder.session import _file
+from pi_coder.session.codec import (
+    dumps,
+    entry_from_dict,
+    header_from_dict,
+    iso_now,
+    iso_to_ms,
+    migrate_entries,
+    new_entry_id,
+    new_session_id,
+)
+from pi_coder.session.context import SessionContext, build_context_from_path, path_to
+from pi_coder.session.entries import (
+    CURRENT_SESSION_VERSION,
+    LabelEntry,
+    MessageEntry,
+    SessionEntry,
+    SessionHeader,
+    SessionInfoEntry,
+)
+from pi_coder.session.errors import InvalidSessionFileError
+from pi_coder.session.messages import (
+    AgentMessage,
+    BranchSummaryMessage,
+    CompactionSummaryMessage,
+    message_to_dict,
+    parse_agent_message,
+)
+
+__all__ = ["SessionStore", "SessionTreeNode"]
+
+_UNSET: Any = object()
+
+
+@dataclass(slots=True, eq=False)
+class SessionTreeNode:
+    """One entry of :meth:`SessionStore.get_tree` with its children (oldest first)."""
+
+    entry: SessionEntry
+    children: list[SessionTreeNode] = field(default_factory=list)
+    label: str | None = None
+
+
+def _file_name(timestamp: str, session_id: str) -> str:
+    return f"{timestamp.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
+
+
+def _lines(raws: list[dict[str, Any]]) -> bytes:
+    return b"".join(dumps(raw) + b"\n" for raw in raws)
+
+
+class SessionStore:
+    """A session: header, entries (a tree through ``parentId``) and the current leaf.
+
+    Create one with :meth:`create`, :meth:`open`, :meth:`in_memory`, :meth:`continue_recent`
+    or :meth:`fork_from`.
+    """
+
+    def __init__(self, cwd: str, session_dir: Path | None, persist: bool) -> None:
+        """Use the class methods; this makes an empty, headerless store."""
+        self._cwd = cwd
+        self._session_dir = session_dir
+        self._persist = persist
+        self._file: Path | None = None
+        self._header = SessionHeader(id="", timestamp="", cwd=cwd)
+        self._entries: list[SessionEntry] = []
+        self._by_id: dict[str, SessionEntry] = {}
+        self._labels: dict[str, str] = {}
+        self._leaf_id: str | None = None
+        self._name: str | None = None
+        self._has_assistant = False
+        self._on_disk = False
+        self._replace_on_flush = False
+        self.malformed_lines = 0
+        """Lines skipped on load because they were not valid JSON entries."""
+        self.torn_tail = False
+        """The file ended in a partly written line (ignored)."""
+        self.migrated_from: int | None = None
+        """The format version the file was migrated from on open, if it was."""
+        self.backup_path: Path | None = None
+        """Where the pre-migration copy was kept."""
+
+    # ------------------------------------------------------------------ constructors
+
+    @classmethod
+    def create(
+        cls, cwd: str, session_dir: str | os.PathLike[str] | None = None, *, parent_session: str | None = None
+    ) -> SessionStore:
+        """A new session for ``cwd``, stored under ``session_dir`` (default: the cwd's folder).
+
+        No file is created until the first assistant message is appended.
+        """
+        directory = Path(session_dir) if session_dir is not None else session_dir_for_cwd(cwd)
+        store = cls(cwd, directory, persist=True)
+        store.new_session(parent_session=parent_session)
+        return store
+
+    @classmethod
+    def in_memory(cls, cwd: str | None = None) -> SessionStore:
+        """A session that is never written (``--no-session``)."""
+        store = cls(cwd if cwd is not None else os.getcwd(), None, persist=False)
+        store.new_session()
+        return store
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], session_dir: str | os.PathLike[str] | None = None) -> SessionStore:
+        """Open a session file (migrating versions 1 and 2); a missing file starts a new session there.
+
+        Args:
+            path: The session file.
+            session_dir: Folder for sessions created from this one (default: the file's folder).
+
+        Raises:
+            InvalidSessionFileError: The file is not empty and does not start with a header.
+        """
+        file = Path(path).absolute()
+        directory = Path(session_dir) if session_dir is not None else file.parent
+        if not file.exists():
+            store = cls(os.getcwd(), directory, persist=True)
+            store.new_session()
+            store._file = file
+            return store
+        raw = _file.read_session_file(file)
+        if raw.header is None:
+            if raw.has_content:
+                raise InvalidSessionFileError(f"Not a session file: {file}")
+            # Empty, or only a line torn while the header was being written: nothing to lose.
+            store = cls(os.getcwd(), directory, persist=True)
+            store.new_session()
+            store._file = file
+            store._replace_on_flush = True
+            return store
+        cwd = raw.header.get("cwd")
+        store = cls(cwd if isinstance(cwd, str) and cwd else os.getcwd(), directory, persist=True)
+        store._file = file
+        store.torn_tail = raw.torn_tail
+        store.malformed_lines = raw.malformed
+        version = migrate_entries(raw.header, raw.entries)
+        if version < CURRENT_SESSION_VERSION:
+            store.migrated_from = version
+            store.backup_path = _file.backup_copy(file, f".v{version}.bak")
+            with _file.locked(file):
+                _file.write_atomic(file, _lines([raw.header, *raw.entries]))
+        store._load(raw.header, raw.entries)
+        store._on_disk = True
+        return store
+
+    @classmethod
+    def continue_recent(cls, cwd: str, session_dir: str | os.PathLike[str] | None = None) -> SessionStore:
+        """The newest session of ``cwd`` (by file mtime), or a new one if there is none (``-c``)."""
+        from pi_coder.session.listing import find_most_recent_session
+
+        recent = find_most_recent_session(cwd, session_dir)
+        if recent is not None:
+            return cls.open(recent, session_dir)
+        return cls.create(cwd, session_dir)
+
+    @classmethod
+    def fork_from(
+        cls, source: str | os.PathLike[str], cwd: str, session_dir: str | os.PathLike[str] | None = None
+    ) -> SessionStore:
+        """Copy another session (e.g. from another project) into a new file for ``cwd``.
+
+        The new header has ``cwd`` and ``parentSession`` = the source path; all entries are copied
+        verbatim. The source file is not modified.
+
+        Raises:
+            InvalidSessionFileError: The source is empty or not a session file.
+        """
+        source_path = Path(source).absolute()
+        raw = _file.read_session_file(source_path)
+        if raw.header is None:
+            raise InvalidSessionFileError(f"Cannot fork: not a session file: {source_path}")
+        migrate_entries(raw.header, raw.entries)
+        entries = [entry for entry in raw.entries if entry_from_dict(entry) is not None]
+        directory = Path(session_dir) if session_dir is not None else session_dir_for_cwd(cwd)
+        store = cls(cwd, directory, persist=True)
+        store.new_session(parent_session=str(source_path))
+        assert store._file is not None
+        _file.ensure_private_dir(directory)
+        _file.create_exclusive(store._file, _lines([store._header.raw, *entries]))
+        return cls.open(store._file, directory)
+
+    def new_session(self, parent_session: str | None = None) -> Path | None:
+        """Start a fresh session in this store (``/new``); returns the future file path."""
+        session_id = new_session_id()
+        timestamp = iso_now()
+        raw: dict[str, Any] = {
+            "type": "session",
+            "version": CURRENT_SESSION_VERSION,
+            "id": session_id,
+            "timestamp": timestamp,
+            "cwd": self._cwd,
+        }
+        if parent_session is not None:
+            raw["parentSession"] = parent_session
+        self._reset(header_from_dict(raw))  # type: ignore[arg-type]
+        self._file = self._session_dir / _file_name(timestamp, session_id) if self._persist else None
+        self._on_disk = False
+        self._replace_on_flush = False
+        return self._file
+
+    def _reset(self, header: SessionHeader) -> None:
+        self._header = header
+        self._entries = []
+        self._by_id = {}
+        self._labels = {}
+        self._leaf_id = None
+        self._name = None
+        self._has_assistant = False
+
+    def _load(self, header: dict[str, Any], raws: list[Any]) -> None:
+        self._reset(header_from_dict(header))  # type: ignore[arg-type]
+        entries = self._entries
+        by_id = self._by_id
+        with _file.gc_paused():
+            for raw in raws:
+                entry = entry_from_dict(raw)
+                if entry is None:
+                    self.malformed_lines += 1
+                    continue
+                entries.append(entry)
+                by_id[entry.id] = entry
+                self._index(entry)
+        self._leaf_id = entries[-1].id if entries else None
+
+    def _index(self, entry: SessionEntry) -> None:
+        kind = type(entry)
+        if kind is MessageEntry:
+            if not self._has_assistant and entry.raw["message"].get("role") == "assistant":
+                self._has_assistant = True
+        elif kind is LabelEntry:
+            if entry.label:  # type: ignore[union-attr]
+                self._labels[entry.target_id] = entry.label  # type: ignore[union-attr]
+            else:
+                self._labels.pop(entry.target_id, None)  # type: ignore[union-attr]
+        elif kind is SessionInfoEntry and entry.name:  # type: ignore[union-attr]
+            self._name = entry.name  # type: ignore[union-attr]
+
+    # ------------------------------------------------------------------ properties
+
+    @property
+    def session_id(self) -> str:
+        return self._header.id
+
+    @property
+    def session_file(self) -> Path | None:
+        """The file path (``None`` in memory); the file may not exist yet (lazy creation)."""
+        return self._file
+
+    @property
+    def session_dir(self) -> Path | None:
+        return self._session_dir
+
+    @property
+    def cwd(self) -> str:
+        return self._cwd
+
+    @property
+    def header(self) -> SessionHeader:
+        return self._header
+
+    @property
+    def leaf_id(self) -> str | None:
+        return self._leaf_id
+
+    @property
+    def name(self) -> str | None:
+        """The display name: the latest non-empty ``session_info`` name."""
+        return self._name
+
+    @property
+    def is_persisted(self) -> bool:
+        return self._persist
+
+    # ------------------------------------------------------------------ appending
+
+    def _common(self, kind: str) -> dict[str, Any]:
+        return {
+            "type": kind,
+            "id": new_entry_id(self._by_id),
+            "parentId": self._leaf_id,
+            "timestamp": iso_now(),
+        }
+
+    def _append(self, raw: dict[str, Any], message: AgentMessage | None = None) -> str:
+        entry = entry_from_dict(raw)
+        assert entry is not None
+        if message is not None:
+            entry._message = message  # type: ignore[union-attr]
+        self._entries.append(entry)
+        self._by_id[entry.id] = entry
+        self._leaf_id = entry.id
+        self._index(entry)
+        self._write(entry)
+        return entry.id
+
+    def _write(self, entry: SessionEntry) -> None:
+        if not self._persist or self._file is None:
+            return
+        if self._on_disk:
+            _file.append_bytes(self._file, dumps(entry.raw) + b"\n")
+            return
+        if not self._has_assistant:
+            return
+        _file.ensure_private_dir(self._file.parent)
+        data = _lines([self._header.raw, *(e.raw for e in self._entries)])
+        if self._replace_on_flush:
+            _file.write_atomic(self._file, data)
+        else:
+            _file.create_exclusive(self._file, data)
+        self._on_disk = True
+
+    def append_message(self, message: AgentMessage | Mapping[str, Any]) -> str:
+        """Append an agent message (user, assistant, toolResult, system, bashExecution, custom).
+
+        Compaction and branch summaries are entries of their own: use :meth:`append_compaction`
+        and :meth:`append_branch_summary`.
+
+        Returns:
+            The new entry's id.
+        """
+        if isinstance(message, Mapping):
+            message = parse_agent_message(message)
+        if isinstance(message, BranchSummaryMessage | CompactionSummaryMessage):
+            raise ValueError("summaries are appended with append_branch_summary/append_compaction")
+        raw = self._common("message")
+        raw["message"] = message_to_dict(message)
+        return self._append(raw, message)
+
+    def append_model_change(self, provider: str, model_id: str) -> str:
+        raw = self._common("model_change")
+        raw["provider"] = provider
+        raw["modelId"] = model_id
+        return self._append(raw)
+
+    def append_thinking_level_change(self, level: str) -> str:
+        raw = self._common("thinking_level_change")
+        raw["thinkingLevel"] = level
+        return self._append(raw)
+
+    def append_compaction(
+        self,
+        summary: str,
+        first_kept_entry_id: str,
+        tokens_before: int,
+        details: Any = None,
+        from_hook: bool | None = None,
+    ) -> str:
+        """Append a compaction: context becomes the summary + entries from ``first_kept_entry_id``."""
+        raw = self._common("compaction")
+        raw.update(summary=summary, firstKeptEntryId=first_kept_entry_id, tokensBefore=tokens_before)
+        if details is not None:
+            raw["details"] = details
+        if from_hook is not None:
+            raw["fromHook"] = from_hook
+        return self._append(raw)
+
+    def append_branch_summary(
+        self, from_id: str, summary: str, details: Any = None, from_hook: bool | None = None
+    ) -> str:
+        """Append a ``branch_summary`` (``from_id``: the entry the summarised branch left, or ``"root"``)."""
+        raw = self._common("branch_summary")
+        raw.update(fromId=from_id, summary=summary)
+        if details is not None:
+            raw["details"] = details
+        if from_hook is not None:
+            raw["fromHook"] = from_hook
+        return self._append(raw)
+
+    def branch_with_summary(
+        self, branch_from_id: str | None, summary: str, details: Any = None, from_hook: bool | None = None
+    ) -> str:
+        """Move the leaf to ``branch_from_id`` (``None``: before the root) and append a branch summary there."""
+        if branch_from_id is None:
+            self.reset_leaf()
+        else:
+            self.branch(branch_from_id)
+        return self.append_branch_summary(branch_from_id or "root", summary, details, from_hook)
+
+    def append_custom(self, custom_type: str, data: Any = None) -> str:
+        """Append extension state (never part of the LLM context)."""
+        raw = self._common("custom")
+        raw["customType"] = custom_type
+        if data is not None:
+            raw["data"] = data
+        return self._append(raw)
+
+    def append_custom_message(
+        self, custom_type: str, content: str | list[Any], display: bool = True, details: Any = None
+    ) -> str:
+        """Append an extension message that the model sees as user content."""
+        raw = self._common("custom_message")
+        raw.update(
+            customType=custom_type,
+            content=content if isinstance(content, str) else [message_to_dict(block) for block in content],
+            display=display,
+        )
+        if details is not None:
+            raw["details"] = details
+        return self._append(raw)
+
+    def append_label(self, target_id: str, label: str | None) -> str:
+        """Set (or with ``None``/empty text clear) the label of an entry.
+
+        Raises:
+            KeyError: No entry has ``target_id``.
+        """
+        if target_id not in self._by_id:
+            raise KeyError(f"Entry {target_id} not found")
+        raw = self._common("label")
+        raw["targetId"] = target_id
+        text = label.strip() if label else ""
+        if text:
+            raw["label"] = text
+        return self._append(raw)
+
+    def append_session_info(self, name: str) -> str:
+        """Set the session's display name (trimmed)."""
+        raw = self._common("session_info")
+        raw["name"] = name.strip()
+        return self._append(raw)
+
+    # ------------------------------------------------------------------ reading
+
+    def get_entries(self) -> list[SessionEntry]:
+        """All entries in file order (a new list; the entries themselves are read-only)."""
+        return list(self._entries)
+
+    def get_entry(self, entry_id: str) -> SessionEntry | None:
+        return self._by_id.get(entry_id)
+
+    def get_leaf_entry(self) -> SessionEntry | None:
+        return self._by_id.get(self._leaf_id) if self._leaf_id is not None else None
+
+    def get_children(self, entry_id: str) -> list[SessionEntry]:
+        return [entry for entry in self._entries if entry.parent_id == entry_id]
+
+    def get_label(self, entry_id: str) -> str | None:
+        return self._labels.get(entry_id)
+
+    def get_branch(self, leaf_id: str | None = _UNSET) -> list[SessionEntry]:
+        """The path root -> ``leaf_id`` (default: the current leaf), all entry types included."""
+        start = self._leaf_id if leaf_id is _UNSET else leaf_id
+        if start is None:
+            return []
+        return path_to(self._by_id.get(start), self._by_id)
+
+    def get_tree(self) -> list[SessionTreeNode]:
+        """The entries as a forest: children oldest first, orphans as extra roots, labels resolved."""
+        nodes = {entry.id: SessionTreeNode(entry, [], self._labels.get(entry.id)) for entry in self._entries}
+        roots: list[SessionTreeNode] = []
+        for entry in self._entries:
+            node = nodes[entry.id]
+            if node.entry is not entry:
+                continue  # a duplicate id: the later entry wins, as in the id index
+            parent = nodes.get(entry.parent_id) if entry.parent_id not in (None, entry.id) else None
+            (parent.children if parent is not None else roots).append(node)
+        for node in nodes.values():
+            if len(node.children) > 1:
+                node.children.sort(key=lambda child: iso_to_ms(child.entry.timestamp))
+        return roots
+
+    def build_session_context(self, leaf_id: str | None = _UNSET) -> SessionContext:
+        """Messages, thinking level and model at ``leaf_id`` (default: the current leaf).
+
+        ``None`` gives an empty context. See :func:`pi_coder.session.context.build_context_from_path`.
+        """
+        target = self._leaf_id if leaf_id is _UNSET else leaf_id
+        if target is None:
+            return SessionContext([], "off", None)
+        leaf = self._by_id.get(target)
+        if leaf is None:
+            leaf = self._entries[-1] if self._entries else None
+        with _file.gc_paused():
+            return build_context_from_path(path_to(leaf, self._by_id))
+
+    # ------------------------------------------------------------------ moving the leaf, forking
+
+    def branch(self, entry_id: str) -> None:
+        """Move the leaf to ``entry_id``; the next append starts a new branch there (nothing is written).
+
+        Raises:
+            KeyError: No entry has ``entry_id``.
+        """
+        if entry_id not in self._by_id:
+            raise KeyError(f"Entry {entry_id} not found")
+        self._leaf_id = entry_id
+
+    def reset_leaf(self) -> None:
+        """Move the leaf before the first entry; the next append creates a new root."""
+        self._leaf_id = None
+
+    def create_branched_session(self, from_entry_id: str) -> Path | None:
+        """Switch to a new session holding the path root -> ``from_entry_id`` (``/fork``).
+
+        The new header's ``parentSession`` is this session's file. Label entries on the path are
+        dropped and re-created at the end for the labelled entries of the path. The new file is
+        written at once if the path holds an assistant message, else lazily as usual.
+
+        Returns:
+            The new session file (``None`` in memory).
+
+        Raises:
+            KeyError: No entry has ``from_entry_id``.
+        """
+        path = self.get_branch(from_entry_id)
+        if not path:
+            raise KeyError(f"Entry {from_entry_id} not found")
+        kept = [entry for entry in path if type(entry) is not LabelEntry]
+        kept_ids = {entry.id for entry in kept}
+        labels = [(target, label) for target, label in self._labels.items() if target in kept_ids]
+        parent = str(self._file) if self._persist and self._file is not None else None
+        self.new_session(parent_session=parent)
+        for entry in kept:
+            self._entries.append(entry)
+            self._by_id[entry.id] = entry
+            self._index(entry)
+        self._leaf_id = kept[-1].id
+        for target, label in labels:
+            raw = self._common("label")
+            raw.update(targetId=target, label=label)
+            self._append(raw)
+        if self._has_assistant and self._file is not None and not self._on_disk:
+            _file.ensure_private_dir(self._file.parent)
+            _file.create_exclusive(self._file, _lines([self._header.raw, *(e.raw for e in self._entries)]))
+            self._on_disk = True
+        return self._file
