@@ -1,0 +1,464 @@
+"""The ``openai-completions`` API: OpenAI Chat Completions (and compatible servers) over SSE.
+
+Content deltas become text blocks; ``reasoning_content`` / ``reasoning`` / ``reasoning_text``
+deltas become thinking blocks whose signature records the field name (so a replay to the same
+model can send it back in that field); ``tool_calls`` deltas become tool-call blocks keyed by
+``index``, a new block starting whenever a new non-empty id arrives. Usage comes from the
+``stream_options.include_usage`` chunk; finish reasons map per spec agent-core 2.5.
+
+``model.compat`` switches (pi-product 8.4), camelCase or snake_case keys:
+``supportsStore``, ``supportsDeveloperRole``, ``supportsReasoningEffort``,
+``supportsUsageInStreaming``, ``maxTokensField``, ``requiresToolResultName``,
+``requiresAssistantAfterToolResult``, ``requiresThinkingAsText``, ``thinkingFormat``,
+``reasoningEffortMap``. Defaults are Pi's for api.openai.com; for any other server they are
+the conservative ones local servers accept (``system`` role, no ``store``, ``max_tokens``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from typing import Any
+
+import httpx
+
+from pi_coder.ai import _http
+from pi_coder.ai._sse import ServerSentEvent
+from pi_coder.ai.context import get_current_system_message, get_current_tools, render_system_prompt
+from pi_coder.ai.errors import ProviderConnectionError, ProviderResponseError
+from pi_coder.ai.events import AssistantMessageEventStream
+from pi_coder.ai.options import StreamOptions
+from pi_coder.ai.providers._common import (
+    StreamWriter,
+    call_hook,
+    env_hint,
+    idle_timeout_s,
+    provider_label,
+    pump_sse,
+    require_api_key,
+    run_provider,
+)
+from pi_coder.ai.transform import transform_messages
+from pi_coder.ai.types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    Model,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+)
+
+__all__ = ["build_payload", "resolve_compat", "stream"]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+OUTPUT_CAP = 32_000
+REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+TOOL_IMAGES_TEXT = "Attached image(s) from tool result:"
+ASSISTANT_BRIDGE_TEXT = "I have processed the tool results."
+
+_FINISH_REASONS = {"stop": "stop", "end": "stop", "length": "length", "tool_calls": "toolUse", "function_call": "toolUse"}
+_XHIGH = re.compile(r"gpt-5\.[2-9]|gpt-[6-9]", re.IGNORECASE)
+_BAD_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
+    """Stream one response from a Chat Completions endpoint.
+
+    Must be called inside a running event loop; returns at once and fills the stream from a
+    task. Never raises: failures end the stream with an ``error`` event (spec 2.5).
+
+    Args:
+        model: A model whose ``api`` is ``openai-completions``.
+        context: The transcript (system messages carry the prompt and tool declarations).
+        options: Key, signal, reasoning level, retries, timeouts, hooks.
+
+    Returns:
+        The event stream.
+    """
+    opts = options if options is not None else StreamOptions()
+    return run_provider(model, opts, lambda writer: _run(writer, model, context, opts))
+
+
+def resolve_compat(model: Model) -> dict[str, Any]:
+    """The effective compat switches of ``model`` (defaults filled in)."""
+    raw = model.compat or {}
+
+    def get(name: str, default: Any) -> Any:
+        snake = re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
+        value = raw.get(name, raw.get(snake))
+        return default if value is None else value
+
+    official = "api.openai.com" in (model.base_url or DEFAULT_BASE_URL)
+    return {
+        "supportsStore": get("supportsStore", official),
+        "supportsDeveloperRole": get("supportsDeveloperRole", official),
+        "supportsReasoningEffort": get("supportsReasoningEffort", True),
+        "supportsUsageInStreaming": get("supportsUsageInStreaming", True),
+        "maxTokensField": get("maxTokensField", "max_completion_tokens" if official else "max_tokens"),
+        "requiresToolResultName": get("requiresToolResultName", False),
+        "requiresAssistantAfterToolResult": get("requiresAssistantAfterToolResult", False),
+        "requiresThinkingAsText": get("requiresThinkingAsText", False),
+        "thinkingFormat": get("thinkingFormat", "openai"),
+        "reasoningEffortMap": get("reasoningEffortMap", {}),
+    }
+
+
+def normalize_tool_call_id(call_id: str, model: Model | None = None, source: Any = None) -> str:
+    """An id OpenAI accepts: at most 40 characters of ``[a-zA-Z0-9_-]``."""
+    head = call_id.split("|", 1)[0]
+    cleaned = _BAD_ID_CHARS.sub("_", head)[:40]
+    return cleaned or "call"
+
+
+# ---------------------------------------------------------------------------- request
+
+
+def _image_part(image: ImageContent) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": f"data:{image.mime_type};base64,{image.data}"}}
+
+
+def _user_content(content: Any, model: Model) -> str | list[dict[str, Any]] | None:
+    if isinstance(content, str):
+        return content if content.strip() else None
+    parts: list[dict[str, Any]] = []
+    for block in content:
+        if isinstance(block, TextContent):
+            if block.text.strip():
+                parts.append({"type": "text", "text": block.text})
+        elif isinstance(block, ImageContent):
+            if "image" in model.input:
+                parts.append(_image_part(block))
+            else:
+                parts.append({"type": "text", "text": "(image omitted: this model does not accept images)"})
+    if not parts:
+        return None
+    if all(p["type"] == "text" for p in parts):
+        return "\n".join(p["text"] for p in parts)
+    return parts
+
+
+def _assistant_message(message: AssistantMessage, compat: dict[str, Any]) -> dict[str, Any] | None:
+    texts: list[str] = []
+    reasoning: dict[str, list[str]] = {}
+    calls: list[dict[str, Any]] = []
+    for block in message.content:
+        if isinstance(block, TextContent):
+            if block.text.strip():
+                texts.append(block.text)
+        elif isinstance(block, ThinkingContent):
+            if block.redacted or not block.thinking.strip():
+                continue
+            if compat["requiresThinkingAsText"]:
+                texts.append(block.thinking)
+            elif block.thinking_signature in REASONING_FIELDS:
+                reasoning.setdefault(block.thinking_signature, []).append(block.thinking)
+        elif isinstance(block, ToolCall):
+            calls.append(
+                {
+                    "id": block.id,
+                    "type": "function",
+                    "function": {"name": block.name, "arguments": json.dumps(block.arguments)},
+                }
+            )
+    if not texts and not calls and not reasoning:
+        return None
+    out: dict[str, Any] = {"role": "assistant", "content": "\n".join(texts) if texts else (None if calls else "")}
+    for field, parts in reasoning.items():
+        out[field] = "\n".join(parts)
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+def convert_messages(messages: list[Any], model: Model, compat: dict[str, Any]) -> list[dict[str, Any]]:
+    """Pi messages (system messages excluded) as Chat Completions ``messages``."""
+    out: list[dict[str, Any]] = []
+    images: list[dict[str, Any]] = []
+    after_tool = False
+
+    def flush_images() -> None:
+        if images:
+            out.append({"role": "user", "content": [{"type": "text", "text": TOOL_IMAGES_TEXT}, *images]})
+            images.clear()
+
+    for message in transform_messages(messages, model, normalize_tool_call_id):
+        role = getattr(message, "role", None)
+        if role == "toolResult":
+            text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
+            for block in message.content:
+                if isinstance(block, ImageContent) and "image" in model.input:
+                    images.append(_image_part(block))
+            tool_msg: dict[str, Any] = {
+                "role": "tool",
+                "tool_call_id": message.tool_call_id,
+                "content": text or ("(see attached image)" if images else "(no output)"),
+            }
+            if compat["requiresToolResultName"]:
+                tool_msg["name"] = message.tool_name
+            out.append(tool_msg)
+            after_tool = True
+            continue
+        flush_images()
+        if role == "user":
+            content = _user_content(message.content, model)
+            if content is None:
+                continue
+            if after_tool and compat["requiresAssistantAfterToolResult"]:
+                out.append({"role": "assistant", "content": ASSISTANT_BRIDGE_TEXT})
+            out.append({"role": "user", "content": content})
+        elif role == "assistant":
+            converted = _assistant_message(message, compat)
+            if converted is not None:
+                out.append(converted)
+        after_tool = False
+    flush_images()
+    return out
+
+
+def _reasoning_effort(model: Model, level: str, compat: dict[str, Any]) -> str | None:
+    level_map = model.thinking_level_map or {}
+    if level in level_map:
+        return level_map[level]
+    mapped = (compat["reasoningEffortMap"] or {}).get(level)
+    if mapped:
+        return mapped
+    if level in ("xhigh", "max"):
+        return "xhigh" if _XHIGH.search(model.id) else "high"
+    return level
+
+
+def build_payload(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    """The request body for ``context``.
+
+    Args:
+        model: Target model (``compat`` switches apply).
+        context: The transcript.
+        options: Stream options (reasoning, max_tokens, temperature).
+
+    Returns:
+        The JSON payload.
+    """
+    compat = resolve_compat(model)
+    messages = list(context.messages)
+    prompt = render_system_prompt(get_current_system_message(messages))
+    tools = get_current_tools(messages)
+    conversation = convert_messages([m for m in messages if getattr(m, "role", None) != "system"], model, compat)
+    if prompt:
+        role = "developer" if model.reasoning and compat["supportsDeveloperRole"] else "system"
+        conversation.insert(0, {"role": role, "content": prompt})
+    payload: dict[str, Any] = {"model": model.id, "messages": conversation, "stream": True}
+    if compat["supportsUsageInStreaming"]:
+        payload["stream_options"] = {"include_usage": True}
+    if compat["supportsStore"]:
+        payload["store"] = False
+    payload[compat["maxTokensField"]] = options.max_tokens or min(model.max_tokens, OUTPUT_CAP)
+    if options.temperature is not None:
+        payload["temperature"] = options.temperature
+    if tools:
+        payload["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": tool.parameters or {"type": "object", "properties": {}},
+                },
+            }
+            for tool in tools
+        ]
+    level = options.reasoning if options.reasoning != "off" else None
+    if model.reasoning:
+        fmt = compat["thinkingFormat"]
+        if fmt in ("zai", "qwen"):
+            payload["enable_thinking"] = level is not None
+        elif fmt == "qwen-chat-template":
+            payload["chat_template_kwargs"] = {"enable_thinking": level is not None}
+        elif level is not None and compat["supportsReasoningEffort"]:
+            effort = _reasoning_effort(model, level, compat)
+            if effort:
+                payload["reasoning_effort"] = effort
+    return payload
+
+
+def _headers(model: Model, options: StreamOptions, key: str | None) -> dict[str, str]:
+    headers = {"content-type": "application/json", "accept": "text/event-stream"}
+    if key:
+        headers["authorization"] = f"Bearer {key}"
+    headers.update(model.headers or {})
+    headers.update(options.headers or {})
+    return headers
+
+
+# ---------------------------------------------------------------------------- response
+
+_NONE, _TEXT, _THINKING, _TOOL = 0, 1, 2, 3
+
+
+class _Parser:
+    """Turns Chat Completions chunks into writer calls; blocks are emitted one at a time."""
+
+    __slots__ = ("w", "kind", "index", "tool_slot", "finish_reason", "done", "seen_id")
+
+    def __init__(self, writer: StreamWriter) -> None:
+        self.w = writer
+        self.kind = _NONE
+        self.index = -1
+        self.tool_slot: int | None = None
+        """The ``index`` of the tool call the open block belongs to."""
+        self.finish_reason: str | None = None
+        self.done = False
+        self.seen_id = False
+
+    def handle(self, events: list[ServerSentEvent]) -> None:
+        w = self.w
+        loads = json.loads
+        for event in events:
+            data = event.data
+            if data == "[DONE]":
+                self.done = True
+                continue
+            chunk = loads(data)
+            if not self.seen_id:
+                self._identity(chunk)
+            choices = chunk.get("choices")
+            if choices:
+                choice = choices[0]
+                delta = choice.get("delta")
+                if delta:
+                    content = delta.get("content")
+                    size = len(delta)
+                    if content and self.kind == _TEXT and (size == 1 or (size == 2 and "role" in delta)):
+                        w.text_delta(self.index, content)  # the common case: more text
+                    else:
+                        self._delta(delta)
+                reason = choice.get("finish_reason")
+                if reason:
+                    self.finish_reason = reason
+            usage = chunk.get("usage")
+            if usage:
+                self._usage(usage)
+            elif "error" in chunk and not choices:
+                error = chunk["error"]
+                message = error.get("message") if isinstance(error, dict) else str(error)
+                raise ProviderResponseError(f"{provider_label(w.model)} API error: {message or 'stream error'}")
+
+    def _identity(self, chunk: dict[str, Any]) -> None:
+        self.seen_id = True
+        output = self.w.output
+        if chunk.get("id"):
+            output.response_id = chunk["id"]
+        if chunk.get("model"):
+            output.response_model = chunk["model"]
+
+    def _delta(self, delta: dict[str, Any]) -> None:
+        w = self.w
+        for field in REASONING_FIELDS:
+            text = delta.get(field)
+            if text:
+                if self.kind != _THINKING:
+                    self._close()
+                    self.kind, self.index = _THINKING, w.start_thinking(signature=field)
+                w.thinking_delta(self.index, text)
+                break
+        content = delta.get("content")
+        if content:
+            if self.kind != _TEXT:
+                self._close()
+                self.kind, self.index = _TEXT, w.start_text()
+            w.text_delta(self.index, content)
+        calls = delta.get("tool_calls")
+        if calls:
+            for call in calls:
+                self._tool_delta(call)
+
+    def _tool_delta(self, call: dict[str, Any]) -> None:
+        w = self.w
+        slot = call.get("index", 0)
+        call_id = call.get("id") or ""
+        function = call.get("function") or {}
+        name = function.get("name") or ""
+        block = w.output.content[self.index] if self.kind == _TOOL else None
+        if block is None or slot != self.tool_slot or (call_id and block.id and call_id != block.id):
+            self._close()
+            self.kind, self.index, self.tool_slot = _TOOL, w.start_tool_call(call_id, name), slot
+        else:
+            if call_id:
+                block.id = call_id
+            if name:
+                block.name = name
+        arguments = function.get("arguments")
+        if arguments:
+            w.tool_call_delta(self.index, arguments)
+
+    def _close(self) -> None:
+        kind, index = self.kind, self.index
+        if kind == _TEXT:
+            self.w.end_text(index)
+        elif kind == _THINKING:
+            self.w.end_thinking(index)
+        elif kind == _TOOL:
+            block = self.w.output.content[index]
+            if not block.id:  # some local servers omit ids; the loop needs one
+                block.id = f"call_{secrets.token_hex(6)}"
+            self.w.end_tool_call(index)
+        self.kind, self.index, self.tool_slot = _NONE, -1, None
+
+    def _usage(self, raw: dict[str, Any]) -> None:
+        usage = self.w.output.usage
+        prompt = raw.get("prompt_tokens") or 0
+        cached = (raw.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+        usage.input = max(0, prompt - cached)
+        usage.cache_read = cached
+        usage.output = raw.get("completion_tokens") or 0
+        reasoning = (raw.get("completion_tokens_details") or {}).get("reasoning_tokens")
+        if reasoning:
+            usage.reasoning = reasoning
+        self.w.update_cost()
+
+    def finish(self) -> None:
+        self._close()
+        raw = self.finish_reason
+        if raw is None and not self.done:
+            raise ProviderConnectionError("Connection error: the stream ended before the response was complete")
+        self.w.output.raw_stop_reason = raw
+        if raw == "content_filter":
+            raise ProviderResponseError("The response was blocked by the provider's content filter")
+        reason = "stop" if raw is None else _FINISH_REASONS.get(raw)
+        if reason is None:
+            raise ProviderResponseError(f"Unknown finish reason from {provider_label(self.w.model)}: {raw}")
+        self.w.finish(reason)
+
+
+async def _run(writer: StreamWriter, model: Model, context: Context, options: StreamOptions) -> None:
+    key = require_api_key(model, options)
+    writer.secret = key
+    payload = build_payload(model, context, options)
+    replaced = await call_hook(options.on_payload, payload)
+    if isinstance(replaced, dict):
+        payload = replaced
+    body = json.dumps(payload).encode()
+    url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
+    headers = _headers(model, options, key)
+    conf = _http.settings()
+    timeout_s = idle_timeout_s(options, conf.idle_timeout_s)
+    timeout = httpx.Timeout(timeout_s, connect=conf.connect_timeout_s)
+    client = _http.get_client()
+    response = await _http.send_with_retries(
+        client,
+        lambda: client.build_request("POST", url, content=body, headers=headers, timeout=timeout),
+        label=provider_label(model),
+        max_retries=options.max_retries,
+        max_retry_delay_ms=options.max_retry_delay_ms,
+        timeout_s=timeout_s,
+        env_hint=env_hint(model),
+    )
+    try:
+        await call_hook(options.on_response, {"status": response.status_code, "headers": dict(response.headers)})
+        writer.start()
+        parser = _Parser(writer)
+        await pump_sse(writer, response, parser.handle, timeout_s)
+    finally:
+        await response.aclose()
+    parser.finish()
