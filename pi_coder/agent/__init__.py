@@ -2,15 +2,7 @@
 
 from __future__ import annotations
 
-from pi_coder.agent._system import (
-    create_initial_system_message,
-    declare_tool_changes,
-    get_current_system_message,
-    get_current_system_prompt,
-    get_current_tools,
-    get_tool_state_changes,
-    to_tool_declaration,
-)
+from pi_coder.agent._reconcile import declare_tool_changes
 from pi_coder.agent.agent import Agent, AgentState, default_convert_to_llm
 from pi_coder.agent.events import (
     AgentEnd,
@@ -86,15 +78,9 @@ __all__ = [
     "TurnStart",
     "agent_loop",
     "agent_loop_continue",
-    "create_initial_system_message",
     "declare_tool_changes",
     "default_convert_to_llm",
-    "get_current_system_message",
-    "get_current_system_prompt",
-    "get_current_tools",
-    "get_tool_state_changes",
     "run_agent_loop",
     "run_agent_loop_continue",
     "set_default_stream_fn",
-    "to_tool_declaration",
 ]

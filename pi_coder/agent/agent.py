@@ -13,12 +13,6 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from pi_coder.agent._system import (
-    create_initial_system_message,
-    get_current_system_message,
-    get_current_system_prompt,
-    to_tool_declaration,
-)
 from pi_coder.agent.events import AgentEnd, AgentEvent, MessageEnd, MessageStart, TurnEnd
 from pi_coder.agent.loop import StreamFn, get_default_stream_fn, run_agent_loop, run_agent_loop_continue
 from pi_coder.agent.types import (
@@ -32,6 +26,11 @@ from pi_coder.agent.types import (
     ToolExecutionMode,
 )
 from pi_coder.ai.abort import AbortController, AbortSignal
+from pi_coder.ai.context import (
+    create_initial_system_message,
+    get_current_system_message,
+    get_current_system_prompt,
+)
 from pi_coder.ai.types import (
     AssistantMessage,
     ImageContent,
@@ -481,7 +480,7 @@ def _initial_state(initial: Mapping[str, Any] | Any) -> AgentState:
     tools = list(get("tools") or ())
     messages = list(get("messages") or ())
     if not messages or getattr(messages[0], "role", None) != "system":
-        system = create_initial_system_message(get("system_prompt"), [to_tool_declaration(t) for t in tools])
+        system = create_initial_system_message(get("system_prompt"), tools)
         if system is not None:
             messages.insert(0, system)
     return AgentState(

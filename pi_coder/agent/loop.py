@@ -2,7 +2,7 @@
 
 Read top to bottom, this module follows spec section 3.4: the entry points, the run prologue,
 the core loop (``_run_loop``), then the model boundary (``stream_assistant_response``). Tool
-execution lives in ``_tools_exec``; system-message reconciliation in ``_system``.
+execution lives in ``_tools_exec``; system-message reconciliation in ``_reconcile``.
 
 The loop holds no state between runs. Every emit is awaited: ``run_agent_loop`` callers get a
 barrier per event, while ``agent_loop`` only enqueues into the stream it returns.
@@ -16,7 +16,7 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pi_coder.agent._system import ToolLedger, declare_tool_changes
+from pi_coder.agent._reconcile import ToolLedger, declare_tool_changes
 from pi_coder.agent._tools_exec import (
     execute_tool_calls,
     fail_truncated_tool_calls,

@@ -7,6 +7,8 @@ Hook results (``BeforeToolCallResult``, ``AfterToolCallResult``, ``AgentLoopTurn
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
@@ -38,6 +40,7 @@ __all__ = [
     "QueueMode",
     "ToolExecutionMode",
     "ToolUpdateCallback",
+    "parameters_schema",
 ]
 
 ToolExecutionMode: TypeAlias = Literal["sequential", "parallel"]
@@ -75,6 +78,12 @@ class AgentToolResult:
         return out
 
 
+@functools.cache
+def parameters_schema(parameters: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of a parameters model, computed once per class (shared: do not mutate)."""
+    return parameters.model_json_schema()
+
+
 ToolUpdateCallback: TypeAlias = Callable[[AgentToolResult], Any]
 ToolExecute: TypeAlias = Callable[
     [str, Any, AbortSignal | None, ToolUpdateCallback | None], Awaitable[AgentToolResult]
@@ -100,7 +109,8 @@ class AgentTool:
     constrained_sampling: bool | None = None
 
     def json_schema(self) -> dict[str, Any]:
-        return self.parameters.model_json_schema()
+        """The parameters' JSON schema (a fresh copy)."""
+        return copy.deepcopy(parameters_schema(self.parameters))
 
     def declaration(self) -> Tool:
         """The model-visible declaration (``toToolDeclaration``): no label, execute or hooks."""

@@ -17,8 +17,8 @@ from pi_coder.agent import (
     AgentToolResult,
     agent_loop,
     agent_loop_continue,
-    to_tool_declaration,
 )
+from pi_coder.ai.context import to_tool_declaration
 from pi_coder.ai.events import AssistantMessageEventStream, DoneEvent, ErrorEvent, StartEvent
 from pi_coder.ai.options import StreamOptions
 from pi_coder.ai.types import (

@@ -14,23 +14,22 @@ from pi_coder.agent import (
     AgentToolResult,
     agent_loop_continue,
     declare_tool_changes,
-    get_current_tools,
-    get_tool_state_changes,
     run_agent_loop,
 )
+from pi_coder.ai.context import get_current_tools
 from pi_coder.ai.events import ErrorEvent
 from pi_coder.ai.types import DeferredHandle, SystemMessage, TextContent
 
 from .script import (
+    AC,
     AE,
     AT,
+    S0,
+    TC,
     A,
-    AC,
     Abortable,
     Poll,
-    S0,
     Script,
-    TC,
     ToolLog,
     U,
     cfg,
@@ -221,8 +220,8 @@ async def test_reconciliation_before_later_requests_announces_changed_tools() ->
     assert [t.name for t in get_current_tools(fn.calls[1].messages)] == ["echo"]
 
 
-def test_tool_state_helpers() -> None:
-    """getCurrentTools replays removals before additions; re-added names move to the end."""
+def test_declare_tool_changes_against_a_replayed_transcript() -> None:
+    """Removals replay before additions; identity is kept when the tools already match."""
     a, b, c = (make_tool(n, make_noop().execute) for n in ("a", "b", "c"))
     messages = [
         SystemMessage(content="x", tools_added=[decl(a), decl(b), decl(c)]),
@@ -230,9 +229,6 @@ def test_tool_state_helpers() -> None:
         SystemMessage(content="", tools_removed=[{"name": "a"}], tools_added=[decl(a)]),
         SystemMessage(content="", tools_added=[decl(b)]),
     ]
-    assert [t.name for t in get_current_tools(messages)] == ["b", "c", "a"]
-    added, removed = get_tool_state_changes([decl(a), decl(b)], [decl(b), decl(c)])
-    assert [t.name for t in added] == ["c"] and [r.name for r in removed] == ["a"]
     ctx = AgentContext(messages=messages, tools=[a])
     pending = [U("x")]
     out = declare_tool_changes(ctx, pending)

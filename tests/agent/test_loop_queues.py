@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from pi_coder.agent import AbortController, AgentContext, AgentLoopTurnUpdate, run_agent_loop
 from pi_coder.ai.types import Model
 
 from .script import (
+    AC,
     ACS,
     AT,
-    AC,
+    S0,
     M,
     Poll,
-    S0,
     Script,
     ToolLog,
     U,
@@ -219,26 +221,26 @@ async def test_c50_finish_turn_arguments() -> None:
     assert calls[0][1] is None
 
 
-async def test_c51_prepare_next_turn_swaps_model_and_thinking() -> None:
+@pytest.mark.parametrize(("level", "expected"), [("high", "high"), ("off", None)])
+async def test_c51_prepare_next_turn_swaps_model_and_thinking(level: str, expected: str | None) -> None:
     noop = make_noop()
     m2 = Model(id="other", api="openai-responses", provider="openai")
-    for level, expected in (("high", "high"), ("off", None)):
-        ctx = AgentContext(messages=[S0(noop)], tools=[noop])
-        seen: list[Any] = []
-        tails: list[Any] = []
+    ctx = AgentContext(messages=[S0(noop)], tools=[noop])
+    seen: list[Any] = []
+    tails: list[Any] = []
 
-        def prepare(turn: Any, level: str = level) -> AgentLoopTurnUpdate:
-            seen.append(turn)
-            tails.append(turn.context.messages[-2:])
-            return AgentLoopTurnUpdate(model=m2, thinking_level=level)
+    def prepare(turn: Any) -> AgentLoopTurnUpdate:
+        seen.append(turn)
+        tails.append(turn.context.messages[-2:])
+        return AgentLoopTurnUpdate(model=m2, thinking_level=level)
 
-        a1 = AC("tool-1", "noop", {})
-        fn = Script(a1, AT("done"))
-        events, result = await run([U("go")], ctx, cfg(reasoning="low", prepare_next_turn=prepare), fn)
-        assert len(seen) == 1 and seen[0].message is a1 and [r.role for r in seen[0].tool_results] == ["toolResult"]
-        assert seen[0].new_messages is result and tails[0] == [a1, result[2]] and tails[0][1] is result[2]
-        assert (fn.calls[0].model, fn.calls[0].options.reasoning) == (M, "low")
-        assert (fn.calls[1].model, fn.calls[1].options.reasoning) == (m2, expected)
+    a1 = AC("tool-1", "noop", {})
+    fn = Script(a1, AT("done"))
+    events, result = await run([U("go")], ctx, cfg(reasoning="low", prepare_next_turn=prepare), fn)
+    assert len(seen) == 1 and seen[0].message is a1 and [r.role for r in seen[0].tool_results] == ["toolResult"]
+    assert seen[0].new_messages is result and tails[0] == [a1, result[2]] and tails[0][1] is result[2]
+    assert (fn.calls[0].model, fn.calls[0].options.reasoning) == (M, "low")
+    assert (fn.calls[1].model, fn.calls[1].options.reasoning) == (m2, expected)
 
 
 async def test_prepare_next_turn_context_replaces_the_working_context() -> None:

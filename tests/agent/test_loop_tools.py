@@ -11,15 +11,15 @@ from pi_coder.agent import AgentContext, AgentToolResult, BeforeToolCallResult
 from pi_coder.ai.types import TextContent
 
 from .script import (
+    AC,
     ACS,
     AT,
-    A,
-    AC,
-    Poll,
     S0,
+    TC,
+    A,
+    Poll,
     Script,
     ToolLog,
-    TC,
     U,
     cfg,
     make_echo,
