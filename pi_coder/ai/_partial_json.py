@@ -16,9 +16,11 @@ __all__ = ["parse_streaming_json"]
 
 # A JSON string literal, possibly unterminated. Outside string literals a JSON document has no
 # double quotes, so scanning for the next quote tokenises strings correctly.
-_STRING = re.compile(r'"((?:[^"\\]|\\.)*)("?)', re.DOTALL)
+_STRING = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)("?)', re.DOTALL)
 _CONTROL = re.compile(r"[\x00-\x1f]")
 _SHORT_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# Only the end of the text matters for completing a truncated literal or number.
+_TAIL_WINDOW = 80
 
 _TAIL_LITERAL = re.compile(r"(?<=[:\[,])(\s*)(t|tr|tru|f|fa|fal|fals|n|nu|nul)$")
 _TAIL_NUMBER = re.compile(r"(?<=[:\[,])(\s*-?\d+(?:\.\d*)?(?:[eE][+-]?\d*)?)$")
@@ -93,10 +95,14 @@ def _ends_inside_string(s: str) -> bool:
 
 def _complete_tail(s: str) -> str:
     """Finish a trailing partial literal (``tr`` -> ``true``) or number (``1.`` -> ``1``)."""
-    literal = _TAIL_LITERAL.search(s)
+    if not s or s[-1] not in "truefalsn.eE+-":
+        return s
+    offset = max(0, len(s) - _TAIL_WINDOW)
+    tail = s[offset:]
+    literal = _TAIL_LITERAL.search(tail)
     if literal is not None and not _ends_inside_string(s):
-        return s[: literal.start(2)] + _LITERALS[literal.group(2)[0]]
-    number = _TAIL_NUMBER.search(s)
+        return s[: offset + literal.start(2)] + _LITERALS[literal.group(2)[0]]
+    number = _TAIL_NUMBER.search(tail)
     if number is not None and s[-1] in ".eE+-" and not _ends_inside_string(s):
         return s.rstrip(".eE+-")
     return s
@@ -109,11 +115,8 @@ def _escape_control_chars(s: str) -> str:
         literal = match.group(0)
         if _CONTROL.search(literal) is None:
             return literal
-        return _CONTROL.sub(_escape_one, literal)
+        for raw, escaped in _SHORT_ESCAPES.items():  # str.replace is far faster than a per-char callback
+            literal = literal.replace(raw, escaped)
+        return _CONTROL.sub(lambda m: f"\\u{ord(m.group(0)):04x}", literal)
 
     return _STRING.sub(escape_string, s)
-
-
-def _escape_one(match: re.Match[str]) -> str:
-    ch = match.group(0)
-    return _SHORT_ESCAPES.get(ch) or f"\\u{ord(ch):04x}"
