@@ -6,6 +6,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pi_coder.ai._partial_json import parse_streaming_json
 
@@ -114,3 +116,21 @@ def test_truncated_literals_numbers_and_keys(raw: str, expected: dict[str, Any])
 def test_non_objects_and_garbage_give_empty_dict(raw: str) -> None:
     """Tool arguments are objects: anything else becomes {} and nothing raises."""
     assert parse_streaming_json(raw) == {}
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(doc=st.dictionaries(st.text(max_size=6), _json_values, max_size=5), ascii_only=st.booleans())
+def test_random_documents_at_every_cut_point(doc: dict[str, Any], ascii_only: bool) -> None:
+    """Property: every prefix of any object's JSON parses to a dict consistent with the object."""
+    text = json.dumps(doc, ensure_ascii=ascii_only)
+    for cut in range(len(text) + 1):
+        result = parse_streaming_json(text[:cut])
+        assert _is_prefix_value(result, doc), (cut, text[:cut], result)
+    assert parse_streaming_json(text) == doc
