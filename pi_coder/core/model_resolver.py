@@ -349,16 +349,14 @@ def _settings_default(models: Models, settings: Any) -> Model | None:
 def _stored_model(
     store: Any, session_model: tuple[str, str] | None, session_thinking: str | None
 ) -> tuple[tuple[str, str] | None, str | None]:
-    entries = getattr(store, "entries", None)
-    has_entries = bool(entries() if callable(entries) else entries)
-    if not has_entries:
+    if not store.get_entries():
         return session_model, session_thinking
     context = store.build_session_context()
-    stored = getattr(context, "model", None)
-    if stored is not None:
-        if isinstance(stored, tuple):
-            session_model = (stored[0], stored[1])
-        else:
-            session_model = (stored.provider, getattr(stored, "model_id", None) or stored.id)
-    session_thinking = getattr(context, "thinking_level", None) or session_thinking
+    if context.model is not None:
+        session_model = (context.model[0], context.model[1])
+    from pi_coder.session.entries import ThinkingLevelChangeEntry
+
+    for entry in store.get_branch():
+        if isinstance(entry, ThinkingLevelChangeEntry):
+            session_thinking = entry.thinking_level
     return session_model, session_thinking

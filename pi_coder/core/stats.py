@@ -12,6 +12,7 @@ from pi_coder.ai.types import AssistantMessage, Usage
 
 __all__ = [
     "SessionStats",
+    "UsageTotals",
     "compute_stats",
     "estimate_context_tokens",
     "estimate_message_tokens",
@@ -73,6 +74,46 @@ class SessionStats:
         if self.session_file is None:
             del out["sessionFile"]
         return out
+
+
+@dataclass(slots=True)
+class UsageTotals:
+    """Token and cost totals over assistant messages, kept up to date incrementally."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+    counted: int = 0
+    """How many entries (of the source being followed) have been looked at."""
+    source: Any = None
+    """Identity of what was counted (so a new session starts over)."""
+
+    def add(self, usage: Usage | dict[str, Any]) -> None:
+        """Add one response's usage (a ``Usage`` or its JSON dict)."""
+        if isinstance(usage, Usage):
+            self.input += usage.input
+            self.output += usage.output
+            self.cache_read += usage.cache_read
+            self.cache_write += usage.cache_write
+            self.cost += usage.cost.total
+            return
+        self.input += int(usage.get("input") or 0)
+        self.output += int(usage.get("output") or 0)
+        self.cache_read += int(usage.get("cacheRead") or 0)
+        self.cache_write += int(usage.get("cacheWrite") or 0)
+        cost = usage.get("cost")
+        if isinstance(cost, dict):
+            self.cost += float(cost.get("total") or 0.0)
+
+    @classmethod
+    def of_messages(cls, messages: Iterable[Any]) -> UsageTotals:
+        totals = cls()
+        for message in messages:
+            if isinstance(message, AssistantMessage):
+                totals.add(message.usage)
+        return totals
 
 
 def usage_tokens(usage: Usage) -> int:
@@ -150,7 +191,7 @@ def estimate_context_tokens(messages: list[Any]) -> int | None:
 
 def compute_stats(
     context_messages: list[Any],
-    session_messages: Iterable[Any],
+    totals: UsageTotals | Iterable[Any],
     *,
     context_window: int = 0,
     session_file: str | None = None,
@@ -160,7 +201,8 @@ def compute_stats(
 
     Args:
         context_messages: The live transcript (current branch, after compaction).
-        session_messages: Every message of the session (all branches) for token/cost totals.
+        totals: Token/cost totals of the whole session (all branches), or the session's
+            messages to total.
         context_window: The current model's context window (0 if unknown).
         session_file: The session file path, if any.
         session_id: The session id.
@@ -178,15 +220,11 @@ def compute_stats(
             stats.tool_calls += sum(1 for b in _get(message, "content", []) if _get(b, "type") == "toolCall")
         elif role == "toolResult":
             stats.tool_results += 1
-    for message in session_messages:
-        if not isinstance(message, AssistantMessage):
-            continue
-        usage = message.usage
-        stats.input += usage.input
-        stats.output += usage.output
-        stats.cache_read += usage.cache_read
-        stats.cache_write += usage.cache_write
-        stats.cost += usage.cost.total
+    if not isinstance(totals, UsageTotals):
+        totals = UsageTotals.of_messages(totals)
+    stats.input, stats.output = totals.input, totals.output
+    stats.cache_read, stats.cache_write = totals.cache_read, totals.cache_write
+    stats.cost = totals.cost
     stats.total_tokens = stats.input + stats.output + stats.cache_read + stats.cache_write
     stats.context_tokens = estimate_context_tokens(context_messages)
     if stats.context_tokens is not None and context_window > 0:

@@ -1,0 +1,624 @@
+"""AgentSession: the host every mode uses (pi-product 2-4, 6, 8.5).
+
+It wires an :class:`~pi_coder.agent.Agent` to a :class:`~pi_coder.session.SessionStore`, the
+settings and the model collection: it persists every message on ``message_end``, queues
+steering and follow-up text while the agent runs, runs the user's ``!`` commands, switches,
+forks and navigates sessions, manages the model and thinking level, and re-emits every agent
+event plus its own session events to its subscribers. Build one with
+:func:`pi_coder.core.create_agent_session`.
+
+The system prompt is the transcript's first system message (with the tool declarations); it
+is rebuilt for every session and never written to the session file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from pi_coder.agent import Agent, AgentError
+from pi_coder.ai.abort import AbortController
+from pi_coder.ai.context import create_initial_system_message
+from pi_coder.ai.models import Models
+from pi_coder.ai.types import AssistantMessage, ImageContent, Model, TextContent, UserMessage
+from pi_coder.core import _session_ops as ops
+from pi_coder.core._queue import QueuedTexts, QueueKind, user_text
+from pi_coder.core.bash_exec import execute_user_bash
+from pi_coder.core.events import (
+    BashExecutionEnd,
+    BashExecutionStart,
+    BashExecutionUpdate,
+    ModelChanged,
+    Notice,
+    QueueChanged,
+    SessionNameChanged,
+    SessionSwitched,
+    ThinkingLevelChanged,
+)
+from pi_coder.core.session_hooks import BranchSummarizer, RunHook
+from pi_coder.core.stats import SessionStats, UsageTotals, compute_stats
+from pi_coder.core.thinking import available_thinking_levels, clamp_thinking_level
+from pi_coder.errors import MissingApiKeyError
+from pi_coder.session.messages import BashExecutionMessage, CustomMessage
+from pi_coder.session.store import SessionStore
+from pi_coder.settings import LoadedSettings, Settings
+
+__all__ = ["AgentSession", "Listener"]
+
+_log = logging.getLogger(__name__)
+
+Listener = Callable[[Any], Any]
+"""``listener(event)``; may be async (awaited in order)."""
+
+BUSY_TEXT = "Agent is already processing. Specify streaming_behavior ('steer' or 'follow_up') to queue the message."
+
+
+class AgentSession:
+    """One conversation: agent + session store + settings + models. See the module docstring.
+
+    Construct with :func:`pi_coder.core.create_agent_session`; the constructor expects parts
+    that are already built.
+    """
+
+    def __init__(
+        self,
+        *,
+        cwd: str,
+        agent: Agent,
+        store: SessionStore,
+        models: Models,
+        settings: LoadedSettings | Settings,
+        model: Model | None,
+        thinking_level: str,
+        build_system_prompt: Callable[[list[str]], str],
+        templates: dict[str, Any] | None = None,
+        scoped_models: Sequence[tuple[Model, str | None]] = (),
+        context_files: Sequence[str] = (),
+        startup_notices: Sequence[str] = (),
+        session_dir: str | None = None,
+    ) -> None:
+        self.cwd = cwd
+        self.agent = agent
+        self.models = models
+        self._store = store
+        self._loaded = settings if isinstance(settings, LoadedSettings) else None
+        self.settings: Settings = settings.settings if isinstance(settings, LoadedSettings) else settings
+        self._build_prompt = build_system_prompt
+        self._templates = templates or {}
+        self.scoped_models: list[tuple[Model, str | None]] = list(scoped_models)
+        self.context_files: list[str] = list(context_files)
+        self.startup_notices: list[str] = list(startup_notices)
+        """Warnings from start-up (e.g. "Could not restore model ..."), for the UI to show."""
+        self._session_dir = session_dir
+        self._listeners: list[Listener] = []
+        self._background: set[asyncio.Task[Any]] = set()
+        self._queued = QueuedTexts()
+        self._pending_bash: list[BashExecutionMessage] = []
+        self._bash_controller: AbortController | None = None
+        self._summary_controller: AbortController | None = None
+        self._usage = UsageTotals()
+        self._hooks: list[RunHook] = []
+        self.summarize_branch: BranchSummarizer | None = None
+        """Set by the compaction feature; ``navigate_tree(summarize=True)`` calls it."""
+        self._busy = False
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._last_assistant: AssistantMessage | None = None
+        self._persist_run = True
+        self._model: Model | None = None
+        agent.subscribe(self._on_agent_event)
+        agent.stream_fn = self._make_stream_fn(agent.stream_fn)
+        agent.steering_mode = self.settings.steering_mode
+        agent.follow_up_mode = self.settings.follow_up_mode
+        self._set_model_state(model)
+        agent.state.thinking_level = thinking_level
+        self.startup_notices.extend(ops.attach_store(self, model, thinking_level, explicit=True))
+
+    # ------------------------------------------------------------------ properties
+
+    @property
+    def store(self) -> SessionStore:
+        return self._store
+
+    @property
+    def model(self) -> Model | None:
+        """The current model, or None when nothing is configured."""
+        return self._model
+
+    @property
+    def thinking_level(self) -> str:
+        return self.agent.state.thinking_level
+
+    @property
+    def messages(self) -> list[Any]:
+        """The live transcript (its first message is the system prompt)."""
+        return self.agent.state.messages
+
+    @property
+    def is_streaming(self) -> bool:
+        """True while a prompt (its run, retries and compaction included) is in progress."""
+        return self._busy or self.agent.state.is_streaming
+
+    @property
+    def is_compacting(self) -> bool:
+        return any(h.is_compacting for h in self._hooks)
+
+    @property
+    def is_retrying(self) -> bool:
+        return any(h.is_retrying for h in self._hooks)
+
+    @property
+    def is_bash_running(self) -> bool:
+        return self._bash_controller is not None
+
+    @property
+    def session_file(self) -> str | None:
+        path = self._store.session_file
+        return str(path) if path is not None else None
+
+    @property
+    def session_id(self) -> str:
+        return self._store.session_id
+
+    @property
+    def session_name(self) -> str | None:
+        return self._store.name
+
+    @property
+    def steering_mode(self) -> str:
+        return self.agent.steering_mode
+
+    @property
+    def follow_up_mode(self) -> str:
+        return self.agent.follow_up_mode
+
+    @property
+    def auto_compaction_enabled(self) -> bool:
+        return self.settings.compaction.enabled
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [tool.name for tool in self.agent.state.tools]
+
+    @property
+    def system_prompt(self) -> str:
+        return self.agent.state.system_prompt
+
+    @property
+    def pending_bash_messages(self) -> list[BashExecutionMessage]:
+        """``!`` commands that finished while the agent ran, waiting to be appended."""
+        return list(self._pending_bash)
+
+    # ------------------------------------------------------------------ events
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Receive every agent and session event; returns the unsubscribe function."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    async def emit(self, event: Any) -> None:
+        """Send ``event`` to every listener in order, awaiting async ones."""
+        for listener in tuple(self._listeners):
+            result = listener(event)
+            if inspect.isawaitable(result):
+                await result
+
+    def emit_nowait(self, event: Any) -> None:
+        """``emit`` from synchronous code: sync listeners run now, async ones are scheduled."""
+        for listener in tuple(self._listeners):
+            result = listener(event)
+            if inspect.isawaitable(result):
+                task = asyncio.ensure_future(result)
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
+
+    def _queue_event(self) -> QueueChanged:
+        return QueueChanged(steering=list(self._queued.steering), follow_up=list(self._queued.follow_up))
+
+    async def _on_agent_event(self, event: Any) -> None:
+        kind = event.type
+        if kind == "message_start" and getattr(event.message, "role", None) == "user":
+            if self._queued.delivered(user_text(event.message)):
+                await self.emit(self._queue_event())
+        elif kind == "message_end":
+            message = event.message
+            if self._persist_run:
+                self._persist(message)
+            if isinstance(message, AssistantMessage):
+                self._last_assistant = message
+        await self.emit(event)
+
+    def _persist(self, message: Any) -> None:
+        role = getattr(message, "role", None)
+        if isinstance(message, CustomMessage):
+            self._store.append_custom_message(message.custom_type, message.content, message.display, message.details)
+        elif role in ("user", "assistant", "toolResult", "bashExecution"):
+            self._store.append_message(message)
+
+    # ------------------------------------------------------------------ prompting
+
+    def add_run_hook(self, hook: RunHook) -> None:
+        """Register a retry/compaction hook (see :mod:`pi_coder.core.session_hooks`)."""
+        self._hooks.append(hook)
+
+    def _expand(self, text: str) -> str:
+        if not self._templates or not text.startswith("/"):
+            return text
+        from pi_coder.core.templates import expand_template
+
+        return expand_template(text, self._templates)
+
+    async def prompt(
+        self,
+        text: str,
+        images: Sequence[ImageContent] | None = None,
+        streaming_behavior: Literal["steer", "follow_up", "followUp"] | None = None,
+    ) -> None:
+        """Send a user prompt; while the agent runs, queue it as steering or follow-up.
+
+        ``/template args`` is expanded first. When idle, returns after the run (and any retry,
+        compaction or queued follow-ups) has finished; when queueing, returns at once.
+
+        Raises:
+            RuntimeError: The agent is busy and ``streaming_behavior`` is None.
+        """
+        text = self._expand(text)
+        if self.is_streaming:
+            if streaming_behavior is None:
+                raise RuntimeError(BUSY_TEXT)
+            self._enqueue("steer" if streaming_behavior == "steer" else "follow_up", text, images)
+            return
+        message = UserMessage(content=[TextContent(text=text), *(images or ())])
+        await self._run(lambda: self.agent.prompt([message]), before_prompt=True)
+
+    def steer(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
+        """Queue a message for the agent's next turn (delivered after the current tool batch)."""
+        self._enqueue("steer", self._expand(text), images)
+
+    def follow_up(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
+        """Queue a message for when the agent would otherwise stop."""
+        self._enqueue("follow_up", self._expand(text), images)
+
+    def _enqueue(self, kind: QueueKind, text: str, images: Sequence[ImageContent] | None) -> None:
+        message = UserMessage(content=[TextContent(text=text), *(images or ())])
+        self._queued.add(kind, text)
+        (self.agent.steer if kind == "steer" else self.agent.follow_up)(message)
+        self.emit_nowait(self._queue_event())
+
+    def queued_messages(self) -> list[tuple[QueueKind, str]]:
+        """Queued texts for display: steering first, then follow-up."""
+        return self._queued.items()
+
+    def dequeue(self) -> list[str]:
+        """Take every queued text back (steering first) without aborting."""
+        texts = self._queued.take_all()
+        self.agent.clear_all_queues()
+        if texts:
+            self.emit_nowait(self._queue_event())
+        return texts
+
+    def abort(self) -> list[str]:
+        """Abort the run, a retry wait, compaction and a running ``!`` command.
+
+        Returns:
+            The queued texts that were not delivered (steering first), for the editor.
+        """
+        texts = self.dequeue()
+        for hook in self._hooks:
+            hook.abort()
+        if self._summary_controller is not None:
+            self._summary_controller.abort()
+        self.agent.abort()
+        self.abort_bash()
+        return texts
+
+    async def wait_for_idle(self) -> None:
+        """Return when no prompt is in progress."""
+        await self._idle.wait()
+        await self.agent.wait_for_idle()
+
+    async def continue_(self) -> None:
+        """Continue the agent from the current transcript (after retries, compaction, tool results)."""
+        if self.is_streaming:
+            raise RuntimeError("Agent is already processing. Wait for completion before continuing.")
+        await self._run(self.agent.continue_, before_prompt=False)
+
+    async def _run(self, start: Callable[[], Any], *, before_prompt: bool) -> None:
+        self._busy = True
+        self._idle.clear()
+        try:
+            self._flush_pending_bash()
+            if before_prompt:
+                for hook in tuple(self._hooks):
+                    await hook.before_prompt(self)
+            self._last_assistant = None
+            self._persist_run = self._model is not None
+            await start()
+            await self._settle()
+        finally:
+            self._persist_run = True
+            self._busy = False
+            self._idle.set()
+
+    async def _settle(self) -> None:
+        while True:
+            again = False
+            for hook in tuple(self._hooks):
+                if await hook.after_run(self, self._last_assistant):
+                    again = True
+                    break
+            if not again and not self.agent.has_queued_messages():
+                break
+            self._last_assistant = None
+            try:
+                await self.agent.continue_()
+            except AgentError as exc:
+                _log.debug("continue after run not possible: %s", exc)
+                break
+        self._flush_pending_bash()
+
+    def drop_last_assistant(self) -> AssistantMessage | None:
+        """Remove a trailing assistant message from the in-memory context (it stays in the file)."""
+        messages = self.agent.state.messages
+        if messages and isinstance(messages[-1], AssistantMessage):
+            return messages.pop()
+        return None
+
+    def reload_context(self) -> None:
+        """Replace the agent transcript with the store's context (e.g. after a compaction entry)."""
+        self.agent.state.messages = [*self._system_messages(), *self._store.build_session_context().messages]
+
+    def _system_messages(self) -> list[Any]:
+        prompt = self._build_prompt(self.tool_names)
+        system = create_initial_system_message(prompt, [t.declaration() for t in self.agent.state.tools])
+        return [system] if system is not None else []
+
+    def _make_stream_fn(self, inner: Callable[..., Any]) -> Callable[..., Any]:
+        def stream(model: Model, context: Any, options: Any = None) -> Any:
+            if self._model is None:
+                from pi_coder.ai.models import error_stream
+
+                return error_stream(model, ops.no_model_text(self.models))
+            return inner(model, context, options)
+
+        return stream
+
+    # ------------------------------------------------------------------ user shell commands
+
+    async def run_bash(self, command: str, *, exclude_from_context: bool = False) -> BashExecutionMessage:
+        """Run a user ``!cmd`` (``!!cmd`` with ``exclude_from_context``) and record it.
+
+        While the agent runs, the message is held back and appended before the next prompt.
+
+        Raises:
+            RuntimeError: Another ``!`` command is running.
+        """
+        if self._bash_controller is not None:
+            raise RuntimeError("A bash command is already running. Press Esc to cancel it first.")
+        controller = self._bash_controller = AbortController()
+        try:
+            await self.emit(BashExecutionStart(command=command, exclude_from_context=exclude_from_context))
+            message = await execute_user_bash(
+                command,
+                self.cwd,
+                signal=controller.signal,
+                on_output=lambda out: self.emit_nowait(BashExecutionUpdate(command=command, output=out)),
+                shell_path=self.settings.shell_path,
+                command_prefix=self.settings.shell_command_prefix,
+                exclude_from_context=exclude_from_context,
+            )
+        finally:
+            self._bash_controller = None
+        if self.is_streaming:
+            self._pending_bash.append(message)
+        else:
+            self._append_bash(message)
+        await self.emit(BashExecutionEnd(message=message))
+        return message
+
+    def abort_bash(self) -> None:
+        """Kill the running ``!`` command, if any."""
+        if self._bash_controller is not None:
+            self._bash_controller.abort()
+
+    def _append_bash(self, message: BashExecutionMessage) -> None:
+        self.agent.state.messages.append(message)
+        self._store.append_message(message)
+
+    def _flush_pending_bash(self) -> None:
+        pending, self._pending_bash = self._pending_bash, []
+        for message in pending:
+            self._append_bash(message)
+
+    # ------------------------------------------------------------------ sessions
+
+    async def _stop(self) -> None:
+        self.abort()
+        await self.wait_for_idle()
+        self._pending_bash.clear()
+
+    async def new_session(self) -> None:
+        """Start a new session file (created lazily); queues are cleared."""
+        await self._stop()
+        self._store.new_session()
+        ops.attach_store(self, self._model, self.thinking_level, explicit=True)
+        await self.emit(SessionSwitched(reason="new", session_file=self.session_file))
+
+    async def switch_session(self, path: str) -> None:
+        """Open another session file, restoring its messages, model and thinking level."""
+        await self._stop()
+        self._store = SessionStore.open(path, self._session_dir)
+        notices = ops.attach_store(self, None, None, explicit=False)
+        await self.emit(SessionSwitched(reason="switch", session_file=self.session_file))
+        for text in notices:
+            await self.emit(Notice(level="warning", text=text))
+
+    def fork_candidates(self) -> list[tuple[str, str]]:
+        """``(entry_id, text)`` of the user messages on the current branch, oldest first."""
+        return ops.fork_candidates(self._store)
+
+    async def fork(self, entry_id: str) -> str:
+        """Fork into a new session file holding the history before user message ``entry_id``.
+
+        Returns:
+            The user message's text, for the editor.
+
+        Raises:
+            ValueError: ``entry_id`` is not a user message.
+        """
+        await self._stop()
+        text = ops.fork_store(self._store, entry_id)
+        ops.attach_store(self, self._model, self.thinking_level, explicit=True)
+        await self.emit(SessionSwitched(reason="fork", session_file=self.session_file))
+        return text
+
+    async def navigate_tree(
+        self, entry_id: str, summarize: bool = False, instructions: str | None = None
+    ) -> str | None:
+        """Move to another point of the session tree (same file), optionally summarising the branch left.
+
+        Returns:
+            The text of a selected user/custom message (for the editor), else None. Also None
+            when the target is the current leaf or the summary was cancelled (nothing changes).
+
+        Raises:
+            KeyError: No entry has ``entry_id``.
+        """
+        await self._stop()
+        result = await ops.navigate(self, entry_id, summarize, instructions)
+        if result is None:
+            return None
+        self.reload_context()
+        await self.emit(SessionSwitched(reason="tree", session_file=self.session_file))
+        return result.editor_text
+
+    def set_session_name(self, name: str) -> None:
+        """Name the session (a ``session_info`` entry)."""
+        self._store.append_session_info(name)
+        self.emit_nowait(SessionNameChanged(name=name.strip()))
+
+    # ------------------------------------------------------------------ model and thinking
+
+    def _set_model_state(self, model: Model | None) -> None:
+        self._model = model
+        self.agent.state.model = model if model is not None else ops.placeholder_model()
+
+    def _save(self, updates: dict[str, Any]) -> None:
+        notice = ops.save_settings(self._loaded, self.settings, updates)
+        if notice:
+            self.emit_nowait(Notice(level="warning", text=notice))
+
+    def available_models(self) -> list[Model]:
+        """Models whose provider has a key."""
+        return self.models.available_models()
+
+    def set_model(self, model: Model) -> None:
+        """Switch model: appends ``model_change``, saves the default, re-clamps thinking.
+
+        Raises:
+            MissingApiKeyError: The model's provider has no key.
+        """
+        if not self.models.has_key(model.provider):
+            raise MissingApiKeyError(self.models.missing_key_message(model.provider))
+        self._set_model_state(model)
+        self._store.append_model_change(model.provider, model.id)
+        self._save({"default_provider": model.provider, "default_model": model.id})
+        self.emit_nowait(ModelChanged(provider=model.provider, model_id=model.id))
+        self._apply_thinking(clamp_thinking_level(self.thinking_level, model), force=False)
+
+    def cycle_model(self, direction: int = 1) -> tuple[Model, str] | None:
+        """Next (or previous) model of the scope (``--models``), else of the available models."""
+        if self.scoped_models:
+            pool: list[tuple[Model, str | None]] = list(self.scoped_models)
+        else:
+            pool = [(m, None) for m in self.available_models()]
+        if len(pool) <= 1:
+            return None
+        current = self._model
+        index = next(
+            (i for i, (m, _) in enumerate(pool) if current and (m.provider, m.id) == (current.provider, current.id)),
+            0,
+        )
+        model, thinking = pool[(index + (1 if direction >= 0 else -1)) % len(pool)]
+        self.set_model(model)
+        if thinking is not None:
+            self.set_thinking_level(thinking)
+        return model, self.thinking_level
+
+    def available_thinking_levels(self) -> list[str]:
+        return available_thinking_levels(self._model)
+
+    def set_thinking_level(self, level: str) -> None:
+        """Set the thinking level (clamped to the model); appends an entry and saves the default."""
+        self._apply_thinking(clamp_thinking_level(level, self._model) if self._model else level, force=True)
+
+    def _apply_thinking(self, level: str, *, force: bool) -> None:
+        changed = level != self.agent.state.thinking_level
+        self.agent.state.thinking_level = level
+        if changed or force:
+            if changed:
+                self._store.append_thinking_level_change(level)
+            if level in ("off", "minimal", "low", "medium", "high", "xhigh"):
+                self._save({"default_thinking_level": level})
+            self.emit_nowait(ThinkingLevelChanged(thinking_level=level))
+
+    def cycle_thinking_level(self) -> str | None:
+        """The next allowed level (wrapping); None for a model without reasoning."""
+        levels = self.available_thinking_levels()
+        if self._model is None or not self._model.reasoning or len(levels) <= 1:
+            return None
+        current = self.thinking_level
+        index = levels.index(current) if current in levels else -1
+        self.set_thinking_level(levels[(index + 1) % len(levels)])
+        return self.thinking_level
+
+    def set_steering_mode(self, mode: Literal["one-at-a-time", "all"]) -> None:
+        self.agent.steering_mode = mode
+        self._save({"steering_mode": mode})
+
+    def set_follow_up_mode(self, mode: Literal["one-at-a-time", "all"]) -> None:
+        self.agent.follow_up_mode = mode
+        self._save({"follow_up_mode": mode})
+
+    def set_auto_compaction(self, enabled: bool) -> None:
+        self._save({"compaction.enabled": enabled})
+
+    # ------------------------------------------------------------------ reading
+
+    def stats(self) -> SessionStats:
+        """Counts (current branch), token/cost totals (whole session) and context usage."""
+        self._usage = ops.refresh_usage(self._usage, self._store)
+        return compute_stats(
+            self.messages,
+            self._usage,
+            context_window=self._model.context_window if self._model else 0,
+            session_file=self.session_file,
+            session_id=self.session_id,
+        )
+
+    def last_assistant_text(self) -> str | None:
+        """Text of the last assistant message with content (aborted empty replies skipped)."""
+        for message in reversed(self.messages):
+            if isinstance(message, AssistantMessage):
+                if message.stop_reason == "aborted" and not message.content:
+                    continue
+                return message.text().strip() or None
+        return None
+
+    def user_prompt_history(self) -> list[str]:
+        """The user texts of the current branch, oldest first (for the editor's history)."""
+        return [text for _, text in self.fork_candidates()]
+
+    async def close(self) -> None:
+        """Abort whatever runs and wait until idle (every entry is already on disk)."""
+        await self._stop()
+        if self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)

@@ -1,0 +1,77 @@
+"""User shell commands (``!cmd`` / ``!!cmd``) run through the bash tool's machinery (pi-product 6).
+
+No timeout; output sanitised (ANSI and control characters stripped), tail-truncated to 2,000
+lines / 50 KB with the full output spilled to a temp file; aborting kills the process group
+and records ``cancelled`` with no exit code.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from pi_coder.ai.abort import AbortSignal
+from pi_coder.session.messages import BashExecutionMessage
+
+__all__ = ["execute_user_bash"]
+
+
+async def execute_user_bash(
+    command: str,
+    cwd: str | os.PathLike[str],
+    *,
+    signal: AbortSignal | None = None,
+    on_output: Callable[[str], Any] | None = None,
+    shell_path: str | None = None,
+    command_prefix: str | None = None,
+    exclude_from_context: bool = False,
+) -> BashExecutionMessage:
+    """Run ``command`` like the bash tool does and describe the outcome as a message.
+
+    Args:
+        command: The shell command (without the ``!``/``!!`` prefix).
+        cwd: Working directory.
+        signal: Aborting it kills the command (``cancelled=True``, ``exit_code=None``).
+        on_output: Receives the output so far (tail-truncated text) as it grows.
+        shell_path: The ``shell_path`` setting.
+        command_prefix: The ``shell_command_prefix`` setting.
+        exclude_from_context: ``!!``: stored and shown, never sent to the model.
+
+    Returns:
+        The ``bashExecution`` message. A command that cannot start (missing shell or working
+        directory) gives a message with the error text as output and exit code 127.
+    """
+    from pi_coder.errors import ToolError
+    from pi_coder.tools import run_shell_command
+
+    def update(partial: Any) -> None:
+        if on_output is not None:
+            on_output(partial.output)
+
+    try:
+        result = await run_shell_command(
+            command,
+            cwd,
+            signal=signal,
+            on_update=update,
+            timeout=None,
+            shell_path=shell_path,
+            command_prefix=command_prefix,
+        )
+    except ToolError as exc:
+        return BashExecutionMessage(
+            command=command,
+            output=str(exc),
+            exit_code=127,
+            exclude_from_context=exclude_from_context or None,
+        )
+    return BashExecutionMessage(
+        command=command,
+        output=result.output,
+        exit_code=None if result.cancelled else result.exit_code,
+        cancelled=result.cancelled,
+        truncated=result.truncated,
+        full_output_path=result.full_output_path,
+        exclude_from_context=exclude_from_context or None,
+    )

@@ -1,0 +1,168 @@
+"""``create_agent_session``: build an AgentSession from settings, models, tools and a session store."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pi_coder.ai.models import Models
+from pi_coder.ai.types import Model
+from pi_coder.core.agent_session import AgentSession
+from pi_coder.session.store import SessionStore
+from pi_coder.settings import LoadedSettings, Settings
+
+__all__ = ["DEFAULT_TOOL_NAMES", "create_agent_session", "tool_settings_from"]
+
+DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write")
+
+
+def tool_settings_from(settings: Settings) -> Any:
+    """The tools' ``ToolSettings`` for the user's settings."""
+    from pi_coder.tools import ToolSettings
+
+    return ToolSettings(
+        shell_path=settings.shell_path,
+        shell_command_prefix=settings.shell_command_prefix,
+        bash_default_timeout=float(settings.bash.default_timeout),
+        bash_max_timeout=float(settings.bash.max_timeout),
+        image_auto_resize=settings.images.auto_resize,
+    )
+
+
+def create_agent_session(
+    cwd: str | os.PathLike[str],
+    *,
+    settings: LoadedSettings | Settings | None = None,
+    models: Models | None = None,
+    store: SessionStore | None = None,
+    no_session: bool = False,
+    session_dir: str | None = None,
+    model: Model | None = None,
+    thinking_level: str | None = None,
+    tool_names: Sequence[str] | None = None,
+    tools: Sequence[Any] | None = None,
+    system_prompt: str | None = None,
+    append_system_prompt: str | None = None,
+    context_files: bool = True,
+    skills: Sequence[Any] | str | None = None,
+    scoped_models: Sequence[tuple[Model, str | None]] | None = None,
+    stream_fn: Callable[..., Any] | None = None,
+) -> AgentSession:
+    """Build an AgentSession (synchronous and cheap: reads settings, context files, templates).
+
+    Args:
+        cwd: The working directory of the session and its tools.
+        settings: Loaded settings (preferred: changes are saved through them) or a ``Settings``;
+            default ``load_settings(cwd)``.
+        models: The model collection; default ``create_models()``.
+        store: The session store; default a new session for ``cwd`` (or in memory with
+            ``no_session``). A store with entries is resumed.
+        no_session: Keep everything in memory (``--no-session``).
+        session_dir: Folder of new session files (``--session-dir``, else the setting).
+        model: The model to use; None: the session's (when resuming), the settings default,
+            else the first available (``pick_start_model``).
+        thinking_level: The thinking level; None: the session's or the default (clamped).
+        tool_names: Built-in tools to enable (default read, bash, edit, write; ``[]`` for none).
+        tools: Ready tools to use instead of building ``tool_names``.
+        system_prompt: ``--system-prompt`` text or file (replaces SYSTEM.md and the default).
+        append_system_prompt: ``--append-system-prompt`` text or file.
+        context_files: False skips AGENTS.md/CLAUDE.md.
+        skills: Skills for the prompt.
+        scoped_models: The Ctrl+P cycle (``--models`` / ``enabled_models``).
+        stream_fn: The agent's stream function; default ``models.stream_simple``.
+    """
+    from pi_coder.agent import Agent
+    from pi_coder.core.context_files import load_project_context, read_prompt_argument
+    from pi_coder.core.model_resolver import pick_start_model, resolve_scoped_models
+    from pi_coder.core.system_prompt import build_system_prompt
+    from pi_coder.core.templates import load_templates
+
+    cwd = os.fspath(cwd)
+    loaded: LoadedSettings | Settings
+    if settings is None:
+        from pi_coder.settings import load_settings
+
+        loaded = load_settings(cwd)
+    else:
+        loaded = settings
+    plain: Settings = loaded.settings if isinstance(loaded, LoadedSettings) else loaded
+    notices: list[str] = list(loaded.warnings) if isinstance(loaded, LoadedSettings) else []
+    if models is None:
+        from pi_coder.ai.models import create_models
+
+        models = create_models()
+    directory = session_dir or plain.session_dir
+    if store is None:
+        store = SessionStore.in_memory(cwd) if no_session else SessionStore.create(cwd, directory)
+    if scoped_models is None:
+        scoped_models = resolve_scoped_models(models, plain.enabled_models, warnings=notices) if plain.enabled_models else []
+    if model is None:
+        start = pick_start_model(models, plain, store, None, cli_thinking=thinking_level, scoped_models=scoped_models)
+        model, thinking_level = start.model, start.thinking_level
+        notices.extend(start.notices)
+    thinking_level = thinking_level or plain.default_thinking_level or "medium"
+
+    if tools is None:
+        names = list(DEFAULT_TOOL_NAMES if tool_names is None else tool_names)
+        tools = _build_tools(cwd, names, plain) if names else []
+    snippets = _tool_snippets()
+    project = load_project_context(cwd, context_files=context_files)
+    notices.extend(project.warnings)
+    custom = read_prompt_argument(system_prompt, cwd) if system_prompt is not None else None
+    if custom is None and project.system is not None:
+        custom = project.system.content
+    append = read_prompt_argument(append_system_prompt, cwd) if append_system_prompt is not None else None
+    if append is None and project.append_system is not None:
+        append = project.append_system.content
+
+    def build_prompt(active: list[str]) -> str:
+        return build_system_prompt(
+            cwd=cwd,
+            tools=active,
+            tool_snippets=snippets,
+            context_files=project.context_files,
+            custom_prompt=custom,
+            append_prompt=append,
+            skills=skills,
+        )
+
+    templates = load_templates(cwd, extra_paths=plain.prompts, warnings=notices)
+    from pi_coder.core.convert import make_convert_to_llm
+
+    agent = Agent(
+        initial_state={"model": model, "thinking_level": thinking_level, "tools": list(tools), "messages": []},
+        stream_fn=stream_fn or models.stream_simple,
+        convert_to_llm=make_convert_to_llm(lambda: plain.images.block_images),
+        thinking_budgets=plain.thinking_budgets.model_dump(),
+        max_retry_delay_ms=plain.retry.max_delay_ms or None,
+    )
+    return AgentSession(
+        cwd=cwd,
+        agent=agent,
+        store=store,
+        models=models,
+        settings=loaded,
+        model=model,
+        thinking_level=thinking_level,
+        build_system_prompt=build_prompt,
+        templates=templates,
+        scoped_models=scoped_models,
+        context_files=[str(f.path) for f in project.context_files],
+        startup_notices=notices,
+        session_dir=directory,
+    )
+
+
+def _build_tools(cwd: str, names: list[str], settings: Settings) -> list[Any]:
+    from pi_coder.tools import create_coding_tools
+
+    return list(create_coding_tools(cwd, names, settings=tool_settings_from(settings)))
+
+
+def _tool_snippets() -> dict[str, str] | None:
+    try:
+        from pi_coder.tools import TOOL_PROMPT_SNIPPETS
+    except ImportError:
+        return None
+    return dict(TOOL_PROMPT_SNIPPETS)

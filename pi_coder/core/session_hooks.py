@@ -1,0 +1,88 @@
+"""Extension points of AgentSession for auto-retry, auto-compaction and branch summaries.
+
+A :class:`RunHook` is registered with ``AgentSession.add_run_hook(hook)``. For every
+``prompt()`` (and ``continue_()``) the session:
+
+1. awaits ``hook.before_prompt(session)`` for each hook (the agent is idle; a compaction check
+   may replace the context here);
+2. runs the agent;
+3. after the run has settled, awaits ``hook.after_run(session, last_assistant)`` for each hook
+   in order. A hook returning True asks the session to continue the agent
+   (``agent.continue_()``) and the after-run round starts again; the remaining hooks are not
+   called for that round. Typical use (auto-retry): emit ``AutoRetryStart``, call
+   ``session.drop_last_assistant()``, sleep (abortable), return True.
+
+``abort()`` on the session calls ``hook.abort()`` on every hook, so a hook must make a pending
+sleep or summary request return promptly. ``is_retrying``/``is_compacting`` of the session are
+true while any hook reports so.
+
+Tools the hooks use on the session: ``emit(event)``, ``drop_last_assistant()``,
+``reload_context()`` (after appending a compaction entry to ``session.store``), ``agent``,
+``store``, ``settings``, ``model``, ``models``, ``messages``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from pi_coder.ai.abort import AbortSignal
+from pi_coder.ai.types import AssistantMessage
+
+if TYPE_CHECKING:
+    from pi_coder.core.agent_session import AgentSession
+
+__all__ = ["BranchSummarizer", "BranchSummaryRequest", "BranchSummaryResult", "RunHook"]
+
+
+class RunHook:
+    """Base class of run hooks; every method is a no-op by default."""
+
+    is_retrying: bool = False
+    is_compacting: bool = False
+
+    async def before_prompt(self, session: AgentSession) -> None:
+        """Called before each user prompt starts a run (not before continuations)."""
+        return None
+
+    async def after_run(self, session: AgentSession, message: AssistantMessage | None) -> bool:
+        """Called after each run settles with the run's last assistant message.
+
+        Returns:
+            True to continue the agent (``agent.continue_()``) right away.
+        """
+        return False
+
+    def abort(self) -> None:
+        """The user aborted: stop waiting, cancel requests, do not ask to continue."""
+        return None
+
+
+@dataclass(slots=True, kw_only=True)
+class BranchSummaryRequest:
+    """What ``navigate_tree(..., summarize=True)`` asks the branch summarizer for."""
+
+    old_leaf_id: str | None
+    """The leaf being left (the summarised branch ends here)."""
+    target_id: str
+    """The entry the user selected."""
+    instructions: str | None
+    """Custom instructions ("Summarize with custom prompt"), if any."""
+    signal: AbortSignal
+    """Aborted by ``session.abort()`` (Esc while summarising)."""
+
+
+@dataclass(slots=True, kw_only=True)
+class BranchSummaryResult:
+    summary: str
+    details: Any = None
+    """Stored in the ``branch_summary`` entry (``{"readFiles": [...], "modifiedFiles": [...]}``)."""
+    from_hook: bool | None = None
+
+
+BranchSummarizer: TypeAlias = Callable[
+    ["AgentSession", BranchSummaryRequest], Awaitable[BranchSummaryResult | None]
+]
+"""Returns the summary, or None when cancelled (then navigation does not happen). Raising aborts
+navigation with that error; the session is left unchanged."""
