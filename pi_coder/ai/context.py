@@ -9,7 +9,8 @@ Section rendering (Pi leaves it open): the prompt text is the joined ``content``
 system message, followed by each current section's text in the order the sections were first
 set, all separated by a blank line. A section replaced later keeps its position; a section
 set to ``None`` is removed; a removed section that is set again goes to the end. Section
-names are not rendered: a section's text carries its own heading if it wants one.
+names are not rendered: a section's text carries its own heading if it wants one. A content
+given as a list of text blocks counts as its texts joined with a newline.
 """
 
 from __future__ import annotations
