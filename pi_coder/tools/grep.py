@@ -1,0 +1,253 @@
+"""The grep tool: search file contents with ripgrep, or a pure-Python walker without it."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from pi_coder.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
+from pi_coder.ai.abort import AbortSignal
+from pi_coder.ai.types import TextContent
+from pi_coder.errors import ToolError
+from pi_coder.tools._glob import compile_glob
+from pi_coder.tools._paths import resolve_path
+from pi_coder.tools._rg import RipgrepRun, find_ripgrep
+from pi_coder.tools._schema import ToolParams, coerce_params
+from pi_coder.tools._settings import ToolSettings
+from pi_coder.tools._truncate import (
+    DEFAULT_MAX_BYTES,
+    GREP_MAX_LINE_LENGTH,
+    format_size,
+    truncate_head,
+    truncate_line,
+)
+from pi_coder.tools._walk import walk_files
+
+__all__ = ["GrepParams", "create_grep_tool"]
+
+DEFAULT_LIMIT = 100
+DESCRIPTION = (
+    "Search file contents for a pattern. Returns matching lines with file paths and line numbers. "
+    f"Respects .gitignore. Output is truncated to {DEFAULT_LIMIT} matches or {DEFAULT_MAX_BYTES // 1024}KB "
+    f"(whichever is hit first). Long lines are truncated to {GREP_MAX_LINE_LENGTH} chars."
+)
+
+
+class GrepParams(ToolParams):
+    pattern: str = Field(description="Search pattern (regex or literal string)")
+    path: str | None = Field(default=None, description="Directory or file to search (default: current directory)")
+    glob: str | None = Field(default=None, description="Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'")
+    ignore_case: bool | None = Field(default=None, alias="ignoreCase", description="Case-insensitive search (default: false)")
+    literal: bool | None = Field(
+        default=None, description="Treat pattern as literal string instead of regex (default: false)"
+    )
+    context: int | None = Field(
+        default=None, description="Number of lines to show before and after each match (default: 0)"
+    )
+    limit: int | None = Field(default=None, description="Maximum number of matches to return (default: 100)")
+
+
+@dataclass(slots=True)
+class _FileHits:
+    rel: str
+    lines: list[tuple[int, str, bool]] = field(default_factory=list)
+    """(line number, text, is match)."""
+
+
+def _sort_key(rel: str) -> tuple[str, ...]:
+    return tuple(rel.split("/"))
+
+
+def _json_text(value: dict[str, Any]) -> str:
+    if "text" in value:
+        return value["text"]
+    return base64.b64decode(value.get("bytes", "")).decode("utf-8", "replace")
+
+
+def _line_text(data: dict[str, Any]) -> str:
+    return _json_text(data["lines"]).rstrip("\n").rstrip("\r")
+
+
+async def _search_rg(
+    rg: str, root: Path, is_file: bool, args: GrepParams, limit: int, context: int, signal: AbortSignal | None
+) -> tuple[list[_FileHits], bool]:
+    argv = ["--json", "--line-number", "--color=never", "--hidden", "--no-require-git", "--glob", "!.git"]
+    if args.ignore_case:
+        argv.append("--ignore-case")
+    if args.literal:
+        argv.append("--fixed-strings")
+    if args.glob:
+        argv += ["--glob", args.glob]
+    if context:
+        argv += ["--context", str(context)]
+    argv += ["--regexp", args.pattern, "--", root.name if is_file else "./"]
+    run = RipgrepRun(rg, argv, root.parent if is_file else root, signal)
+    groups: list[_FileHits] = []
+    current: _FileHits | None = None
+    matches = 0
+    last_match = 0
+    reached = False
+    async with contextlib.aclosing(run.lines()) as lines:
+        async for raw in lines:
+            event = json.loads(raw)
+            kind = event.get("type")
+            data = event.get("data", {})
+            if kind == "begin":
+                if matches >= limit:
+                    current = None  # only looking for one more match now
+                    continue
+                rel = _json_text(data["path"])
+                current = _FileHits(rel[2:] if rel.startswith("./") else rel)
+                groups.append(current)
+            elif kind == "match":
+                if matches >= limit:
+                    reached = True
+                    break
+                if current is not None:
+                    current.lines.append((data["line_number"], _line_text(data), True))
+                    matches += 1
+                    last_match = data["line_number"]
+            elif kind == "context" and current is not None:
+                if matches < limit or data["line_number"] <= last_match + context:
+                    current.lines.append((data["line_number"], _line_text(data), False))
+    if not reached and run.returncode not in (0, 1, None):
+        if not any(g.lines for g in groups):
+            raise ToolError(run.stderr or f"ripgrep exited with code {run.returncode}")
+    groups = [g for g in groups if g.lines]
+    groups.sort(key=lambda g: _sort_key(g.rel))
+    return groups, reached
+
+
+def _compile(args: GrepParams) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
+    source = re.escape(args.pattern) if args.literal else args.pattern
+    flags = re.IGNORECASE if args.ignore_case else 0
+    try:
+        line_rx = re.compile(source, flags)
+        prefilter = None if ("\\A" in source or "\\Z" in source) else re.compile(source, flags | re.MULTILINE)
+    except re.error as exc:
+        raise ToolError(f"regex parse error: {exc}") from exc
+    return line_rx, prefilter
+
+
+def _search_python(
+    root: Path, is_file: bool, args: GrepParams, limit: int, context: int, signal: AbortSignal | None
+) -> tuple[list[_FileHits], bool]:
+    line_rx, prefilter = _compile(args)
+    glob = compile_glob(args.glob) if args.glob and not is_file else None
+    if is_file:
+        files: Any = [root.name]
+        base = root.parent
+    else:
+        files = walk_files(root)
+        base = root
+    groups: list[_FileHits] = []
+    matches = 0
+    for rel in files:
+        if signal is not None and signal.aborted:
+            raise ToolError("Operation aborted")
+        if glob is not None and glob.matches(rel, False) == glob.negated:
+            continue
+        try:
+            data = (base / rel).read_bytes()
+        except OSError:
+            continue
+        if b"\x00" in data:
+            continue
+        text = data.decode("utf-8", "replace")
+        if prefilter is not None and not prefilter.search(text):
+            continue
+        lines = text.split("\n")
+        if text.endswith("\n"):
+            lines.pop()
+        hit_rows = [i for i, line in enumerate(lines) if line_rx.search(line)]
+        if not hit_rows:
+            continue
+        group = _FileHits(rel)
+        hit_set = set(hit_rows)
+        shown_until = -1
+        for i in hit_rows:
+            if matches >= limit:
+                groups.append(group)
+                return [g for g in groups if g.lines], True
+            for j in range(max(shown_until + 1, i - context), i):
+                group.lines.append((j + 1, lines[j].rstrip("\r"), False))
+            group.lines.append((i + 1, lines[i].rstrip("\r"), True))
+            matches += 1
+            shown_until = i
+            if matches >= limit:
+                # Trailing context of the last match, up to the next match.
+                for j in range(i + 1, min(i + 1 + context, len(lines))):
+                    if j in hit_set:
+                        break
+                    group.lines.append((j + 1, lines[j].rstrip("\r"), False))
+                    shown_until = j
+                continue
+            for j in range(i + 1, min(i + 1 + context, len(lines))):
+                if j in hit_set:
+                    break
+                group.lines.append((j + 1, lines[j].rstrip("\r"), False))
+                shown_until = j
+        groups.append(group)
+    return groups, False
+
+
+def _format(groups: list[_FileHits], limit: int, reached: bool) -> AgentToolResult:
+    rows: list[str] = []
+    cut_any = False
+    for group in groups:
+        for number, text, is_match in group.lines:
+            shown, cut = truncate_line(text)
+            cut_any |= cut
+            sep = ":" if is_match else "-"
+            rows.append(f"{group.rel}{sep}{number}{sep} {shown}")
+    truncation = truncate_head("\n".join(rows), max_lines=1 << 62)
+    notices: list[str] = []
+    details: dict[str, Any] = {}
+    if reached:
+        notices.append(f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern")
+        details["matchLimitReached"] = limit
+    if truncation.truncated:
+        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+        details["truncation"] = truncation.to_details()
+    if cut_any:
+        notices.append(f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines")
+        details["linesTruncated"] = True
+    text = truncation.content + (f"\n\n[{'. '.join(notices)}]" if notices else "")
+    return AgentToolResult(content=[TextContent(text=text)], details=details or None)
+
+
+def create_grep_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool:
+    """The ``grep`` tool bound to ``cwd`` (ripgrep when available, else a Python walker)."""
+    settings = settings or ToolSettings()
+
+    async def execute(
+        tool_call_id: str, params: Any, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+    ) -> AgentToolResult:
+        args = coerce_params(GrepParams, params)
+        if signal is not None and signal.aborted:
+            raise ToolError("Operation aborted")
+        root = resolve_path(args.path or ".", cwd)
+        if not root.exists():
+            raise ToolError(f"Path not found: {root}")
+        is_file = not root.is_dir()
+        limit = max(1, args.limit or DEFAULT_LIMIT)
+        context = max(0, args.context or 0)
+        rg = find_ripgrep(settings)
+        if rg is not None:
+            groups, reached = await _search_rg(rg, root, is_file, args, limit, context, signal)
+        else:
+            groups, reached = await asyncio.to_thread(_search_python, root, is_file, args, limit, context, signal)
+        if not groups:
+            return AgentToolResult(content=[TextContent(text="No matches found")], details=None)
+        return _format(groups, limit, reached)
+
+    return AgentTool(name="grep", label="grep", description=DESCRIPTION, parameters=GrepParams, execute=execute)

@@ -1,0 +1,58 @@
+"""The write tool: create or overwrite a file, creating parent directories."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from pi_coder.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
+from pi_coder.ai.abort import AbortSignal
+from pi_coder.ai.types import TextContent
+from pi_coder.errors import ToolError
+from pi_coder.tools._locks import file_mutation_lock
+from pi_coder.tools._paths import resolve_path
+from pi_coder.tools._schema import ToolParams, coerce_params
+from pi_coder.tools._settings import ToolSettings
+
+__all__ = ["WriteParams", "create_write_tool"]
+
+DESCRIPTION = (
+    "Write content to a file. Creates the file if it doesn't exist, overwrites if it does. "
+    "Automatically creates parent directories."
+)
+
+
+class WriteParams(ToolParams):
+    path: str = Field(description="Path to the file to write (relative or absolute)")
+    content: str = Field(description="Content to write to the file")
+
+
+def _write_sync(file: Path, content: str) -> None:
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        with open(file, "w", encoding="utf-8", newline="", errors="surrogatepass") as f:
+            f.write(content)
+    except OSError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def create_write_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool:
+    """The ``write`` tool bound to ``cwd``."""
+
+    async def execute(
+        tool_call_id: str, params: Any, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+    ) -> AgentToolResult:
+        args = coerce_params(WriteParams, params)
+        file = resolve_path(args.path, cwd)
+        async with file_mutation_lock(file):
+            if signal is not None and signal.aborted:
+                raise ToolError("Operation aborted")
+            await asyncio.to_thread(_write_sync, file, args.content)
+        text = f"Successfully wrote {len(args.content)} bytes to {args.path}"
+        return AgentToolResult(content=[TextContent(text=text)], details=None)
+
+    return AgentTool(name="write", label="write", description=DESCRIPTION, parameters=WriteParams, execute=execute)
