@@ -25,23 +25,20 @@ from pi_coder.ai.context import create_initial_system_message
 from pi_coder.ai.models import Models
 from pi_coder.ai.types import AssistantMessage, ImageContent, Model, TextContent, UserMessage
 from pi_coder.core import _session_ops as ops
+from pi_coder.core._model_controls import ModelControls
 from pi_coder.core._queue import QueuedTexts, QueueKind, user_text
 from pi_coder.core.bash_exec import execute_user_bash
 from pi_coder.core.events import (
     BashExecutionEnd,
     BashExecutionStart,
     BashExecutionUpdate,
-    ModelChanged,
     Notice,
     QueueChanged,
     SessionNameChanged,
     SessionSwitched,
-    ThinkingLevelChanged,
 )
 from pi_coder.core.session_hooks import BranchSummarizer, RunHook
 from pi_coder.core.stats import SessionStats, UsageTotals, compute_stats
-from pi_coder.core.thinking import available_thinking_levels, clamp_thinking_level
-from pi_coder.errors import MissingApiKeyError
 from pi_coder.session.messages import BashExecutionMessage, CustomMessage
 from pi_coder.session.store import SessionStore
 from pi_coder.settings import LoadedSettings, Settings
@@ -56,7 +53,7 @@ Listener = Callable[[Any], Any]
 BUSY_TEXT = "Agent is already processing. Specify streaming_behavior ('steer' or 'follow_up') to queue the message."
 
 
-class AgentSession:
+class AgentSession(ModelControls):
     """One conversation: agent + session store + settings + models. See the module docstring.
 
     Construct with :func:`pi_coder.core.create_agent_session`; the constructor expects parts
@@ -127,10 +124,6 @@ class AgentSession:
     def model(self) -> Model | None:
         """The current model, or None when nothing is configured."""
         return self._model
-
-    @property
-    def thinking_level(self) -> str:
-        return self.agent.state.thinking_level
 
     @property
     def messages(self) -> list[Any]:
@@ -493,6 +486,8 @@ class AgentSession:
             KeyError: No entry has ``entry_id``.
         """
         await self._stop()
+        if summarize and self.summarize_branch is None:
+            await self.emit(Notice(level="warning", text="Branch summaries are not available; navigating without one."))
         result = await ops.navigate(self, entry_id, summarize, instructions)
         if result is None:
             return None
@@ -504,92 +499,6 @@ class AgentSession:
         """Name the session (a ``session_info`` entry)."""
         self._store.append_session_info(name)
         self.emit_nowait(SessionNameChanged(name=name.strip()))
-
-    # ------------------------------------------------------------------ model and thinking
-
-    def _set_model_state(self, model: Model | None) -> None:
-        self._model = model
-        self.agent.state.model = model if model is not None else ops.placeholder_model()
-
-    def _save(self, updates: dict[str, Any]) -> None:
-        notice = ops.save_settings(self._loaded, self.settings, updates)
-        if notice:
-            self.emit_nowait(Notice(level="warning", text=notice))
-
-    def available_models(self) -> list[Model]:
-        """Models whose provider has a key."""
-        return self.models.available_models()
-
-    def set_model(self, model: Model) -> None:
-        """Switch model: appends ``model_change``, saves the default, re-clamps thinking.
-
-        Raises:
-            MissingApiKeyError: The model's provider has no key.
-        """
-        if not self.models.has_key(model.provider):
-            raise MissingApiKeyError(self.models.missing_key_message(model.provider))
-        self._set_model_state(model)
-        self._store.append_model_change(model.provider, model.id)
-        self._save({"default_provider": model.provider, "default_model": model.id})
-        self.emit_nowait(ModelChanged(provider=model.provider, model_id=model.id))
-        self._apply_thinking(clamp_thinking_level(self.thinking_level, model), force=False)
-
-    def cycle_model(self, direction: int = 1) -> tuple[Model, str] | None:
-        """Next (or previous) model of the scope (``--models``), else of the available models."""
-        if self.scoped_models:
-            pool: list[tuple[Model, str | None]] = list(self.scoped_models)
-        else:
-            pool = [(m, None) for m in self.available_models()]
-        if len(pool) <= 1:
-            return None
-        current = self._model
-        index = next(
-            (i for i, (m, _) in enumerate(pool) if current and (m.provider, m.id) == (current.provider, current.id)),
-            0,
-        )
-        model, thinking = pool[(index + (1 if direction >= 0 else -1)) % len(pool)]
-        self.set_model(model)
-        if thinking is not None:
-            self.set_thinking_level(thinking)
-        return model, self.thinking_level
-
-    def available_thinking_levels(self) -> list[str]:
-        return available_thinking_levels(self._model)
-
-    def set_thinking_level(self, level: str) -> None:
-        """Set the thinking level (clamped to the model); appends an entry and saves the default."""
-        self._apply_thinking(clamp_thinking_level(level, self._model) if self._model else level, force=True)
-
-    def _apply_thinking(self, level: str, *, force: bool) -> None:
-        changed = level != self.agent.state.thinking_level
-        self.agent.state.thinking_level = level
-        if changed or force:
-            if changed:
-                self._store.append_thinking_level_change(level)
-            if level in ("off", "minimal", "low", "medium", "high", "xhigh"):
-                self._save({"default_thinking_level": level})
-            self.emit_nowait(ThinkingLevelChanged(thinking_level=level))
-
-    def cycle_thinking_level(self) -> str | None:
-        """The next allowed level (wrapping); None for a model without reasoning."""
-        levels = self.available_thinking_levels()
-        if self._model is None or not self._model.reasoning or len(levels) <= 1:
-            return None
-        current = self.thinking_level
-        index = levels.index(current) if current in levels else -1
-        self.set_thinking_level(levels[(index + 1) % len(levels)])
-        return self.thinking_level
-
-    def set_steering_mode(self, mode: Literal["one-at-a-time", "all"]) -> None:
-        self.agent.steering_mode = mode
-        self._save({"steering_mode": mode})
-
-    def set_follow_up_mode(self, mode: Literal["one-at-a-time", "all"]) -> None:
-        self.agent.follow_up_mode = mode
-        self._save({"follow_up_mode": mode})
-
-    def set_auto_compaction(self, enabled: bool) -> None:
-        self._save({"compaction.enabled": enabled})
 
     # ------------------------------------------------------------------ reading
 

@@ -155,14 +155,12 @@ def create_agent_session(
 
 
 def _build_tools(cwd: str, names: list[str], settings: Settings) -> list[Any]:
-    from pi_coder.tools import create_coding_tools
+    from pi_coder.tools import create_tools
 
-    return list(create_coding_tools(cwd, names, settings=tool_settings_from(settings)))
+    return list(create_tools(cwd, names, tool_settings_from(settings)).values())
 
 
-def _tool_snippets() -> dict[str, str] | None:
-    try:
-        from pi_coder.tools import TOOL_PROMPT_SNIPPETS
-    except ImportError:
-        return None
+def _tool_snippets() -> dict[str, str]:
+    from pi_coder.tools import TOOL_PROMPT_SNIPPETS
+
     return dict(TOOL_PROMPT_SNIPPETS)

@@ -334,3 +334,25 @@ async def test_session_name_and_last_assistant_text(cwd: Path) -> None:
     assert session.session_name == "My session"
     assert session.last_assistant_text() == "the answer"
     assert session.user_prompt_history() == ["q"]
+
+
+async def test_default_tools_are_declared_and_a_tool_turn_is_persisted(cwd: Path) -> None:
+    from pi_coder.ai.providers.faux import faux_tool_call
+
+    (cwd / "note.txt").write_text("file body\n")
+    faux = faux_provider([faux_message(faux_tool_call("read", {"path": "note.txt"}, id="call_1")), "done"])
+    session = make_session(cwd, make_models(faux), tools=None)
+    assert session.tool_names == ["read", "bash", "edit", "write"]
+    system = session.messages[0]
+    assert [t.name for t in system.tools_added] == ["read", "bash", "edit", "write"]
+    assert "- read:" in system.content
+
+    await session.prompt("read the note")
+    roles = [line["message"]["role"] for line in read_lines(session.session_file) if line["type"] == "message"]
+    assert roles == ["user", "assistant", "toolResult", "assistant"]
+    result = session.messages[3]
+    assert result.role == "toolResult" and "file body" in result.content[0].text
+    # The second request carried the tool result; no reconciliation message was needed.
+    assert [m.role for m in faux.state.contexts[1].messages] == ["system", "user", "assistant", "toolResult"]
+    stats = session.stats()
+    assert (stats.tool_calls, stats.tool_results) == (1, 1)

@@ -1,0 +1,125 @@
+"""Model, thinking-level and queue-mode controls of AgentSession (pi-product 8.5).
+
+A mixin so ``agent_session.py`` stays small; it relies on the attributes AgentSession sets.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from pi_coder.ai.types import Model
+from pi_coder.core import _session_ops as ops
+from pi_coder.core.events import ModelChanged, Notice, ThinkingLevelChanged
+from pi_coder.core.thinking import available_thinking_levels, clamp_thinking_level
+from pi_coder.errors import MissingApiKeyError
+
+if TYPE_CHECKING:
+    from pi_coder.agent import Agent
+    from pi_coder.ai.models import Models
+    from pi_coder.session.store import SessionStore
+    from pi_coder.settings import LoadedSettings, Settings
+
+_SAVABLE_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+
+class ModelControls:
+    """``set_model``, ``cycle_model``, thinking levels, queue modes and auto-compaction toggles."""
+
+    agent: Agent
+    models: Models
+    settings: Settings
+    scoped_models: list[tuple[Model, str | None]]
+    _model: Model | None
+    _store: SessionStore
+    _loaded: LoadedSettings | None
+
+    def emit_nowait(self, event: Any) -> None:  # provided by AgentSession
+        raise NotImplementedError
+
+    @property
+    def thinking_level(self) -> str:
+        return self.agent.state.thinking_level
+
+    def _set_model_state(self, model: Model | None) -> None:
+        self._model = model
+        self.agent.state.model = model if model is not None else ops.placeholder_model()
+
+    def _save(self, updates: dict[str, Any]) -> None:
+        notice = ops.save_settings(self._loaded, self.settings, updates)
+        if notice:
+            self.emit_nowait(Notice(level="warning", text=notice))
+
+    def available_models(self) -> list[Model]:
+        """Models whose provider has a key."""
+        return self.models.available_models()
+
+    def set_model(self, model: Model) -> None:
+        """Switch model: appends ``model_change``, saves the default, re-clamps thinking.
+
+        Raises:
+            MissingApiKeyError: The model's provider has no key.
+        """
+        if not self.models.has_key(model.provider):
+            raise MissingApiKeyError(self.models.missing_key_message(model.provider))
+        self._set_model_state(model)
+        self._store.append_model_change(model.provider, model.id)
+        self._save({"default_provider": model.provider, "default_model": model.id})
+        self.emit_nowait(ModelChanged(provider=model.provider, model_id=model.id))
+        self._apply_thinking(clamp_thinking_level(self.thinking_level, model), force=False)
+
+    def cycle_model(self, direction: int = 1) -> tuple[Model, str] | None:
+        """Next (or previous) model of the scope (``--models``), else of the available models."""
+        if self.scoped_models:
+            pool: list[tuple[Model, str | None]] = list(self.scoped_models)
+        else:
+            pool = [(m, None) for m in self.available_models()]
+        if len(pool) <= 1:
+            return None
+        current = self._model
+        index = next(
+            (i for i, (m, _) in enumerate(pool) if current and (m.provider, m.id) == (current.provider, current.id)),
+            0,
+        )
+        model, thinking = pool[(index + (1 if direction >= 0 else -1)) % len(pool)]
+        self.set_model(model)
+        if thinking is not None:
+            self.set_thinking_level(thinking)
+        return model, self.thinking_level
+
+    def available_thinking_levels(self) -> list[str]:
+        return available_thinking_levels(self._model)
+
+    def set_thinking_level(self, level: str) -> None:
+        """Set the thinking level (clamped to the model); appends an entry and saves the default."""
+        self._apply_thinking(clamp_thinking_level(level, self._model) if self._model else level, force=True)
+
+    def _apply_thinking(self, level: str, *, force: bool) -> None:
+        changed = level != self.agent.state.thinking_level
+        self.agent.state.thinking_level = level
+        if changed or force:
+            if changed:
+                self._store.append_thinking_level_change(level)
+            if level in _SAVABLE_LEVELS:
+                self._save({"default_thinking_level": level})
+            self.emit_nowait(ThinkingLevelChanged(thinking_level=level))
+
+    def cycle_thinking_level(self) -> str | None:
+        """The next allowed level (wrapping); None for a model without reasoning."""
+        levels = self.available_thinking_levels()
+        if self._model is None or not self._model.reasoning or len(levels) <= 1:
+            return None
+        current = self.thinking_level
+        index = levels.index(current) if current in levels else -1
+        self.set_thinking_level(levels[(index + 1) % len(levels)])
+        return self.thinking_level
+
+    def set_steering_mode(self, mode: Literal["one-at-a-time", "all"]) -> None:
+        self.agent.steering_mode = mode
+        self._save({"steering_mode": mode})
+
+    def set_follow_up_mode(self, mode: Literal["one-at-a-time", "all"]) -> None:
+        self.agent.follow_up_mode = mode
+        self._save({"follow_up_mode": mode})
+
+    def set_auto_compaction(self, enabled: bool) -> None:
+        self._save({"compaction.enabled": enabled})
