@@ -54,6 +54,7 @@ class PiModel(BaseModel):
         populate_by_name=True,
         extra="allow",
         ser_json_inf_nan="null",
+        defer_build=True,
     )
 
     def to_json_dict(self) -> dict[str, Any]:
