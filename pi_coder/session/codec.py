@@ -230,6 +230,16 @@ def entry_from_dict(data: Any) -> SessionEntry | None:
         return None
     parent_id = data.get("parentId")
     timestamp = data.get("timestamp")
+    if kind == "message":
+        # The hot path of loading: build the entry without the generic dispatch.
+        message = data.get("message")
+        if type(message) is dict and type(message.get("role")) is str:
+            return MessageEntry(
+                id=entry_id,
+                parent_id=parent_id if type(parent_id) is str else None,
+                timestamp=timestamp if type(timestamp) is str else "",
+                raw=data,
+            )
     common = {
         "id": entry_id,
         "parent_id": parent_id if isinstance(parent_id, str) else None,

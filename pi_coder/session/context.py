@@ -103,9 +103,10 @@ def build_context_from_path(path: Sequence[SessionEntry]) -> SessionContext:
     for index, entry in enumerate(path):
         kind = type(entry)
         if kind is MessageEntry:
-            raw = entry.raw["message"]
-            if raw.get("role") == "assistant":
-                model = (str(raw.get("provider", "")), str(raw.get("model", "")))
+            if entry.role == "assistant":  # type: ignore[union-attr]
+                provider = entry.message_field("provider")  # type: ignore[union-attr]
+                model_id = entry.message_field("model")  # type: ignore[union-attr]
+                model = (provider if isinstance(provider, str) else "", model_id if isinstance(model_id, str) else "")
         elif kind is ThinkingLevelChangeEntry:
             thinking = entry.thinking_level  # type: ignore[union-attr]
         elif kind is ModelChangeEntry:
@@ -174,9 +175,13 @@ def repair_tool_pairing(messages: list[AgentMessage]) -> list[AgentMessage]:
         index += 1
         if out is not None:
             out.append(message)
-        if not isinstance(message, AssistantMessage) or message.stop_reason in ("error", "aborted"):
+        if (
+            getattr(message, "role", None) != "assistant"
+            or not isinstance(message, AssistantMessage)
+            or message.stop_reason in ("error", "aborted")
+        ):
             continue
-        calls = [block for block in message.content if isinstance(block, ToolCall)]
+        calls = [block for block in message.content if block.type == "toolCall"]
         if not calls:
             continue
         answered: set[str] = set()
@@ -184,11 +189,12 @@ def repair_tool_pairing(messages: list[AgentMessage]) -> list[AgentMessage]:
         scan = index
         while scan < count:
             following = messages[scan]
-            if isinstance(following, ToolResultMessage):
+            role = getattr(following, "role", None)
+            if role == "toolResult" and isinstance(following, ToolResultMessage):
                 answered.add(following.tool_call_id)
                 if insert_at == scan:
                     insert_at = scan + 1
-            elif getattr(following, "role", None) in ("user", "assistant"):
+            elif role in ("user", "assistant"):
                 break
             scan += 1
         missing = [call for call in calls if call.id not in answered]
@@ -197,7 +203,7 @@ def repair_tool_pairing(messages: list[AgentMessage]) -> list[AgentMessage]:
         if out is None:
             out = list(messages[:index])
         out.extend(messages[index:insert_at])
-        out.extend(_interrupted_result(call, message.timestamp) for call in missing)
+        out.extend(_interrupted_result(call, message.timestamp) for call in missing)  # type: ignore[arg-type]
         index = insert_at
     return messages if out is None else out
 

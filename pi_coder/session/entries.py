@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
-from pi_coder.session.messages import AgentMessage, parse_agent_message
+from pi_coder.session.messages import AgentMessage, message_to_dict, parse_agent_message
 
 __all__ = [
     "CURRENT_SESSION_VERSION",
@@ -80,20 +80,43 @@ class MessageEntry(_Entry):
     def message(self) -> AgentMessage:
         """The typed message, parsed from ``raw`` on first access and cached.
 
-        A message that fails validation becomes an ``UnknownMessage`` (left out of the LLM
-        context) rather than making the whole session unusable.
+        Once parsed, the message dict is dropped from ``raw`` (the model shares its strings and
+        holds the same data; :meth:`to_json_dict` serialises the model again), which keeps a
+        loaded session's memory near its file size. A message that fails validation becomes an
+        ``UnknownMessage`` (left out of the LLM context) instead of making the session unusable.
         """
         message = self._message
         if message is None:
             message = parse_agent_message(self.raw["message"], strict=False)
             self._message = message
+            del self.raw["message"]
         return message  # type: ignore[no-any-return]
 
     @property
     def role(self) -> str | None:
         """The message role, read without building the message model."""
+        message = self._message
+        if message is not None:
+            return message.role  # type: ignore[no-any-return]
         role = self.raw["message"].get("role")
         return "custom" if role == "hookMessage" else role
+
+    def message_field(self, key: str) -> Any:
+        """One top-level JSON field of the message (camelCase key) without building the model."""
+        message = self._message
+        if message is None:
+            return self.raw["message"].get(key)
+        return message_to_dict(message).get(key) if key not in _ATTRS else getattr(message, _ATTRS[key], None)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The entry's JSON dict (do not modify it)."""
+        if self._message is None:
+            return self.raw
+        return {**self.raw, "message": message_to_dict(self._message)}
+
+
+# Fields read often enough (model detection) to skip re-serialising the model.
+_ATTRS = {"role": "role", "provider": "provider", "model": "model", "timestamp": "timestamp"}
 
 
 @dataclass(slots=True, kw_only=True, eq=False)

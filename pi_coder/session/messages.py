@@ -153,7 +153,7 @@ def parse_agent_message(data: Mapping[str, Any], *, strict: bool = True) -> Agen
     Raises:
         ValueError: ``data`` has no string ``role``, or (when ``strict``) fails validation.
     """
-    role = data.get("role") if isinstance(data, Mapping) else None
+    role = data.get("role") if type(data) is dict or isinstance(data, Mapping) else None
     if not isinstance(role, str):
         raise ValueError("message has no role")
     if role == "hookMessage":

@@ -9,7 +9,7 @@ of format versions 1 and 2 are migrated on open, after a backup copy is kept nex
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,7 +62,7 @@ def _file_name(timestamp: str, session_id: str) -> str:
     return f"{timestamp.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
 
 
-def _lines(raws: list[dict[str, Any]]) -> bytes:
+def _lines(raws: Iterable[dict[str, Any]]) -> bytes:
     return b"".join(dumps(raw) + b"\n" for raw in raws)
 
 
@@ -244,7 +244,7 @@ class SessionStore:
     def _index(self, entry: SessionEntry) -> None:
         kind = type(entry)
         if kind is MessageEntry:
-            if not self._has_assistant and entry.raw["message"].get("role") == "assistant":
+            if not self._has_assistant and entry.role == "assistant":  # type: ignore[union-attr]
                 self._has_assistant = True
         elif kind is LabelEntry:
             if entry.label:  # type: ignore[union-attr]
@@ -303,30 +303,35 @@ class SessionStore:
     def _append(self, raw: dict[str, Any], message: AgentMessage | None = None) -> str:
         entry = entry_from_dict(raw)
         assert entry is not None
-        if message is not None:
-            entry._message = message  # type: ignore[union-attr]
         self._entries.append(entry)
         self._by_id[entry.id] = entry
         self._leaf_id = entry.id
         self._index(entry)
         self._write(entry)
+        if message is not None:
+            # Keep the caller's object as the entry's message; the dict was only for writing.
+            entry._message = message  # type: ignore[union-attr]
+            del raw["message"]
         return entry.id
 
     def _write(self, entry: SessionEntry) -> None:
         if not self._persist or self._file is None:
             return
         if self._on_disk:
-            _file.append_bytes(self._file, dumps(entry.raw) + b"\n")
+            _file.append_bytes(self._file, dumps(entry.to_json_dict()) + b"\n")
             return
         if not self._has_assistant:
             return
         _file.ensure_private_dir(self._file.parent)
-        data = _lines([self._header.raw, *(e.raw for e in self._entries)])
+        data = self._all_lines()
         if self._replace_on_flush:
             _file.write_atomic(self._file, data)
         else:
             _file.create_exclusive(self._file, data)
         self._on_disk = True
+
+    def _all_lines(self) -> bytes:
+        return _lines([self._header.raw, *(entry.to_json_dict() for entry in self._entries)])
 
     def append_message(self, message: AgentMessage | Mapping[str, Any]) -> str:
         """Append an agent message (user, assistant, toolResult, system, bashExecution, custom).
@@ -540,6 +545,6 @@ class SessionStore:
             self._append(raw)
         if self._has_assistant and self._file is not None and not self._on_disk:
             _file.ensure_private_dir(self._file.parent)
-            _file.create_exclusive(self._file, _lines([self._header.raw, *(e.raw for e in self._entries)]))
+            _file.create_exclusive(self._file, self._all_lines())
             self._on_disk = True
         return self._file
