@@ -61,7 +61,7 @@ def attach_store(session: AgentSession, model: Model | None, thinking: str | Non
     if not store.get_entries():
         chosen = model if model is not None else session.model
         session._set_model_state(chosen)
-        level = thinking or agent.state.thinking_level or default_level
+        level = thinking or default_level
         level = clamp_thinking_level(level, chosen) if chosen is not None else level
         agent.state.thinking_level = level
         if chosen is not None:

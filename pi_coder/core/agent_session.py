@@ -69,7 +69,7 @@ class AgentSession(ModelControls):
         models: Models,
         settings: LoadedSettings | Settings,
         model: Model | None,
-        thinking_level: str,
+        thinking_level: str | None,
         build_system_prompt: Callable[[list[str]], str],
         templates: dict[str, Any] | None = None,
         scoped_models: Sequence[tuple[Model, str | None]] = (),
@@ -111,7 +111,6 @@ class AgentSession(ModelControls):
         agent.steering_mode = self.settings.steering_mode
         agent.follow_up_mode = self.settings.follow_up_mode
         self._set_model_state(model)
-        agent.state.thinking_level = thinking_level
         self.startup_notices.extend(ops.attach_store(self, model, thinking_level, explicit=True))
 
     # ------------------------------------------------------------------ properties
@@ -285,6 +284,11 @@ class AgentSession(ModelControls):
         self._queued.add(kind, text)
         (self.agent.steer if kind == "steer" else self.agent.follow_up)(message)
         self.emit_nowait(self._queue_event())
+
+    @property
+    def pending_message_count(self) -> int:
+        """How many steering and follow-up messages are queued."""
+        return len(self._queued)
 
     def queued_messages(self) -> list[tuple[QueueKind, str]]:
         """Queued texts for display: steering first, then follow-up."""

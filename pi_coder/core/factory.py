@@ -101,7 +101,6 @@ def create_agent_session(
         start = pick_start_model(models, plain, store, None, cli_thinking=thinking_level, scoped_models=scoped_models)
         model, thinking_level = start.model, start.thinking_level
         notices.extend(start.notices)
-    thinking_level = thinking_level or plain.default_thinking_level or "medium"
 
     if tools is None:
         names = list(DEFAULT_TOOL_NAMES if tool_names is None else tool_names)
@@ -131,7 +130,7 @@ def create_agent_session(
     from pi_coder.core.convert import make_convert_to_llm
 
     agent = Agent(
-        initial_state={"model": model, "thinking_level": thinking_level, "tools": list(tools), "messages": []},
+        initial_state={"model": model, "tools": list(tools), "messages": []},
         stream_fn=stream_fn or models.stream_simple,
         convert_to_llm=make_convert_to_llm(lambda: plain.images.block_images),
         thinking_budgets=plain.thinking_budgets.model_dump(),

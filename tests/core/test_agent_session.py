@@ -356,3 +356,20 @@ async def test_default_tools_are_declared_and_a_tool_turn_is_persisted(cwd: Path
     assert [m.role for m in faux.state.contexts[1].messages] == ["system", "user", "assistant", "toolResult"]
     stats = session.stats()
     assert (stats.tool_calls, stats.tool_results) == (1, 1)
+
+
+async def test_resume_with_cli_model_keeps_the_session_thinking_level(cwd: Path) -> None:
+    a = faux_provider(["one"], name="a", model_id="m1", reasoning=True)
+    b = faux_provider([], name="b", model_id="m2", reasoning=True)
+    models = make_models(a, b)
+    first = make_session(cwd, models, model=a.model)
+    first.set_thinking_level("high")
+    await first.prompt("x")
+
+    second = make_session(cwd, models, store=SessionStore.open(first.session_file), model=b.model)
+    assert (second.model, second.thinking_level) == (b.model, "high")
+    last = read_lines(first.session_file)[-1]
+    assert (last["type"], last["provider"], last["modelId"]) == ("model_change", "b", "m2")
+
+    third = make_session(cwd, models, store=SessionStore.open(first.session_file), thinking_level="low")
+    assert (third.model, third.thinking_level) == (b.model, "low")
