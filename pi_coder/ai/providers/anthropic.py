@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 import httpx
+import jiter
 
 from pi_coder.ai import _http
 from pi_coder.ai._sse import ServerSentEvent
@@ -311,9 +312,9 @@ class _Parser:
     def handle(self, events: list[ServerSentEvent]) -> None:
         w = self.w
         blocks = self.blocks
-        loads = json.loads
+        loads = jiter.from_json
         for event in events:
-            data = loads(event.data)
+            data = loads(event.raw)
             kind = data.get("type") or event.event
             if kind == "content_block_delta":
                 index = blocks.get(data["index"])

@@ -22,6 +22,7 @@ import secrets
 from typing import Any
 
 import httpx
+import jiter
 
 from pi_coder.ai import _http
 from pi_coder.ai._sse import ServerSentEvent
@@ -312,14 +313,15 @@ class _Parser:
         self.seen_id = False
 
     def handle(self, events: list[ServerSentEvent]) -> None:
-        w = self.w
-        loads = json.loads
+        loads = jiter.from_json
+        text_delta = self.w.text_delta
+        text_index = self.index if self.kind == _TEXT else -1
         for event in events:
-            data = event.data
-            if data == "[DONE]":
+            raw = event.raw
+            if raw == b"[DONE]":
                 self.done = True
                 continue
-            chunk = loads(data)
+            chunk = loads(raw)
             if not self.seen_id:
                 self._identity(chunk)
             choices = chunk.get("choices")
@@ -329,20 +331,22 @@ class _Parser:
                 if delta:
                     content = delta.get("content")
                     size = len(delta)
-                    if content and self.kind == _TEXT and (size == 1 or (size == 2 and "role" in delta)):
-                        w.text_delta(self.index, content)  # the common case: more text
+                    if text_index >= 0 and content and (size == 1 or (size == 2 and "role" in delta)):
+                        text_delta(text_index, content)  # the common case: more text
                     else:
                         self._delta(delta)
-                reason = choice.get("finish_reason")
-                if reason:
-                    self.finish_reason = reason
+                        text_index = self.index if self.kind == _TEXT else -1
+                if choice.get("finish_reason"):
+                    self.finish_reason = choice["finish_reason"]
             usage = chunk.get("usage")
             if usage:
                 self._usage(usage)
-            elif "error" in chunk and not choices:
-                error = chunk["error"]
-                message = error.get("message") if isinstance(error, dict) else str(error)
-                raise ProviderResponseError(f"{provider_label(w.model)} API error: {message or 'stream error'}")
+            elif not choices and "error" in chunk:
+                self._error(chunk["error"])
+
+    def _error(self, error: Any) -> None:
+        message = error.get("message") if isinstance(error, dict) else str(error)
+        raise ProviderResponseError(f"{provider_label(self.w.model)} API error: {message or 'stream error'}")
 
     def _identity(self, chunk: dict[str, Any]) -> None:
         self.seen_id = True
