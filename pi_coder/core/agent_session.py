@@ -337,7 +337,7 @@ class AgentSession(ModelControls):
                 for hook in tuple(self._hooks):
                     await hook.before_prompt(self)
             self._last_assistant = None
-            self._persist_run = self._model is not None
+            self._persist_run = self._can_call_model()
             await start()
             await self._settle()
         finally:
@@ -377,6 +377,13 @@ class AgentSession(ModelControls):
         prompt = self._build_prompt(self.tool_names)
         system = create_initial_system_message(prompt, [t.declaration() for t in self.agent.state.tools])
         return [system] if system is not None else []
+
+    def _can_call_model(self) -> bool:
+        # A run that can only end in "no model" / "no API key" is shown but not written to the file.
+        model = self._model
+        if model is None:
+            return False
+        return self.models.get_provider(model.provider) is None or self.models.has_key(model.provider)
 
     def _make_stream_fn(self, inner: Callable[..., Any]) -> Callable[..., Any]:
         def stream(model: Model, context: Any, options: Any = None) -> Any:

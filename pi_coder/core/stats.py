@@ -149,7 +149,7 @@ def _content_chars(content: Any) -> int:
             chars += _IMAGE_CHARS
         elif kind == "toolCall":
             args = _get(block, "arguments", {}) or {}
-            chars += len(_get(block, "name", "") or "") + len(json.dumps(args, ensure_ascii=False))
+            chars += len(_get(block, "name", "") or "") + len(json.dumps(args, ensure_ascii=False, separators=(",", ":")))
     return chars
 
 

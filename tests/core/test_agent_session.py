@@ -373,3 +373,18 @@ async def test_resume_with_cli_model_keeps_the_session_thinking_level(cwd: Path)
 
     third = make_session(cwd, models, store=SessionStore.open(first.session_file), thinking_level="low")
     assert (third.model, third.thinking_level) == (b.model, "low")
+
+
+async def test_missing_key_error_turn_is_not_written(cwd: Path) -> None:
+    from pi_coder.ai.registry import Provider
+    from pi_coder.ai.types import Model
+
+    models = make_models()
+    locked = Model(id="big", api="openai-completions", provider="vendor")
+    models.set_provider(Provider(name="vendor", api="openai-completions", env_vars=("VENDOR_API_KEY",), models=[locked]))
+    session = make_session(cwd, models, model=locked)
+    await session.prompt("hello")
+    last = session.messages[-1]
+    assert isinstance(last, AssistantMessage) and last.stop_reason == "error"
+    assert "VENDOR_API_KEY" in (last.error_message or "")
+    assert not _exists(session.session_file)
