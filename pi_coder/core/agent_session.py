@@ -210,7 +210,12 @@ class AgentSession(ModelControls):
             if inspect.isawaitable(result):
                 task = asyncio.ensure_future(result)
                 self._background.add(task)
-                task.add_done_callback(self._background.discard)
+                task.add_done_callback(self._listener_done)
+
+    def _listener_done(self, task: asyncio.Future[Any]) -> None:
+        self._background.discard(task)  # type: ignore[arg-type]
+        if not task.cancelled() and task.exception() is not None:
+            _log.error("session event listener failed", exc_info=task.exception())
 
     def _queue_event(self) -> QueueChanged:
         return QueueChanged(steering=list(self._queued.steering), follow_up=list(self._queued.follow_up))
@@ -361,6 +366,19 @@ class AgentSession(ModelControls):
                 _log.debug("continue after run not possible: %s", exc)
                 break
         self._flush_pending_bash()
+
+    async def compact(self, instructions: str | None = None) -> Any:
+        """Compact the context now (``/compact``): aborts the run, then asks the compaction hook.
+
+        Raises:
+            RuntimeError: No registered hook can compact.
+        """
+        for hook in tuple(self._hooks):
+            compact = getattr(hook, "compact", None)
+            if compact is not None:
+                await self._stop()
+                return await compact(self, instructions)
+        raise RuntimeError("Compaction is not available")
 
     def drop_last_assistant(self) -> AssistantMessage | None:
         """Remove a trailing assistant message from the in-memory context (it stays in the file)."""

@@ -12,6 +12,9 @@ A :class:`RunHook` is registered with ``AgentSession.add_run_hook(hook)``. For e
    called for that round. Typical use (auto-retry): emit ``AutoRetryStart``, call
    ``session.drop_last_assistant()``, sleep (abortable), return True.
 
+``session.compact(instructions)`` (``/compact``) aborts the run and awaits
+``hook.compact(session, instructions)`` of the first hook that has such a method.
+
 ``abort()`` on the session calls ``hook.abort()`` on every hook, so a hook must make a pending
 sleep or summary request return promptly. ``is_retrying``/``is_compacting`` of the session are
 true while any hook reports so.

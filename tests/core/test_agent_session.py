@@ -388,3 +388,41 @@ async def test_missing_key_error_turn_is_not_written(cwd: Path) -> None:
     assert isinstance(last, AssistantMessage) and last.stop_reason == "error"
     assert "VENDOR_API_KEY" in (last.error_message or "")
     assert not _exists(session.session_file)
+
+
+async def test_run_hooks_can_drop_a_failed_reply_and_continue(cwd: Path) -> None:
+    from pi_coder.core import RunHook
+
+    class RetryOnce(RunHook):
+        def __init__(self) -> None:
+            self.seen: list[str | None] = []
+            self.before = 0
+            self.aborted = False
+
+        async def before_prompt(self, session) -> None:
+            self.before += 1
+
+        async def after_run(self, session, message) -> bool:
+            self.seen.append(message.stop_reason if message else None)
+            if message is not None and message.stop_reason == "error" and len(self.seen) == 1:
+                assert session.is_streaming and session.drop_last_assistant() is message
+                return True
+            return False
+
+        def abort(self) -> None:
+            self.aborted = True
+
+        async def compact(self, session, instructions):
+            return f"compacted: {instructions}"
+
+    failure = faux_message("", stop_reason="error", error_message="503 service unavailable")
+    faux = faux_provider([failure, "recovered"])
+    session = make_session(cwd, make_models(faux))
+    hook = RetryOnce()
+    session.add_run_hook(hook)
+    await session.prompt("x")
+    assert hook.before == 1 and hook.seen == ["error", "stop"]
+    assert texts(session.messages) == [("user", "x"), ("assistant", "recovered")]
+    assert [m.role for m in faux.state.contexts[1].messages] == ["system", "user"]
+    assert await session.compact("focus") == "compacted: focus"
+    assert hook.aborted  # compact() stops whatever runs first
