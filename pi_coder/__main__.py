@@ -1,3 +1,5 @@
+import sys
+
 from pi_coder.cli import main
 
-main()
+sys.exit(main())

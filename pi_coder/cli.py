@@ -1,16 +1,372 @@
-"""The ``pi`` command. Only the standard library is imported at module level; modes load lazily."""
+"""The ``pi`` command: argument parsing, help, and dispatch to a mode.
+
+Start-up speed decides the shape of this module. Only the standard library is imported at
+module level. ``pi --version`` reads the version from the installed distribution's folder
+name without importing ``importlib.metadata``. The options are declared once, in ``_OPTIONS``;
+a small parser here reads them with Pi's exact rules (``@file`` positionals, the optional value
+of ``--list-models``, ``--export``'s second path taken from the messages), and ``--help``
+builds a Typer command from the same table, so Typer is imported only to print help. The
+chosen mode (print, JSON, RPC, or the TUI) is imported after parsing.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs `pi --version` ~10 ms
+if TYPE_CHECKING:
+    from typing import Any
 
-def main(argv: list[str] | None = None) -> None:
-    args = sys.argv[1:] if argv is None else argv
-    if args and args[0] in ("--version", "-v"):
-        from pi_coder import __version__
+    from pi_coder.modes.options import CliOptions
 
-        print(__version__)
-        return
-    print("pi: not implemented yet", file=sys.stderr)
-    raise SystemExit(1)
+__all__ = ["UsageError", "main", "parse_args"]
+
+
+class _Option:
+    """One option. ``kind`` is ``flag``, ``value``, or ``optional`` (a value only when the next word
+    is not a flag or @file). A plain class: dataclasses would import inspect (~10 ms)."""
+
+    __slots__ = ("dest", "flags", "help", "kind", "metavar", "panel")
+
+    def __init__(
+        self, dest: str, flags: tuple[str, ...], kind: str, help: str, panel: str, metavar: str | None = None
+    ) -> None:
+        self.dest = dest
+        self.flags = flags
+        self.kind = kind
+        self.help = help
+        self.panel = panel
+        self.metavar = metavar
+
+
+_MODE, _MODEL, _SESSION, _TOOLS, _PROMPT, _INFO = "Mode", "Model", "Session", "Tools", "Prompt", "Other"
+
+_OPTIONS: tuple[_Option, ...] = (
+    _Option("print", ("-p", "--print"), "flag", "Non-interactive: run the prompts, print the final answer, exit.", _MODE),
+    _Option(
+        "mode",
+        ("--mode",),
+        "value",
+        "text (same as -p), json (one JSON event per line) or rpc (JSON commands on stdin).",
+        _MODE,
+        "MODE",
+    ),
+    _Option("provider", ("--provider",), "value", "Look up --model in this provider only.", _MODEL, "NAME"),
+    _Option(
+        "model",
+        ("--model",),
+        "value",
+        "Model: provider/id, an id, or part of an id or name; :level sets thinking (sonnet:high).",
+        _MODEL,
+        "PATTERN",
+    ),
+    _Option(
+        "models",
+        ("--models",),
+        "value",
+        "Comma-separated model patterns cycled with Ctrl+P; globs allowed (anthropic/*, *sonnet*:high).",
+        _MODEL,
+        "PATTERNS",
+    ),
+    _Option(
+        "thinking", ("--thinking",), "value", "Thinking level: off, minimal, low, medium, high, xhigh.", _MODEL, "LEVEL"
+    ),
+    _Option(
+        "api_key", ("--api-key",), "value", "API key for the chosen model's provider (not saved).", _MODEL, "KEY"
+    ),
+    _Option(
+        "continue_session", ("-c", "--continue"), "flag", "Continue the most recent session in this folder.", _SESSION
+    ),
+    _Option("resume", ("-r", "--resume"), "flag", "Pick a session to resume.", _SESSION),
+    _Option(
+        "session",
+        ("--session",),
+        "value",
+        "Use this session file, or the session whose id starts with this.",
+        _SESSION,
+        "PATH|ID",
+    ),
+    _Option("session_dir", ("--session-dir",), "value", "Folder for session files.", _SESSION, "DIR"),
+    _Option("no_session", ("--no-session",), "flag", "Do not save the session.", _SESSION),
+    _Option(
+        "tools",
+        ("--tools",),
+        "value",
+        "Comma-separated tools to enable (default read,bash,edit,write; also grep,find,ls).",
+        _TOOLS,
+        "NAMES",
+    ),
+    _Option("no_tools", ("--no-tools",), "flag", "Start without built-in tools (--tools adds some back).", _TOOLS),
+    _Option(
+        "system_prompt",
+        ("--system-prompt",),
+        "value",
+        "Replace the system prompt (text, or a file to read).",
+        _PROMPT,
+        "TEXT|FILE",
+    ),
+    _Option(
+        "append_system_prompt",
+        ("--append-system-prompt",),
+        "value",
+        "Append text (or a file's text) to the system prompt.",
+        _PROMPT,
+        "TEXT|FILE",
+    ),
+    _Option(
+        "list_models",
+        ("--list-models",),
+        "optional",
+        "List the models that have a key, optionally filtered, and exit.",
+        _INFO,
+        "[SEARCH]",
+    ),
+    _Option(
+        "export",
+        ("--export",),
+        "value",
+        "Write a session file as HTML and exit; the next argument may name the output file.",
+        _INFO,
+        "SESSION",
+    ),
+    _Option("version", ("-v", "--version"), "flag", "Print the version and exit.", _INFO),
+    _Option("help", ("-h", "--help"), "flag", "Show this help and exit.", _INFO),
+)
+
+_BY_FLAG = {flag: option for option in _OPTIONS for flag in option.flags}
+
+_EPILOG = """\
+\b
+Examples:
+  pi                                       interactive session
+  pi "List the Python files in src/"       interactive, with a first prompt
+  pi -p "Summarise README.md"              print the answer and exit
+  git diff | pi -p "Review this change"    piped text joins the prompt
+  pi @notes.md @screenshot.png "What is wrong here?"
+  pi -c "What did we decide?"              continue the last session here
+  pi --model anthropic/claude-sonnet-4-5:high
+  pi --tools read,grep,find,ls -p "Review src/"     read-only tools
+  pi --mode json -p "hi" | jq .type
+  pi --export session.jsonl out.html
+
+Configuration: set a provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY,
+GROQ_API_KEY, ...), or describe providers (local servers included) in models.toml in the
+configuration folder. PI_CODER_HOME moves all configuration and sessions to one folder.
+"""
+
+
+class UsageError(Exception):
+    """A command-line mistake (unknown option, missing value); printed as one line."""
+
+
+def _fast_version() -> str:
+    """The installed version, read from the ``pi_coder-<version>.dist-info`` folder name.
+
+    ``importlib.metadata`` costs ~40 ms to import, most of ``pi --version``'s budget.
+    """
+    prefix, suffix = "pi_coder-", ".dist-info"
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith(prefix) and name.endswith(suffix):
+                return name[len(prefix) : -len(suffix)]
+    from pi_coder import __version__
+
+    return __version__
+
+
+def parse_args(argv: list[str]) -> CliOptions:
+    """Parse ``pi``'s arguments with Pi's rules.
+
+    ``@path`` words are file arguments, other words are messages; ``--`` ends the options (later
+    words are messages, even ones starting with ``-`` or ``@``). ``--name=value`` works for
+    options that take a value. ``--list-models`` takes the next word as its search text unless
+    that word starts with ``-`` or ``@``.
+
+    Args:
+        argv: The arguments after the program name.
+
+    Returns:
+        The options; ``warnings`` holds non-fatal problems (unknown tools, invalid thinking level).
+
+    Raises:
+        UsageError: An unknown option, a missing value, or an invalid ``--mode``.
+    """
+    from pi_coder.modes.options import MODES, THINKING_LEVELS, VALID_TOOLS, CliOptions
+
+    opts = CliOptions()
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if arg == "--":
+            opts.messages.extend(argv[i:])
+            break
+        if arg.startswith("@"):
+            opts.file_args.append(arg[1:])
+            continue
+        if not arg.startswith("-") or arg == "-":
+            if arg == "-":
+                raise UsageError('Unknown option: "-"')
+            opts.messages.append(arg)
+            continue
+        name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        option = _BY_FLAG.get(name)
+        if option is None:
+            raise UsageError(f"Unknown option: {name}. Run pi --help for the options.")
+        if option.kind == "flag":
+            if eq:
+                raise UsageError(f"Option {name} does not take a value")
+            setattr(opts, option.dest, True)
+            continue
+        if option.kind == "optional":
+            if eq:
+                value: str | bool = inline
+            elif i < len(argv) and not argv[i].startswith(("-", "@")):
+                value = argv[i]
+                i += 1
+            else:
+                value = True
+            setattr(opts, option.dest, value)
+            continue
+        if eq:
+            text = inline
+        elif i < len(argv):
+            text = argv[i]
+            i += 1
+        else:
+            raise UsageError(f"Option {name} needs a value ({option.metavar})")
+        _store_value(opts, option, text, MODES, THINKING_LEVELS, VALID_TOOLS)
+    return opts
+
+
+def _store_value(
+    opts: CliOptions,
+    option: _Option,
+    text: str,
+    modes: tuple[str, ...],
+    levels: tuple[str, ...],
+    tools: tuple[str, ...],
+) -> None:
+    if option.dest == "mode":
+        if text not in modes:
+            raise UsageError(f'Invalid mode "{text}". Valid modes: {", ".join(modes)}')
+        opts.mode = text
+    elif option.dest == "thinking":
+        if text in levels:
+            opts.thinking = text
+        else:
+            opts.warnings.append(f'Invalid thinking level "{text}". Valid values: {", ".join(levels)}')
+    elif option.dest == "models":
+        opts.models = [part.strip() for part in text.split(",") if part.strip()]
+    elif option.dest == "tools":
+        valid: list[str] = []
+        for part in (p.strip() for p in text.split(",")):
+            if not part:
+                continue
+            if part in tools:
+                if part not in valid:
+                    valid.append(part)
+            else:
+                opts.warnings.append(f'Unknown tool "{part}". Valid tools: {", ".join(tools)}')
+        opts.tools = valid
+    else:
+        setattr(opts, option.dest, text)
+
+
+def _help_command() -> Any:
+    """A Typer command whose parameters are ``_OPTIONS`` (used only to render ``--help``)."""
+    import inspect
+
+    import typer
+
+    params = [
+        inspect.Parameter(
+            "messages",
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=typer.Argument(None, metavar="@FILES... MESSAGES", show_default=False, hidden=True),
+            annotation=list[str] | None,
+        )
+    ]
+    for option in _OPTIONS:
+        if option.dest == "help":
+            continue  # Click adds -h/--help itself (context_settings)
+        is_flag = option.kind == "flag"
+        params.append(
+            inspect.Parameter(
+                option.dest,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=typer.Option(
+                    False if is_flag else None,
+                    *option.flags,
+                    help=option.help,
+                    metavar=option.metavar,
+                    rich_help_panel=option.panel,
+                    show_default=False,
+                ),
+                annotation=bool if is_flag else str | None,
+            )
+        )
+
+    def pi(**_: Any) -> None:
+        """Pi, a coding agent for the terminal: reads, edits and runs code with a language model.
+
+        @FILES are files whose text (or images) join the first message. Several messages run as
+        consecutive prompts. Text piped into stdin joins the first prompt and implies -p.
+        """
+
+    pi.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    pi.__annotations__ = {p.name: p.annotation for p in params}
+    return pi
+
+
+def _print_help() -> None:
+    import typer
+    import typer.main
+
+    app = typer.Typer(
+        add_completion=False,
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    )
+    app.command(epilog=_EPILOG)(_help_command())
+    command = typer.main.get_command(app)
+    command.main(args=["--help"], prog_name="pi", standalone_mode=False)
+
+
+def _say(line: str) -> None:
+    print(f"pi: {line}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``pi``; returns the exit code (the console script passes it to ``sys.exit``)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    head = args[: args.index("--")] if "--" in args else args
+    if "-v" in head or "--version" in head:
+        print(_fast_version())
+        return 0
+    if "-h" in head or "--help" in head:
+        _print_help()
+        return 0
+    try:
+        opts = parse_args(args)
+    except UsageError as exc:
+        _say(str(exc))
+        return 1
+    from pi_coder.modes.launch import run_guarded
+
+    return run_guarded(opts, run_interactive=_run_interactive)
+
+
+def _run_interactive(session: Any, initial_messages: list[str], notices: list[str], **options: Any) -> int:
+    from pi_coder.tui import run_tui
+
+    return run_tui(session, initial_messages=initial_messages, startup_notices=notices, **options)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""``@file`` arguments: text files are inlined, images are attached (pi-product 1.2).
+
+A text file becomes ``<file name="/abs/path">\\n<content>\\n</file>\\n``; an image (PNG, JPEG,
+GIF or WebP, recognised by its first bytes) becomes an attachment plus an empty
+``<file name="/abs/path"></file>\\n`` marker. Empty files are skipped. The text is prepended
+to the first message by the caller.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pi_coder.errors import UserError
+
+if TYPE_CHECKING:
+    from pi_coder.ai.types import ImageContent
+
+__all__ = ["detect_image_mime", "process_file_args"]
+
+
+def detect_image_mime(head: bytes) -> str | None:
+    """The MIME type of an image from its first bytes, or None when it is not a known image."""
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if len(head) >= 12 and head.startswith(b"RIFF") and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def _resolve(arg: str, cwd: str) -> Path:
+    path = Path(os.path.expanduser(arg))
+    if not path.is_absolute():
+        path = Path(cwd) / path
+    return Path(os.path.normpath(path))
+
+
+def process_file_args(args: list[str], cwd: str) -> tuple[str, list[ImageContent]]:
+    """Read the ``@file`` arguments.
+
+    Args:
+        args: The paths, without the ``@``, in command-line order.
+        cwd: Folder that relative paths are resolved against.
+
+    Returns:
+        ``(text to prepend to the first message, image attachments)``.
+
+    Raises:
+        UserError: A file does not exist, is a folder, cannot be read, or is binary but not an image.
+    """
+    from pi_coder.ai.types import ImageContent
+
+    text_parts: list[str] = []
+    images: list[ImageContent] = []
+    for arg in args:
+        path = _resolve(arg, cwd)
+        if not path.exists():
+            raise UserError(f"File not found: {path}")
+        if path.is_dir():
+            raise UserError(f"Not a file: {path} (@ takes files, not folders)")
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise UserError(f"Cannot read {path}: {exc.strerror or exc}") from None
+        if not data:
+            continue
+        mime = detect_image_mime(data[:16])
+        if mime is not None:
+            images.append(ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=mime))
+            text_parts.append(f'<file name="{path}"></file>\n')
+            continue
+        if b"\x00" in data[:8192]:
+            raise UserError(f"Not a text or image file: {path}")
+        content = data.decode("utf-8", errors="replace")
+        text_parts.append(f'<file name="{path}">\n{content}\n</file>\n')
+    return "".join(text_parts), images

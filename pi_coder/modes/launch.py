@@ -1,0 +1,152 @@
+"""From parsed options to a finished run: export, list models, or start a session in a mode.
+
+``run_guarded`` is the only place that turns exceptions into exit codes: a ``UserError``
+becomes one line on stderr and exit 1; anything unexpected becomes a short message naming a
+log file that holds the traceback (``pi_coder.paths.logs_dir()``). The interactive TUI lives in
+a sibling layer, so the CLI passes a callable that starts it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pi_coder.errors import UserError
+
+if TYPE_CHECKING:
+    from pi_coder.modes.options import CliOptions
+
+__all__ = ["InteractiveRunner", "run", "run_guarded", "write_crash_log"]
+
+InteractiveRunner = Callable[..., int]
+"""``runner(session, initial_messages, notices) -> exit code`` (the TUI)."""
+
+
+def _say(text: str) -> None:
+    print(f"pi: {text}", file=sys.stderr)
+
+
+def write_crash_log(exc: BaseException) -> Path | None:
+    """Write ``exc``'s traceback to a new file in the logs folder; None if that fails.
+
+    The command line is not recorded (it may hold an ``--api-key``).
+    """
+    import time
+    import traceback
+
+    from pi_coder.paths import ensure_private_dir, logs_dir
+
+    try:
+        folder = ensure_private_dir(logs_dir())
+        path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+        from pi_coder import __version__
+
+        text = f"pi_coder {__version__}, Python {sys.version.split()[0]}\n\n" + "".join(
+            traceback.format_exception(exc)
+        )
+        path.write_text(text, encoding="utf-8")
+        return path
+    except Exception:
+        return None
+
+
+def run_guarded(options: CliOptions, *, run_interactive: InteractiveRunner) -> int:
+    """``run`` with every failure turned into a message and an exit code (never a traceback)."""
+    from pi_coder.modes.setup import StartupExit
+
+    try:
+        return run(options, run_interactive=run_interactive)
+    except StartupExit as exc:
+        if exc.message:
+            print(exc.message, file=sys.stderr)
+        return exc.code
+    except UserError as exc:
+        _say(str(exc))
+        return 1
+    except KeyboardInterrupt:
+        print("Aborted.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 1
+    except Exception as exc:
+        path = write_crash_log(exc)
+        where = f" The traceback is in {path}" if path is not None else ""
+        _say(f"internal error: {type(exc).__name__}: {exc}.{where}")
+        return 1
+
+
+def _quiet_stdout() -> None:
+    """After EPIPE, point stdout at /dev/null so the interpreter's final flush stays silent."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def run(options: CliOptions, *, run_interactive: InteractiveRunner) -> int:
+    """Do what ``options`` asks; returns the exit code. Raises ``UserError`` for user mistakes."""
+    cwd = os.getcwd()
+    if options.export is not None:
+        return _export(options, cwd)
+    if options.list_models is not None:
+        return _list_models(options)
+
+    from pi_coder.modes.setup import prepare, read_piped_stdin
+
+    stdin_text: str | None = None
+    piped = False
+    if options.mode != "rpc":
+        piped = sys.stdin is not None and not sys.stdin.closed and not sys.stdin.isatty()
+        if piped:
+            stdin_text = read_piped_stdin()
+    mode = options.run_mode(stdin_piped=piped)
+    if mode == "rpc" and options.file_args:
+        raise UserError("@file arguments are not supported in --mode rpc")
+    startup = prepare(options, mode=mode, cwd=cwd, stdin_text=stdin_text)
+    if mode == "interactive":
+        notices = list(startup.notices)
+        if startup.images:
+            notices.append("Images from @file arguments are only sent in print mode (-p); they were left out.")
+        return run_interactive(startup.session, startup.prompts, notices)
+    for notice in startup.notices:
+        print(f"Warning: {notice}", file=sys.stderr)
+    if mode == "rpc":
+        from pi_coder.modes.rpc_mode import run_rpc_mode
+
+        return run_rpc_mode(startup.session)
+    if not startup.prompts and _last_role(startup.session) != "assistant":
+        raise UserError('Nothing to do: give a message, an @file, or pipe text into stdin (pi -p "...")')
+    from pi_coder.modes.print_mode import run_print_mode
+
+    return run_print_mode(startup, output="json" if mode == "json" else "text")
+
+
+def _last_role(session: Any) -> str | None:
+    messages = session.messages
+    return getattr(messages[-1], "role", None) if messages else None
+
+
+def _export(options: CliOptions, cwd: str) -> int:
+    from pi_coder.core.export_html import export_session_html
+
+    source = Path(os.path.expanduser(options.export or ""))
+    output = Path(os.path.expanduser(options.messages[0])) if options.messages else None
+    if not source.is_file():
+        raise UserError(f"Session file not found: {source}")
+    path = export_session_html(source, output, cwd=cwd)
+    print(f"Exported to: {path}")
+    return 0
+
+
+def _list_models(options: CliOptions) -> int:
+    from pi_coder.ai.models import create_models
+    from pi_coder.modes.list_models import list_models_text
+
+    search = options.list_models if isinstance(options.list_models, str) else None
+    print(list_models_text(create_models(), search))
+    return 0

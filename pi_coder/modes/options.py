@@ -1,0 +1,68 @@
+"""What the ``pi`` command line asked for, as plain data (parsed by ``pi_coder.cli``).
+
+The modes and the start-up code read this; nothing here parses or does I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+__all__ = ["MODES", "THINKING_LEVELS", "VALID_TOOLS", "CliOptions", "RunMode"]
+
+MODES = ("text", "json", "rpc")
+"""Values of ``--mode``."""
+
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+"""Values of ``--thinking`` (and of a ``--model`` ``:thinking`` suffix)."""
+
+VALID_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
+"""Built-in tool names accepted by ``--tools``."""
+
+RunMode = Literal["interactive", "text", "json", "rpc"]
+
+
+@dataclass(slots=True, kw_only=True)
+class CliOptions:
+    """The parsed command line. ``None`` means "not given" for every optional value."""
+
+    print: bool = False
+    mode: str | None = None
+    """``text``, ``json`` or ``rpc`` (validated by the parser)."""
+    continue_session: bool = False
+    resume: bool = False
+    session: str | None = None
+    session_dir: str | None = None
+    no_session: bool = False
+    provider: str | None = None
+    model: str | None = None
+    models: list[str] | None = None
+    """``--models`` patterns, split on commas."""
+    thinking: str | None = None
+    tools: list[str] | None = None
+    """``--tools`` names (valid ones only), split on commas."""
+    no_tools: bool = False
+    api_key: str | None = None
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    list_models: str | bool | None = None
+    """``True`` for ``--list-models`` alone, the search text when one follows."""
+    export: str | None = None
+    version: bool = False
+    help: bool = False
+    file_args: list[str] = field(default_factory=list)
+    """``@path`` arguments without the ``@``."""
+    messages: list[str] = field(default_factory=list)
+    """Positional messages, in order."""
+    warnings: list[str] = field(default_factory=list)
+    """Non-fatal problems found while parsing (unknown tool, invalid thinking level)."""
+
+    def run_mode(self, stdin_piped: bool = False) -> RunMode:
+        """Which mode runs: rpc, json, text (``-p``, ``--mode text`` or piped stdin) or interactive."""
+        if self.mode == "rpc":
+            return "rpc"
+        if self.mode == "json":
+            return "json"
+        if self.print or self.mode == "text" or stdin_piped:
+            return "text"
+        return "interactive"

@@ -1,0 +1,117 @@
+"""``pi -p`` (text) and ``pi --mode json``: run the prompts once and exit (pi-product 1.4).
+
+Text mode prints the final assistant message's text blocks, one per line; an error or abort
+prints the error on stderr and exits 1. JSON mode writes the session header, then every agent
+and session event as one JSON line, and exits 0 even when the model fails. Ctrl+C aborts the
+run (the session keeps what was said) and exits 130; a second Ctrl+C stops at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from pi_coder.core.agent_session import AgentSession
+    from pi_coder.modes.setup import Startup
+
+__all__ = ["EXIT_INTERRUPTED", "run_print_mode"]
+
+EXIT_INTERRUPTED = 130
+
+
+def run_print_mode(startup: Startup, *, output: Literal["text", "json"] = "text") -> int:
+    """Run ``startup.prompts`` one after another and report the outcome.
+
+    Returns:
+        The exit code: 0, 1 (text mode: the last reply is an error or was aborted), or 130 (Ctrl+C).
+    """
+    return asyncio.run(_run(startup, output))
+
+
+class _Interrupt:
+    """First Ctrl+C aborts the session; the default handler returns for the next one."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self.session = session
+        self.fired = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def install(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_signal_handler(signal.SIGINT, self._on_sigint)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
+            return
+        self._loop = loop
+
+    def _on_sigint(self) -> None:
+        self.fired = True
+        self.uninstall()
+        self.session.abort()
+
+    def uninstall(self) -> None:
+        if self._loop is not None:
+            self._loop.remove_signal_handler(signal.SIGINT)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            self._loop = None
+
+
+async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
+    session = startup.session
+    if output == "json":
+        from pi_coder.modes.jsonl import JsonLineWriter
+
+        writer = JsonLineWriter()
+        writer.write(session.store.header)
+        session.subscribe(writer.write)
+    interrupt = _Interrupt(session)
+    interrupt.install()
+    try:
+        for index, text in enumerate(startup.prompts):
+            await session.prompt(text, startup.images if index == 0 else None)
+            if interrupt.fired or _failed(session):
+                break
+    finally:
+        interrupt.uninstall()
+        await session.close()
+    if interrupt.fired:
+        print("Aborted.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if output == "json":
+        return 0
+    return _print_final(session)
+
+
+def _last_assistant(session: AgentSession) -> object | None:
+    for message in reversed(session.messages):
+        role = getattr(message, "role", None)
+        if role == "assistant":
+            return message
+        if role in ("user", "toolResult"):
+            return None
+    return None
+
+
+def _failed(session: AgentSession) -> bool:
+    message = _last_assistant(session)
+    return getattr(message, "stop_reason", None) in ("error", "aborted")
+
+
+def _print_final(session: AgentSession) -> int:
+    from pi_coder.ai.types import TextContent
+
+    message = _last_assistant(session)
+    if message is None:
+        return 0
+    reason = getattr(message, "stop_reason", None)
+    if reason in ("error", "aborted"):
+        print(getattr(message, "error_message", None) or f"Request {reason}", file=sys.stderr)
+        return 1
+    for block in getattr(message, "content", ()):
+        if isinstance(block, TextContent):
+            print(block.text)
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,337 @@
+"""The RPC command handlers (Pi's ``docs/rpc.md`` names and response data).
+
+Each handler takes the server and the command object and returns the response ``data``
+(``None`` for none), or ``HANDLED`` when it responds itself. Raising reports an error.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from pi_coder.modes.options import THINKING_LEVELS
+from pi_coder.modes.rpc_mode import HANDLED, RpcError
+
+if TYPE_CHECKING:
+    from pi_coder.ai.types import ImageContent
+    from pi_coder.modes.rpc_mode import RpcServer
+
+__all__ = ["COMMANDS", "state_data"]
+
+_QUEUE_MODES = ("all", "one-at-a-time")
+_BUSY = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+
+COMMANDS: dict[str, Callable[[RpcServer, dict[str, Any]], Awaitable[Any]]] = {}
+
+
+def _command(name: str) -> Callable[[Callable[..., Awaitable[Any]]], Callable[..., Awaitable[Any]]]:
+    def register(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+        COMMANDS[name] = handler
+        return handler
+
+    return register
+
+
+def _str(command: dict[str, Any], key: str, *, allow_empty: bool = False) -> str:
+    value = command.get(key)
+    if not isinstance(value, str) or (not allow_empty and not value.strip()):
+        raise RpcError(f'"{key}" must be a non-empty string')
+    return value
+
+
+def _images(command: dict[str, Any]) -> list[ImageContent] | None:
+    """``images``: Pi's ImageContent (``data``, ``mimeType``), or ``source: {data, mediaType}``."""
+    from pi_coder.ai.types import ImageContent
+
+    raw = command.get("images")
+    if raw is None:
+        return None
+    if not isinstance(raw, list):
+        raise RpcError('"images" must be a list')
+    images: list[ImageContent] = []
+    for item in raw:
+        source = item.get("source") if isinstance(item, dict) else None
+        if isinstance(source, dict):
+            item = {"data": source.get("data"), "mimeType": source.get("mediaType") or source.get("mimeType")}
+        if not isinstance(item, dict) or not isinstance(item.get("data"), str) or not item.get("mimeType"):
+            raise RpcError("each image needs base64 data and a mimeType")
+        images.append(ImageContent(data=item["data"], mime_type=str(item["mimeType"])))
+    return images or None
+
+
+def _message_dicts(server: RpcServer) -> list[Any]:
+    return [m.to_json_dict() for m in server.session.messages if getattr(m, "role", None) != "system"]
+
+
+def state_data(server: RpcServer) -> dict[str, Any]:
+    """``get_state`` data (design.md's field list)."""
+    session = server.session
+    model = session.model
+    return {
+        "model": model.to_json_dict() if model is not None else None,
+        "thinkingLevel": session.thinking_level,
+        "isStreaming": server.busy(),
+        "isCompacting": session.is_compacting,
+        "steeringMode": session.steering_mode,
+        "followUpMode": session.follow_up_mode,
+        "sessionFile": session.session_file,
+        "sessionId": session.session_id,
+        "sessionName": session.session_name,
+        "autoCompactionEnabled": session.auto_compaction_enabled,
+        "messageCount": len(_message_dicts(server)),
+        "pendingMessageCount": len(session.queued_messages()),
+    }
+
+
+# ---------------------------------------------------------------------------- prompting
+
+
+@_command("prompt")
+async def _prompt(server: RpcServer, command: dict[str, Any]) -> Any:
+    import asyncio
+
+    text = _str(command, "message", allow_empty=True)
+    images = _images(command)
+    behavior = command.get("streamingBehavior")
+    if behavior not in (None, "steer", "followUp", "follow_up"):
+        raise RpcError(f'Invalid streamingBehavior "{behavior}": use "steer" or "followUp"')
+    session = server.session
+    if server.busy():
+        if behavior is None:
+            raise RpcError(_BUSY)
+        if behavior == "steer":
+            session.steer(text, images)
+        else:
+            session.follow_up(text, images)
+        return None
+    request_id = command.get("id")
+    server.respond("prompt", request_id)
+
+    async def run() -> None:
+        try:
+            await session.prompt(text, images)
+        except Exception as exc:
+            server.respond("prompt", request_id, error=str(exc) or type(exc).__name__)
+
+    server.prompt_task = server.spawn(run())
+    await asyncio.sleep(0)  # let the run start so that is_streaming is true for the next command
+    return HANDLED
+
+
+@_command("steer")
+async def _steer(server: RpcServer, command: dict[str, Any]) -> Any:
+    server.session.steer(_str(command, "message"), _images(command))
+
+
+@_command("follow_up")
+async def _follow_up(server: RpcServer, command: dict[str, Any]) -> Any:
+    server.session.follow_up(_str(command, "message"), _images(command))
+
+
+@_command("abort")
+async def _abort(server: RpcServer, command: dict[str, Any]) -> Any:
+    server.session.abort()
+    await server.session.wait_for_idle()
+
+
+@_command("get_state")
+async def _get_state(server: RpcServer, command: dict[str, Any]) -> Any:
+    return state_data(server)
+
+
+@_command("get_messages")
+async def _get_messages(server: RpcServer, command: dict[str, Any]) -> Any:
+    return {"messages": _message_dicts(server)}
+
+
+@_command("get_last_assistant_text")
+async def _last_text(server: RpcServer, command: dict[str, Any]) -> Any:
+    return {"text": server.session.last_assistant_text()}
+
+
+# ---------------------------------------------------------------------------- sessions
+
+
+@_command("new_session")
+async def _new_session(server: RpcServer, command: dict[str, Any]) -> Any:
+    await server.session.new_session()
+    return {"cancelled": False}
+
+
+@_command("switch_session")
+async def _switch_session(server: RpcServer, command: dict[str, Any]) -> Any:
+    path = _existing_file(_str(command, "sessionPath"))
+    await server.session.switch_session(path)
+    return {"cancelled": False}
+
+
+@_command("fork")
+async def _fork(server: RpcServer, command: dict[str, Any]) -> Any:
+    text = await server.session.fork(_str(command, "entryId"))
+    return {"text": text, "cancelled": False}
+
+
+@_command("get_fork_messages")
+async def _fork_messages(server: RpcServer, command: dict[str, Any]) -> Any:
+    return {"messages": [{"entryId": i, "text": t} for i, t in server.session.fork_candidates()]}
+
+
+@_command("set_session_name")
+async def _set_name(server: RpcServer, command: dict[str, Any]) -> Any:
+    server.session.set_session_name(_str(command, "name").strip())
+
+
+@_command("get_session_stats")
+async def _stats(server: RpcServer, command: dict[str, Any]) -> Any:
+    return server.session.stats().to_json_dict()
+
+
+@_command("export_html")
+async def _export(server: RpcServer, command: dict[str, Any]) -> Any:
+    output = command.get("outputPath")
+    if output is not None and not isinstance(output, str):
+        raise RpcError('"outputPath" must be a string')
+    return {"path": _export_sync(server, output)}
+
+
+def _existing_file(arg: str) -> str:
+    path = os.path.expanduser(arg)
+    if not os.path.isfile(path):
+        raise RpcError(f"Session file not found: {path}")
+    return path
+
+
+def _export_sync(server: RpcServer, output: str | None) -> str:
+    from pi_coder.core.export_html import default_export_path, export_store_html
+
+    session = server.session
+    target = output or default_export_path(session.session_file or f"{session.session_id}.jsonl", session.cwd)
+    return str(export_store_html(session.store, os.path.expanduser(str(target))))
+
+
+# ---------------------------------------------------------------------------- model and thinking
+
+
+@_command("set_model")
+async def _set_model(server: RpcServer, command: dict[str, Any]) -> Any:
+    provider, model_id = _str(command, "provider"), _str(command, "modelId")
+    model = server.session.models.get_model(provider, model_id)
+    if model is None:
+        raise RpcError(f"Model not found: {provider}/{model_id}")
+    server.session.set_model(model)
+    return model.to_json_dict()
+
+
+@_command("cycle_model")
+async def _cycle_model(server: RpcServer, command: dict[str, Any]) -> Any:
+    result = server.session.cycle_model()
+    if result is None:
+        return None
+    model, level = result
+    return {"model": model.to_json_dict(), "thinkingLevel": level, "isScoped": bool(server.session.scoped_models)}
+
+
+@_command("get_available_models")
+async def _models(server: RpcServer, command: dict[str, Any]) -> Any:
+    return {"models": [m.to_json_dict() for m in server.session.available_models()]}
+
+
+@_command("set_thinking_level")
+async def _set_thinking(server: RpcServer, command: dict[str, Any]) -> Any:
+    level = _str(command, "level")
+    if level not in THINKING_LEVELS:
+        raise RpcError(f'Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVELS)}')
+    server.session.set_thinking_level(level)
+
+
+@_command("cycle_thinking_level")
+async def _cycle_thinking(server: RpcServer, command: dict[str, Any]) -> Any:
+    level = server.session.cycle_thinking_level()
+    return {"level": level} if level is not None else None
+
+
+@_command("set_steering_mode")
+async def _steering_mode(server: RpcServer, command: dict[str, Any]) -> Any:
+    server.session.set_steering_mode(_queue_mode(command))
+
+
+@_command("set_follow_up_mode")
+async def _follow_up_mode(server: RpcServer, command: dict[str, Any]) -> Any:
+    server.session.set_follow_up_mode(_queue_mode(command))
+
+
+def _queue_mode(command: dict[str, Any]) -> Any:
+    mode = _str(command, "mode")
+    if mode not in _QUEUE_MODES:
+        raise RpcError(f'Invalid mode "{mode}": use "all" or "one-at-a-time"')
+    return mode
+
+
+# ---------------------------------------------------------------------------- compaction and bash
+
+
+@_command("compact")
+async def _compact(server: RpcServer, command: dict[str, Any]) -> Any:
+    compact = getattr(server.session, "compact", None)
+    if compact is None:
+        raise RpcError("Compaction is not available in this version")
+    instructions = command.get("customInstructions")
+    if instructions is not None and not isinstance(instructions, str):
+        raise RpcError('"customInstructions" must be a string')
+    request_id = command.get("id")
+
+    async def run() -> None:
+        try:
+            result = await compact(instructions)
+        except Exception as exc:
+            server.respond("compact", request_id, error=str(exc) or type(exc).__name__)
+            return
+        to_json = getattr(result, "to_json_dict", None)
+        server.respond("compact", request_id, data=to_json() if to_json is not None else result)
+
+    server.spawn(run())
+    return HANDLED
+
+
+@_command("set_auto_compaction")
+async def _auto_compaction(server: RpcServer, command: dict[str, Any]) -> Any:
+    enabled = command.get("enabled")
+    if not isinstance(enabled, bool):
+        raise RpcError('"enabled" must be true or false')
+    server.session.set_auto_compaction(enabled)
+
+
+@_command("bash")
+async def _bash(server: RpcServer, command: dict[str, Any]) -> Any:
+    text = _str(command, "command")
+    if server.session.is_bash_running:
+        raise RpcError("A bash command is already running; send abort_bash first")
+    request_id = command.get("id")
+
+    async def run() -> None:
+        try:
+            message = await server.session.run_bash(text)
+        except Exception as exc:
+            server.respond("bash", request_id, error=str(exc) or type(exc).__name__)
+            return
+        data: dict[str, Any] = {
+            "output": message.output,
+            "exitCode": message.exit_code,
+            "cancelled": message.cancelled,
+            "truncated": message.truncated,
+        }
+        if message.full_output_path:
+            data["fullOutputPath"] = message.full_output_path
+        server.respond("bash", request_id, data=data)
+
+    import asyncio
+
+    server.spawn(run())
+    await asyncio.sleep(0)  # let run_bash start so that a second bash command is refused
+    return HANDLED
+
+
+@_command("abort_bash")
+async def _abort_bash(server: RpcServer, command: dict[str, Any]) -> Any:
+    server.session.abort_bash()

@@ -1,0 +1,147 @@
+"""``pi --mode rpc``: JSON commands on stdin, responses and events on stdout (pi-product 1.5).
+
+Framing is Pi's: one JSON object per LF-terminated line each way (a trailing CR is tolerated;
+U+2028/U+2029 inside strings are not line breaks). Every command gets one response,
+``{"type": "response", "command": ..., "success": ..., "id"?: ..., "data"?: ..., "error"?: ...}``;
+events are written as in ``--mode json``. A line that is not a JSON object gets an error
+response with ``command: "parse"`` and the server keeps going.
+
+``prompt`` answers at once and the run continues in the background; ``bash`` and ``compact``
+answer when they finish, so ``abort``/``abort_bash`` can be sent meanwhile. stdin is read by a
+thread that feeds an asyncio queue. At end of input the server waits for the current run (and
+its queued follow-ups) to finish, then exits 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from pi_coder.modes.jsonl import JsonLineWriter
+
+if TYPE_CHECKING:
+    from pi_coder.core.agent_session import AgentSession
+
+__all__ = ["HANDLED", "RpcError", "RpcServer", "run_rpc_mode"]
+
+
+class RpcError(Exception):
+    """A command failed; the message becomes the response's ``error``."""
+
+
+HANDLED = object()
+"""Returned by a handler that writes its own response (now or later)."""
+
+Handler = Callable[["RpcServer", dict[str, Any]], Awaitable[Any]]
+
+
+def run_rpc_mode(session: AgentSession, *, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
+    """Serve RPC commands until stdin ends; returns the exit code (0)."""
+    server = RpcServer(session, JsonLineWriter(stdout))
+    source = stdin if stdin is not None else sys.stdin.buffer
+    return asyncio.run(server.serve(source))
+
+
+class RpcServer:
+    """Dispatches command lines to handlers (``pi_coder.modes.rpc_commands``) and writes responses."""
+
+    def __init__(self, session: AgentSession, writer: JsonLineWriter) -> None:
+        from pi_coder.modes.rpc_commands import COMMANDS
+
+        self.session = session
+        self.writer = writer
+        self._commands: dict[str, Handler] = COMMANDS
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.prompt_task: asyncio.Task[Any] | None = None
+        """The background task of the last started prompt."""
+
+    # ------------------------------------------------------------------ output
+
+    def respond(self, command: str, request_id: Any, *, data: Any = None, error: str | None = None) -> None:
+        """Write one response line (``data`` only when not None, ``error`` makes it a failure)."""
+        out: dict[str, Any] = {}
+        if request_id is not None:
+            out["id"] = request_id
+        out.update(type="response", command=command, success=error is None)
+        if error is not None:
+            out["error"] = error
+        elif data is not None:
+            out["data"] = data
+        self.writer.write(out)
+
+    def spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
+        """Run ``coro`` in the background; the server waits for it before exiting."""
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def busy(self) -> bool:
+        """A prompt is running (or was just started and has not reached the agent yet)."""
+        return self.session.is_streaming or (self.prompt_task is not None and not self.prompt_task.done())
+
+    # ------------------------------------------------------------------ input
+
+    async def serve(self, source: BinaryIO) -> int:
+        """Read and dispatch lines from ``source`` until it ends, then finish the current run."""
+        queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+        threading.Thread(target=_read_lines, args=(source, loop, queue), name="pi-rpc-stdin", daemon=True).start()
+        unsubscribe = self.session.subscribe(self.writer.write)
+        try:
+            while (line := await queue.get()) is not None:
+                await self.handle_line(line)
+            while self._tasks:
+                await asyncio.gather(*tuple(self._tasks), return_exceptions=True)
+            await self.session.wait_for_idle()
+        finally:
+            unsubscribe()
+            await self.session.close()
+        return 0
+
+    async def handle_line(self, line: bytes) -> None:
+        """Parse one line and run its command; every failure becomes an error response."""
+        import orjson
+
+        line = line.rstrip(b"\r\n")
+        if not line.strip():
+            return
+        try:
+            command = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            self.respond("parse", None, error=f"Failed to parse command: {exc}")
+            return
+        if not isinstance(command, dict) or not isinstance(command.get("type"), str):
+            self.respond("parse", None, error='Failed to parse command: expected a JSON object with a "type"')
+            return
+        kind, request_id = command["type"], command.get("id")
+        handler = self._commands.get(kind)
+        if handler is None:
+            self.respond(kind, request_id, error=f"Unknown command: {kind}")
+            return
+        try:
+            data = await handler(self, command)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # every failure is reported to the client, never fatal
+            self.respond(kind, request_id, error=str(exc) or type(exc).__name__)
+            return
+        if data is not HANDLED:
+            self.respond(kind, request_id, data=data)
+
+
+def _read_lines(source: BinaryIO, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[bytes | None]) -> None:
+    """Thread body: push each line of ``source`` to ``queue``; None at end of input."""
+    try:
+        for line in iter(source.readline, b""):
+            loop.call_soon_threadsafe(queue.put_nowait, line)
+    except (OSError, ValueError):
+        pass
+    finally:
+        try:
+            loop.call_soon_threadsafe(queue.put_nowait, None)
+        except RuntimeError:  # the loop is already closed
+            pass

@@ -1,0 +1,258 @@
+"""Start-up shared by every mode: settings, models, the session store, the start model, prompts.
+
+``prepare(options, mode=..., cwd=..., stdin_text=...)`` turns the parsed command line into an
+:class:`~pi_coder.core.AgentSession` plus the prompts to send. User mistakes raise
+:class:`~pi_coder.errors.UserError` (one line for the user); a declined fork raises
+:class:`StartupExit`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pi_coder.errors import UserError
+
+if TYPE_CHECKING:
+    from pi_coder.ai.models import Models
+    from pi_coder.ai.types import ImageContent, Model
+    from pi_coder.core.agent_session import AgentSession
+    from pi_coder.modes.options import CliOptions, RunMode
+    from pi_coder.session.store import SessionStore
+    from pi_coder.settings import LoadedSettings
+
+__all__ = ["Startup", "StartupExit", "build_prompts", "no_model_guidance", "prepare", "read_piped_stdin"]
+
+
+class StartupExit(Exception):
+    """Stop before running anything, with ``code`` and an optional message (e.g. a declined fork)."""
+
+    def __init__(self, code: int, message: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(slots=True, kw_only=True)
+class Startup:
+    """What a mode needs to run."""
+
+    session: AgentSession
+    prompts: list[str] = field(default_factory=list)
+    """Prompts to send one after another; the first carries @file text and piped stdin."""
+    images: list[ImageContent] = field(default_factory=list)
+    """Images from @file arguments, attached to the first prompt."""
+    notices: list[str] = field(default_factory=list)
+    """Warnings for the user (invalid settings, unknown tools, model fallbacks, missing key)."""
+
+
+def read_piped_stdin() -> str | None:
+    """The whole of stdin, stripped, when it is not a terminal and holds text; else None."""
+    stream = sys.stdin
+    if stream is None or stream.closed:
+        return None
+    try:
+        if stream.isatty():
+            return None
+        data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
+    except (OSError, ValueError):
+        return None
+    text = data.decode("utf-8", errors="replace").strip()
+    return text or None
+
+
+def build_prompts(messages: list[str], file_text: str, stdin_text: str | None) -> list[str]:
+    """The prompts to send: @file text, then piped stdin, then the first message form prompt one."""
+    head = file_text + (stdin_text + "\n\n" if stdin_text and messages else stdin_text or "")
+    if messages:
+        return [head + messages[0], *messages[1:]]
+    return [head] if head else []
+
+
+def no_model_guidance(models: Models) -> str:
+    """How to configure a model: the three ways (environment, models.toml, a local server)."""
+    where = models.models_toml_path or "models.toml"
+    return (
+        "No model available: no provider has an API key. Configure one of:\n"
+        "  1. an API key in the environment, e.g. export ANTHROPIC_API_KEY=... (or OPENAI_API_KEY, "
+        "OPENROUTER_API_KEY, GROQ_API_KEY, ...);\n"
+        f"  2. a provider with an api_key in {where};\n"
+        f"  3. a local OpenAI-compatible server (llama.cpp, Ollama, vLLM) in {where}:\n"
+        '       [providers.local]\n       api = "openai-completions"\n'
+        '       base_url = "http://127.0.0.1:8080/v1"\n       api_key = "none"\n'
+        '       models = [{ id = "qwen2.5-coder" }]'
+    )
+
+
+def prepare(options: CliOptions, *, mode: RunMode, cwd: str, stdin_text: str | None = None) -> Startup:
+    """Build the session and prompts for ``options``.
+
+    Raises:
+        UserError: Invalid models.toml, unknown model or provider, missing key or no model at
+            all (non-interactive modes), unknown session, missing @file, --api-key without a model.
+        StartupExit: The user declined to fork a session from another project.
+    """
+    from pi_coder.ai.models import create_models
+    from pi_coder.core.factory import create_agent_session
+    from pi_coder.core.model_resolver import pick_start_model
+    from pi_coder.settings import load_settings
+
+    interactive = mode == "interactive"
+    loaded = load_settings(cwd)
+    models = create_models()
+    notices = list(options.warnings)
+
+    cli_model = _cli_model(options, models, notices)
+    scoped = _scoped_models(options, models, notices)
+    if options.api_key:
+        target = cli_model[0] if cli_model else (scoped[0][0] if scoped else None)
+        if target is None:
+            raise UserError("--api-key needs a model: add --model (or --models) to say which provider it is for")
+        models.set_api_key(target.provider, options.api_key)
+
+    file_text, images = "", []
+    if options.file_args:
+        from pi_coder.modes.files import process_file_args
+
+        file_text, images = process_file_args(options.file_args, cwd)
+    prompts = build_prompts(options.messages, file_text, stdin_text)
+
+    session_dir = _session_dir(options, loaded)
+    store = open_store(options, cwd, session_dir, interactive=interactive)
+    start = pick_start_model(
+        models,
+        loaded.settings,
+        store,
+        cli_model,
+        cli_thinking=options.thinking,
+        scoped_models=scoped,
+    )
+    notices.extend(start.notices)
+    problem = _model_problem(models, start.model, cli_model is not None)
+    if problem is not None:
+        if not interactive:
+            raise UserError(problem)
+        notices.append(problem)
+
+    session = create_agent_session(
+        cwd,
+        settings=loaded,
+        models=models,
+        store=store,
+        session_dir=session_dir,
+        model=start.model,
+        thinking_level=start.thinking_level,
+        tool_names=_tool_names(options),
+        system_prompt=options.system_prompt,
+        append_system_prompt=options.append_system_prompt,
+        scoped_models=scoped or None,
+    )
+    notices.extend(n for n in session.startup_notices if n not in notices)
+    return Startup(session=session, prompts=prompts, images=images, notices=notices)
+
+
+def _cli_model(options: CliOptions, models: Models, notices: list[str]) -> tuple[Model, str | None] | None:
+    from pi_coder.core.model_resolver import default_model_ids, resolve_model_pattern
+
+    if options.model:
+        return resolve_model_pattern(models, options.model, options.provider, warnings=notices)
+    if not options.provider:
+        return None
+    record = models.get_provider(options.provider)
+    if record is None:
+        raise UserError(f'Unknown provider "{options.provider}". Use --list-models to see available models.')
+    default_id = default_model_ids().get(record.name)
+    model = record.get_model(default_id) if default_id else None
+    if model is None and record.models:
+        model = record.models[0]
+    if model is None:
+        raise UserError(f'Provider "{record.name}" has no models; add some to models.toml or pass --model.')
+    return model, None
+
+
+def _scoped_models(options: CliOptions, models: Models, notices: list[str]) -> list[tuple[Model, str | None]]:
+    if not options.models:
+        return []
+    from pi_coder.core.model_resolver import resolve_scoped_models
+
+    return resolve_scoped_models(models, options.models, warnings=notices)
+
+
+def _model_problem(models: Models, model: Model | None, explicit: bool) -> str | None:
+    if model is not None and models.has_key(model.provider):
+        return None
+    if not models.available_models():
+        text = no_model_guidance(models)
+        if model is not None and explicit:
+            text = models.missing_key_message(model.provider) + "\n" + text
+        return text
+    if model is None:  # pragma: no cover - pick_start_model returns an available model here
+        return "No model selected. Use --model (see --list-models)."
+    return models.missing_key_message(model.provider)
+
+
+def _tool_names(options: CliOptions) -> list[str] | None:
+    if options.no_tools:
+        return list(options.tools or [])
+    return options.tools
+
+
+def _session_dir(options: CliOptions, loaded: LoadedSettings) -> str | None:
+    value = options.session_dir or loaded.settings.session_dir
+    return os.path.expanduser(value) if value else None
+
+
+def _looks_like_path(arg: str) -> bool:
+    return "/" in arg or "\\" in arg or arg.endswith(".jsonl")
+
+
+def open_store(options: CliOptions, cwd: str, session_dir: str | None, *, interactive: bool) -> SessionStore:
+    """The session store the options ask for (pi-product 1.2 session flags, 3.4).
+
+    Raises:
+        UserError: No session matches ``--session``, or the prefix is ambiguous, or the file is not
+            a session file.
+        StartupExit: The user declined to fork another project's session, or picked none (``-r``).
+    """
+    from pi_coder.paths import session_dir_for_cwd
+    from pi_coder.session.store import SessionStore
+
+    if options.no_session:
+        return SessionStore.in_memory(cwd)
+    if options.session:
+        arg = options.session
+        if _looks_like_path(arg):
+            return SessionStore.open(Path(os.path.expanduser(arg)), session_dir)
+        from pi_coder.session.listing import resolve_session
+
+        path = resolve_session(arg, cwd, session_dir)
+        local = Path(session_dir) if session_dir else session_dir_for_cwd(cwd)
+        if path.parent.resolve() != local.resolve():
+            _confirm_fork(path)
+            return SessionStore.fork_from(path, cwd, session_dir)
+        return SessionStore.open(path, session_dir)
+    if options.continue_session:
+        return SessionStore.continue_recent(cwd, session_dir)
+    if options.resume:
+        from pi_coder.modes.session_picker import pick_session
+
+        return SessionStore.open(pick_session(cwd, session_dir), session_dir)
+    return SessionStore.create(cwd, session_dir)
+
+
+def _confirm_fork(path: Path) -> None:
+    """Ask before copying another project's session here (Pi's prompt); non-terminals just fork."""
+    stdin = sys.stdin
+    if stdin is None or not stdin.isatty():
+        print(f"Session {path.name} belongs to another project; forking it into this folder.", file=sys.stderr)
+        return
+    try:
+        answer = input(f"Session {path} is from another project. Fork this session into current directory? [y/N] ")
+    except EOFError:
+        answer = ""
+    if answer.strip().lower() not in ("y", "yes"):
+        raise StartupExit(0, "Aborted.")
+
