@@ -24,7 +24,7 @@ ToolStatus = Literal["streaming", "pending", "running", "success", "error"]
 
 _EXPAND_HINT = "Ctrl+O to expand"
 _EXIT_RE = re.compile(r"\n*Command exited with code (-?\d+)\s*$")
-_SYNTAX_THEME = "monokai"
+_SYNTAX_THEME = "ansi_dark"
 
 
 @dataclass(slots=True)
@@ -101,7 +101,7 @@ def _more(hidden: int, where: str = "more") -> Text:
 def _syntax(lines: list[str], path: str) -> RenderableType:
     code = "\n".join(lines)
     lexer = Syntax.guess_lexer(PurePath(path).name or "x.txt", code=code) if path else "text"
-    return Syntax(code, lexer, theme=_SYNTAX_THEME, background_color="default", word_wrap=True)
+    return Syntax(code, lexer, theme=_SYNTAX_THEME, word_wrap=True)
 
 
 def _title(name: str, rest: str = "", extra: str = "") -> Text:

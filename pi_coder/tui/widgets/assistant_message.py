@@ -22,8 +22,10 @@ class AssistantText(Widget):
     """One text block of an assistant message, streamable."""
 
     DEFAULT_CSS = """
-    AssistantText { height: auto; }
-    AssistantText > Markdown { padding: 0 1 0 1; margin: 0; }
+    AssistantText { height: auto; margin: 1 1 0 1; }
+    AssistantText > Markdown { padding: 0 1; margin: 0; }
+    AssistantText MarkdownFence { margin: 0 0 1 0; padding: 0 1; }
+    AssistantText > Markdown > *:last-child { margin-bottom: 0; }
     """
 
     def __init__(self, text: str = "") -> None:
@@ -75,7 +77,7 @@ class ThinkingBlock(Static):
     """A thinking block: italic text, or a one-line "Thinking..." label when hidden."""
 
     DEFAULT_CSS = """
-    ThinkingBlock { height: auto; padding: 0 2; color: $text-muted; text-style: italic; }
+    ThinkingBlock { height: auto; margin: 1 1 0 1; padding: 0 1; color: $text-muted; text-style: italic; }
     """
 
     def __init__(self, text: str = "", *, hidden: bool = False) -> None:
@@ -117,7 +119,7 @@ class MessageNote(Static):
     """A one-line note under a message: error, abort, status (classes pick the colour)."""
 
     DEFAULT_CSS = """
-    MessageNote { height: auto; padding: 0 2; }
+    MessageNote { height: auto; margin: 1 1 0 1; padding: 0 1; }
     MessageNote.-error { color: $error; }
     MessageNote.-warning { color: $warning; }
     MessageNote.-info { color: $text-muted; }

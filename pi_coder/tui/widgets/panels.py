@@ -20,7 +20,7 @@ class HeaderPanel(Static):
     """``pi vX.Y.Z``, key hints and the loaded context files."""
 
     DEFAULT_CSS = """
-    HeaderPanel { height: auto; padding: 0 1; margin: 0 0 1 0; }
+    HeaderPanel { height: auto; padding: 0 2; margin: 1 0 0 0; }
     """
 
     def __init__(self, version: str, hints: list[tuple[str, str]], context_files: list[str]) -> None:

@@ -9,7 +9,14 @@ from textual.actions import SkipAction
 from textual.message import Message
 from textual.widgets import TextArea
 
-from pi_coder.tui.completion import Completion, CompletionContext, common_prefix, path_completions, path_token, token_context
+from pi_coder.tui.completion import (
+    Completion,
+    CompletionContext,
+    common_prefix,
+    path_completions,
+    path_token,
+    token_context,
+)
 from pi_coder.tui.keys import bindings_for
 from pi_coder.tui.widgets.completion_menu import CompletionMenu
 
@@ -41,12 +48,12 @@ class PromptEditor(TextArea):
     DEFAULT_CSS = """
     PromptEditor {
         height: auto; min-height: 3; max-height: 12; margin: 0 0; padding: 0 1;
-        border: round $primary 60%; background: $background;
+        border: round $primary 60%; background: $background; scrollbar-size-vertical: 0;
     }
     PromptEditor:focus { border: round $primary; }
     PromptEditor.-bash, PromptEditor.-bash:focus { border: round $warning; }
     PromptEditor.-bash-excluded, PromptEditor.-bash-excluded:focus { border: round $warning 50%; }
-    PromptEditor.-thinking-minimal:focus { border: round $text-muted; }
+    PromptEditor.-thinking-minimal:focus { border: round $foreground 50%; }
     PromptEditor.-thinking-low:focus { border: round $secondary; }
     PromptEditor.-thinking-medium:focus { border: round $accent; }
     PromptEditor.-thinking-high:focus, PromptEditor.-thinking-xhigh:focus, PromptEditor.-thinking-max:focus {
@@ -72,14 +79,14 @@ class PromptEditor(TextArea):
     def __init__(
         self,
         *,
-        history: PromptHistory | None = None,
+        prompt_history: PromptHistory | None = None,
         menu: CompletionMenu | None = None,
         completion_source: CompletionSource | None = None,
         cwd: str = ".",
         id: str | None = None,
     ) -> None:
         super().__init__("", soft_wrap=True, show_line_numbers=False, tab_behavior="focus", id=id)
-        self.history = history or PromptHistory()
+        self.prompt_history = prompt_history or PromptHistory()
         self.menu = menu
         self.completion_source = completion_source
         self.cwd = cwd
@@ -203,7 +210,7 @@ class PromptEditor(TextArea):
         text = self.text
         if not text.strip():
             return
-        self.history.add(text)
+        self.prompt_history.add(text)
         self._history_index = None
         self.post_message(self.Submitted(self, text, follow_up))
 
@@ -229,7 +236,7 @@ class PromptEditor(TextArea):
             assert self.menu is not None
             self.menu.move(-1)
             return
-        entries = self.history.entries
+        entries = self.prompt_history.entries
         if self._history_index is None:
             if self.text or not entries:
                 raise SkipAction()
@@ -250,7 +257,7 @@ class PromptEditor(TextArea):
             return
         if self._history_index is None or self.cursor_location[0] != self.document.line_count - 1:
             raise SkipAction()
-        entries = self.history.entries
+        entries = self.prompt_history.entries
         if self._history_index >= len(entries) - 1:
             self._history_index = None
             self.set_text("")

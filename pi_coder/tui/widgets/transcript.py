@@ -52,11 +52,12 @@ class Transcript(VerticalScroll, can_focus=False):
     Transcript { height: 1fr; scrollbar-size-vertical: 1; }
     """
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._check_pending = False
+
     def compose(self) -> ComposeResult:
         yield JumpMarker()
-
-    def on_mount(self) -> None:
-        self.anchor()
 
     @property
     def following(self) -> bool:
@@ -68,14 +69,26 @@ class Transcript(VerticalScroll, can_focus=False):
         self.note_activity()
 
     def note_activity(self) -> None:
-        """New output arrived: offer the jump marker if the user is looking elsewhere."""
+        """New output arrived: keep following it, or offer the jump marker if the user looks elsewhere."""
+        if not self._check_pending:
+            self._check_pending = True
+            self.call_after_refresh(self._check_follow)
+
+    def _check_follow(self) -> None:
+        self._check_pending = False
+        if not self.is_anchored:
+            # Anchor only once the content overflows, so a short transcript starts at the top.
+            if self.max_scroll_y > 0:
+                self.anchor()
+            return
         if not self.following:
             self.query_one(JumpMarker).add_class("-visible")
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if new_value >= self.max_scroll_y - 1:
-            self.query_one(JumpMarker).remove_class("-visible")
+        if new_value >= self.max_scroll_y - 1 and self.is_mounted:
+            for marker in self.query(JumpMarker):
+                marker.remove_class("-visible")
 
     def jump_to_end(self) -> None:
         self.query_one(JumpMarker).remove_class("-visible")

@@ -1,0 +1,525 @@
+"""The interactive TUI: ``PiApp`` drives an ``AgentSession`` and renders its events."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+import time
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from textual.actions import SkipAction
+from textual.app import App, ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Markdown
+
+from pi_coder.tui.commands import COMMANDS, find_command, parse_command
+from pi_coder.tui.completion import Completion, CompletionContext, ProjectFiles, fuzzy_filter
+from pi_coder.tui.controller import TranscriptController
+from pi_coder.tui.format import git_branch, shorten_home
+from pi_coder.tui.keys import bindings_for, display_keys, effective_keys
+from pi_coder.tui.messages import SessionEventsPosted
+from pi_coder.tui.widgets.completion_menu import CompletionMenu
+from pi_coder.tui.widgets.panels import HeaderPanel, PendingMessages, StatusLine
+from pi_coder.tui.widgets.prompt_editor import PromptEditor, PromptHistory
+from pi_coder.tui.widgets.status_bar import FooterInfo, StatusBar
+from pi_coder.tui.widgets.tool_call import ToolCallBlock
+from pi_coder.tui.widgets.transcript import Transcript
+
+__all__ = ["PiApp", "no_model_help"]
+
+_DOUBLE_PRESS_SECONDS = 0.5
+
+
+def no_model_help() -> str:
+    from pi_coder.paths import config_dir
+
+    try:
+        models_toml = shorten_home(str(config_dir() / "models.toml"))
+    except Exception:  # paths may not be importable/configured in odd environments
+        models_toml = "models.toml"
+    return (
+        "**No model configured.** To use pi, either:\n\n"
+        "- set `ANTHROPIC_API_KEY` or `OPENAI_API_KEY` (or another provider's key) and restart, or\n"
+        f"- add a provider to `{models_toml}`, for example a local OpenAI-compatible server:\n\n"
+        "```toml\n[providers.local]\napi = \"openai-completions\"\nbase_url = \"http://127.0.0.1:8080/v1\"\n"
+        "api_key = \"none\"\nmodels = [{ id = \"qwen2.5-coder\", context_window = 32768 }]\n```\n\n"
+        "then start `pi --model local/qwen2.5-coder`."
+    )
+
+
+async def _maybe_await(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+class PiApp(App[int]):
+    """The ``pi`` terminal UI.
+
+    Args:
+        session: The AgentSession to drive.
+        initial_messages: Prompts sent one after another once the screen is up.
+        startup_notices: Lines shown at the top of the transcript (warnings from the CLI).
+        keybindings: Overrides of the key table, action id -> keys (``[keybindings]`` settings).
+        version: Version shown in the header (default: the package version).
+        cwd_display: Footer cwd text (default: the session cwd with ``~``).
+        branch: Git branch for the footer; ``None`` looks it up, ``""`` hides it.
+        animate: Spinners and elapsed-time clocks (off for deterministic snapshots).
+        hide_thinking: Start with thinking blocks collapsed.
+    """
+
+    CSS_PATH = "pi.tcss"
+    ENABLE_COMMAND_PALETTE = False
+    TITLE = "pi"
+    BINDINGS = bindings_for("app")
+
+    def __init__(
+        self,
+        session: Any,
+        *,
+        initial_messages: Sequence[str] = (),
+        startup_notices: Sequence[str] = (),
+        keybindings: Mapping[str, str | list[str]] | None = None,
+        version: str | None = None,
+        cwd_display: str | None = None,
+        branch: str | None = None,
+        animate: bool = True,
+        hide_thinking: bool = False,
+    ) -> None:
+        from pi_coder.tui.driver import driver_class
+
+        super().__init__(driver_class=driver_class())
+        self.session = session
+        self.initial_messages = list(initial_messages)
+        self.startup_notices = list(startup_notices)
+        self.effective_keys = effective_keys(keybindings)
+        self._keymap_overrides = dict(keybindings or {})
+        if version is None:
+            from pi_coder import __version__
+
+            version = __version__
+        self.version = version
+        cwd = str(getattr(session, "cwd", os.getcwd()))
+        self.cwd = cwd
+        self.cwd_display = cwd_display if cwd_display is not None else shorten_home(cwd)
+        self._branch_fixed = branch
+        self.animate = animate
+        self.hide_thinking = hide_thinking
+        self.tools_expanded = False
+        self.commands = COMMANDS
+        self._events: deque[Any] = deque()
+        self._unsubscribe: Any = None
+        self._last_clear = 0.0
+        self._project_files = ProjectFiles(cwd)
+        history = []
+        getter = getattr(session, "user_prompt_history", None)
+        if getter is not None:
+            try:
+                history = list(getter())
+            except Exception:
+                history = []
+        self.history = PromptHistory(history)
+        self.controller: TranscriptController | None = None
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield Transcript(id="transcript")
+        with Vertical(id="bottom"):
+            yield PendingMessages()
+            yield StatusLine(animate=self.animate)
+            menu = CompletionMenu()
+            yield menu
+            yield PromptEditor(
+                prompt_history=self.history,
+                menu=menu,
+                completion_source=self._completions,
+                cwd=self.cwd,
+                id="editor",
+            )
+            yield StatusBar()
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one(Transcript)
+
+    @property
+    def editor(self) -> PromptEditor:
+        return self.query_one(PromptEditor)
+
+    @property
+    def status_line(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
+    def _header_hints(self) -> list[tuple[str, str]]:
+        k = self.effective_keys
+        return [
+            (display_keys(k["app.interrupt"]), "interrupt"),
+            (display_keys(k["app.clear"]), "clear"),
+            (display_keys(k["app.clear"]) + " twice", "exit"),
+            (display_keys(k["app.exit"]), "exit (empty)"),
+            (display_keys(k["app.thinking.cycle"]), "thinking"),
+            (display_keys(k["app.model.cycleForward"]), "model"),
+            (display_keys(k["app.tools.expand"]), "tools"),
+            (display_keys(k["app.thinking.toggle"]), "thinking blocks"),
+            ("/", "commands"),
+            ("!", "bash"),
+            ("!!", "bash (no context)"),
+            (display_keys(k["app.message.followUp"]), "follow-up"),
+            (display_keys(k["app.message.dequeue"]), "dequeue"),
+        ]
+
+    async def on_mount(self) -> None:
+        if self._keymap_overrides:
+            self.set_keymap({k: v if isinstance(v, str) else ",".join(v) for k, v in self._keymap_overrides.items()})
+        self.controller = TranscriptController(self, self.transcript)
+        self._unsubscribe = self.session.subscribe(self._on_session_event)
+        self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
+        self.editor.focus()
+        await self._render_start()
+        self.refresh_footer()
+        if self.initial_messages:
+            messages = list(self.initial_messages)
+            self.run_worker(self._send_initial(messages), group="prompt", exit_on_error=False)
+
+    async def _render_start(self) -> None:
+        assert self.controller is not None
+        context_files = [str(p) for p in getattr(self.session, "context_files", []) or []]
+        header = HeaderPanel(self.version, self._header_hints(), context_files)
+        await self.transcript.add(header)
+        for notice in self.startup_notices:
+            await self.controller.note(notice, "warning")
+        if getattr(self.session, "model", None) is None:
+            await self.show_markdown(no_model_help())
+        messages = list(getattr(self.session, "messages", []) or [])
+        if messages:
+            await self.controller.render_history(messages)
+
+    async def _send_initial(self, messages: list[str]) -> None:
+        for text in messages:
+            await self._prompt(text, "follow_up")
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    # ------------------------------------------------------------------ session events
+
+    def _on_session_event(self, event: Any) -> None:
+        """AgentSession listener: only queue the event and wake the message pump."""
+        self._events.append(event)
+        if len(self._events) == 1:
+            self.post_message(SessionEventsPosted())
+
+    async def on_session_events_posted(self, message: SessionEventsPosted) -> None:
+        controller = self.controller
+        if controller is None:
+            return
+        events = self._events
+        while events:
+            event = events.popleft()
+            await self._dispatch(event, controller)
+
+    async def _dispatch(self, event: Any, controller: TranscriptController) -> None:
+        kind = event.type
+        if kind == "message_update":
+            await controller.handle(event)
+            return
+        if kind == "agent_start":
+            self.status_line.start("Working...")
+        elif kind == "agent_end":
+            self.status_line.stop()
+        elif kind == "queue_changed":
+            self.query_one(PendingMessages).show_queue(event.steering, event.follow_up)
+        elif kind == "auto_compaction_start":
+            label = {
+                "overflow": "Context overflow detected, Auto-compacting... (Esc to cancel)",
+                "manual": "Compacting context... (Esc to cancel)",
+            }.get(event.reason, "Auto-compacting... (Esc to cancel)")
+            self.status_line.start(label)
+        elif kind == "auto_compaction_end":
+            self._restore_status()
+        elif kind == "auto_retry_start":
+            deadline = time.monotonic() + event.delay_ms / 1000
+            self.status_line.start(
+                f"Retrying ({event.attempt}/{event.max_attempts}) in {{s}}s... (Esc to cancel)",
+                deadline=deadline,
+                level="warning",
+            )
+        elif kind == "auto_retry_end":
+            self._restore_status()
+        elif kind in ("model_changed", "thinking_level_changed", "session_name_changed"):
+            self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
+            self.refresh_footer()
+        elif kind == "session_switched":
+            await self._rebuild()
+            return
+        await controller.handle(event)
+
+    def _restore_status(self) -> None:
+        if getattr(self.session, "is_streaming", False):
+            self.status_line.start("Working...")
+        else:
+            self.status_line.stop()
+
+    async def _rebuild(self) -> None:
+        assert self.controller is not None
+        await self.controller.clear()
+        self.query_one(PendingMessages).show_queue([], [])
+        getter = getattr(self.session, "user_prompt_history", None)
+        if getter is not None:
+            self.history.entries.clear()
+            for entry in getter():
+                self.history.add(entry)
+        await self._render_start()
+        self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
+        self.refresh_footer()
+
+    # ------------------------------------------------------------------ footer
+
+    def footer_info(self) -> FooterInfo:
+        session = self.session
+        info = FooterInfo(cwd=self.cwd_display)
+        info.branch = git_branch(self.cwd) if self._branch_fixed is None else (self._branch_fixed or None)
+        info.session_name = getattr(session, "session_name", None)
+        try:
+            stats = session.stats()
+        except Exception:
+            stats = None
+        if stats is not None:
+            info.input, info.output = stats.input, stats.output
+            info.cache_read, info.cache_write = stats.cache_read, stats.cache_write
+            info.cost = stats.cost
+            info.context_percent = stats.context_percent
+            info.context_window = stats.context_window
+        info.auto_compaction = bool(getattr(session, "auto_compaction_enabled", False))
+        model = getattr(session, "model", None)
+        if model is not None:
+            info.model = model.id
+            info.provider = model.provider
+            info.reasoning = bool(model.reasoning)
+            info.thinking_level = getattr(session, "thinking_level", None)
+        return info
+
+    def refresh_footer(self) -> None:
+        try:
+            bar = self.query_one(StatusBar)
+        except Exception:
+            return
+        bar.show(self.footer_info())
+
+    # ------------------------------------------------------------------ completion
+
+    def _completions(self, context: CompletionContext) -> list[Completion]:
+        if context.kind == "slash":
+            names = {c.name: c for c in self.commands}
+            extra = getattr(self.session, "prompt_templates", None)
+            templates: dict[str, str] = {}
+            try:
+                for template in extra() if callable(extra) else extra or []:
+                    templates[getattr(template, "name", str(template))] = getattr(template, "description", "")
+            except Exception:
+                templates = {}
+            candidates = list(names) + [t for t in templates if t not in names]
+            out = []
+            for name in fuzzy_filter(context.query, candidates, limit=20):
+                command = names.get(name)
+                description = command.description if command else templates.get(name, "")
+                out.append(Completion("/" + name, "/" + name, description))
+            return out
+        if context.kind == "file":
+            return self._project_files.complete(context.query)
+        return []
+
+    # ------------------------------------------------------------------ submitting
+
+    async def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
+        text = message.text
+        editor = self.editor
+        stripped = text.strip()
+        if stripped.startswith("!"):
+            if getattr(self.session, "is_bash_running", False):
+                await self.notice("A bash command is already running. Press Esc to cancel it first.", "warning")
+                return
+            exclude = stripped.startswith("!!")
+            command = stripped[2:] if exclude else stripped[1:]
+            editor.set_text("")
+            if command.strip():
+                self.run_worker(self._run_bash(command.strip(), exclude), group="bash", exit_on_error=False)
+            return
+        parsed = parse_command(stripped)
+        if parsed is not None:
+            command = find_command(parsed[0], self.commands)
+            if command is not None:
+                editor.set_text("")
+                self.run_worker(self._run_command(command, parsed[1]), group="command", exit_on_error=False)
+                return
+        editor.set_text("")
+        behavior = "follow_up" if message.follow_up else "steer"
+        self.run_worker(self._prompt(text, behavior), group="prompt", exit_on_error=False)
+
+    async def _prompt(self, text: str, behavior: str) -> None:
+        try:
+            await self.session.prompt(text, streaming_behavior=behavior)
+        except Exception as exc:
+            await self.notice(f"Error: {exc}", "error")
+
+    async def _run_bash(self, command: str, exclude: bool) -> None:
+        try:
+            await self.session.run_bash(command, exclude_from_context=exclude)
+        except Exception as exc:
+            await self.notice(f"Error: {exc}", "error")
+
+    async def _run_command(self, command: Any, args: str) -> None:
+        try:
+            await command.run(self, args)
+        except Exception as exc:
+            await self.notice(f"/{command.name}: {exc}", "error")
+
+    # ------------------------------------------------------------------ helpers used by commands
+
+    async def notice(self, text: str, level: str = "info") -> None:
+        if self.controller is not None:
+            await self.controller.note(text, level)
+
+    async def show_markdown(self, text: str) -> None:
+        block = Markdown(text, classes="info-block")
+        block.styles.padding = (0, 1)
+        block.styles.margin = (1, 1, 0, 1)
+        await self.transcript.add(block)
+
+    async def new_session(self) -> None:
+        if getattr(self.session, "is_streaming", False):
+            self.session.abort()
+            await self.session.wait_for_idle()
+        await self.session.new_session()
+        await self.notice("✓ New session started", "success")
+
+    async def compact(self, instructions: str | None) -> None:
+        if not [m for m in getattr(self.session, "messages", []) if getattr(m, "role", None) != "system"]:
+            await self.notice("Nothing to compact (no messages yet)", "warning")
+            return
+        if getattr(self.session, "is_streaming", False):
+            self.session.abort()
+            await self.session.wait_for_idle()
+        self.status_line.start("Compacting context... (Esc to cancel)")
+        try:
+            await self.session.compact(instructions)
+        finally:
+            self._restore_status()
+
+    async def action_quit(self) -> None:
+        await self.quit_app()
+
+    async def quit_app(self) -> None:
+        await self._shutdown()
+        self.exit(0)
+
+    async def _shutdown(self) -> None:
+        try:
+            await asyncio.wait_for(_maybe_await(self.session.close()), timeout=5)
+        except Exception:
+            pass
+
+    def schedule_edit_preview(self, block: ToolCallBlock) -> None:
+        self.run_worker(self._edit_preview(block), group="preview", exit_on_error=False)
+
+    async def _edit_preview(self, block: ToolCallBlock) -> None:
+        from pi_coder.tui.edit_preview import preview_edit
+
+        diff, error = await asyncio.to_thread(preview_edit, dict(block.view.args), self.cwd)
+        if block.view.status not in ("success", "error"):
+            block.set_preview(diff, error)
+
+    # ------------------------------------------------------------------ actions (see keys.py)
+
+    def _busy(self) -> bool:
+        session = self.session
+        return any(getattr(session, flag, False) for flag in ("is_streaming", "is_compacting", "is_retrying"))
+
+    async def action_interrupt(self) -> None:
+        editor = self.editor
+        if editor.close_menu():
+            return
+        if getattr(self.session, "is_bash_running", False):
+            self.session.abort_bash()
+            return
+        if self._busy():
+            restored = list(self.session.abort() or [])
+            if restored:
+                existing = editor.text
+                editor.set_text("\n\n".join([*restored, existing] if existing.strip() else restored))
+            self.query_one(PendingMessages).show_queue([], [])
+            return
+        if editor.text.startswith("!"):
+            editor.set_text("")
+            return
+        raise SkipAction()
+
+    async def action_clear(self) -> None:
+        now = time.monotonic()
+        if now - self._last_clear < _DOUBLE_PRESS_SECONDS:
+            await self.quit_app()
+            return
+        self._last_clear = now
+        self.editor.set_text("")
+        self.editor.close_menu()
+        self.status_line.note(f"Press {display_keys(self.effective_keys['app.clear'])} again to exit")
+
+    async def action_exit(self) -> None:
+        if self.editor.text:
+            raise SkipAction()
+        await self.quit_app()
+
+    async def action_cycle_thinking_level(self) -> None:
+        level = await _maybe_await(self.session.cycle_thinking_level())
+        if level is None:
+            self.status_line.note("Current model does not support thinking")
+        else:
+            self.status_line.note(f"Thinking level: {level}")
+        self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
+        self.refresh_footer()
+
+    async def action_cycle_model(self, direction: int = 1) -> None:
+        result = await _maybe_await(self.session.cycle_model(direction))
+        if result is None:
+            self.status_line.note("Only one model in scope")
+        else:
+            model, level = result
+            thinking = f" (thinking: {level})" if getattr(model, "reasoning", False) else ""
+            self.status_line.note(f"Switched to {model.name or model.id}{thinking}")
+        self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
+        self.refresh_footer()
+
+    def action_toggle_tools(self) -> None:
+        self.tools_expanded = not self.tools_expanded
+        if self.controller is not None:
+            self.controller.set_tools_expanded(self.tools_expanded)
+
+    def action_toggle_thinking(self) -> None:
+        self.hide_thinking = not self.hide_thinking
+        if self.controller is not None:
+            self.controller.set_thinking_hidden(self.hide_thinking)
+        self.status_line.note("Thinking blocks hidden" if self.hide_thinking else "Thinking blocks shown")
+
+    def action_dequeue(self) -> None:
+        texts = list(self.session.dequeue() or [])
+        if not texts:
+            self.status_line.note("No queued messages to restore")
+            return
+        editor = self.editor
+        existing = editor.text
+        editor.set_text("\n\n".join([*texts, existing] if existing.strip() else texts))
+        self.query_one(PendingMessages).show_queue([], [])
+        self.status_line.note(f"Restored {len(texts)} queued message{'s' if len(texts) != 1 else ''} to editor")
+
+    def action_jump_to_end(self) -> None:
+        transcript = self.transcript
+        if transcript.following:
+            raise SkipAction()
+        transcript.jump_to_end()
+

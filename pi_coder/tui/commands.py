@@ -1,0 +1,151 @@
+"""Slash commands: a small table of (name, description, handler).
+
+Handlers receive the app and the text after the command name. Later commands (/model, /resume,
+/tree, /fork, /settings) are added as rows here.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pi_coder.tui.format import format_tokens
+from pi_coder.tui.keys import KEY_ACTIONS, display_keys
+
+if TYPE_CHECKING:
+    from pi_coder.tui.app import PiApp
+
+__all__ = ["COMMANDS", "SlashCommand", "find_command", "parse_command"]
+
+Handler = Callable[["PiApp", str], Awaitable[None] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class SlashCommand:
+    name: str
+    description: str
+    handler: Handler
+    args_hint: str = ""
+
+    @property
+    def takes_args(self) -> bool:
+        return bool(self.args_hint)
+
+    async def run(self, app: PiApp, args: str) -> None:
+        result = self.handler(app, args)
+        if inspect.isawaitable(result):
+            await result
+
+
+async def _new(app: PiApp, args: str) -> None:
+    await app.new_session()
+
+
+async def _compact(app: PiApp, args: str) -> None:
+    await app.compact(args.strip() or None)
+
+
+async def _session(app: PiApp, args: str) -> None:
+    session = app.session
+    stats = session.stats()
+    lines = ["**Session**", ""]
+    name = getattr(session, "session_name", None)
+    if name:
+        lines.append(f"- Name: {name}")
+    lines.append(f"- File: {getattr(session, 'session_file', None) or 'In-memory'}")
+    lines.append(f"- ID: {getattr(session, 'session_id', '')}")
+    lines += [
+        "",
+        "**Messages**",
+        "",
+        f"- User: {stats.user_messages}",
+        f"- Assistant: {stats.assistant_messages}",
+        f"- Tool calls: {stats.tool_calls}",
+        f"- Tool results: {stats.tool_results}",
+        f"- Total: {stats.total_messages}",
+        "",
+        "**Tokens**",
+        "",
+        f"- Input: {stats.input:,}",
+        f"- Output: {stats.output:,}",
+    ]
+    if stats.cache_read:
+        lines.append(f"- Cache read: {stats.cache_read:,}")
+    if stats.cache_write:
+        lines.append(f"- Cache write: {stats.cache_write:,}")
+    lines.append(f"- Total: {stats.total_tokens:,}")
+    if stats.cost:
+        lines += ["", "**Cost**", "", f"- Total: ${stats.cost:.4f}"]
+    if stats.context_window:
+        pct = "?" if stats.context_percent is None else f"{stats.context_percent:.1f}%"
+        used = format_tokens(stats.context_tokens) if stats.context_tokens is not None else "?"
+        lines += ["", f"Context: {used} / {format_tokens(stats.context_window)} ({pct})"]
+    await app.show_markdown("\n".join(lines))
+
+
+async def _name(app: PiApp, args: str) -> None:
+    name = args.strip()
+    if not name:
+        current = getattr(app.session, "session_name", None)
+        await app.notice(f"Session name: {current}" if current else "Usage: /name <name>")
+        return
+    app.session.set_session_name(name)
+    await app.notice(f"Session name set: {name}")
+    app.refresh_footer()
+
+
+async def _copy(app: PiApp, args: str) -> None:
+    text = app.session.last_assistant_text()
+    if not text:
+        await app.notice("No agent messages to copy yet.", "warning")
+        return
+    app.copy_to_clipboard(text)
+    await app.notice("Copied last agent message to clipboard")
+
+
+async def _hotkeys(app: PiApp, args: str) -> None:
+    keys = app.effective_keys
+    rows = ["| Key | Action |", "|---|---|"]
+    for action in KEY_ACTIONS:
+        rows.append(f"| `{display_keys(keys[action.id])}` | {action.description} |")
+    rows += [
+        "| `Ctrl+C` twice | Quit |",
+        "| `/` | Slash commands |",
+        "| `@` | Complete a project file |",
+        "| `!cmd` | Run a shell command, output added to the context |",
+        "| `!!cmd` | Run a shell command, output kept out of the context |",
+    ]
+    await app.show_markdown("**Keyboard shortcuts**\n\n" + "\n".join(rows))
+
+
+async def _quit(app: PiApp, args: str) -> None:
+    await app.quit_app()
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("new", "Start a new session", _new),
+    SlashCommand("compact", "Compact the context (optional focus instructions)", _compact, "[instructions]"),
+    SlashCommand("session", "Show session file, id, message counts, tokens and cost", _session),
+    SlashCommand("name", "Set the session name", _name, "<name>"),
+    SlashCommand("copy", "Copy the last answer to the clipboard", _copy),
+    SlashCommand("hotkeys", "Show keyboard shortcuts", _hotkeys),
+    SlashCommand("quit", "Quit pi", _quit),
+)
+
+
+def find_command(name: str, commands: tuple[SlashCommand, ...] = COMMANDS) -> SlashCommand | None:
+    return next((c for c in commands if c.name == name), None)
+
+
+def parse_command(text: str) -> tuple[str, str] | None:
+    """``/name args`` -> (name, args); None when the text is not a slash command."""
+    if not text.startswith("/") or text.startswith("//"):
+        return None
+    head, _, rest = text[1:].partition(" ")
+    head = head.strip()
+    if not head or "\n" in head:
+        head = head.split("\n", 1)[0]
+        rest = text[1 + len(head) :].lstrip(" ")
+    return (head, rest) if head else None

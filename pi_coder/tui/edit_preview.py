@@ -1,0 +1,33 @@
+"""The diff an edit call would make, computed from the file before the edit runs."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+__all__ = ["preview_edit"]
+
+
+def preview_edit(args: dict[str, Any], cwd: str) -> tuple[str | None, str | None]:
+    """(diff, None) for a valid edit, (None, error text) when it would fail, (None, None) if unknown."""
+    try:
+        from pi_coder.tools import compute_edit_preview, prepare_edit_arguments  # type: ignore[attr-defined]
+    except ImportError:
+        return None, None
+    prepared = prepare_edit_arguments(args)
+    path = str(prepared.get("path") or "")
+    edits = prepared.get("edits")
+    if not path or not isinstance(edits, list) or not edits:
+        return None, None
+    raw = path[1:] if path.startswith("@") else path
+    full = os.path.join(cwd, os.path.expanduser(raw))
+    try:
+        with open(full, encoding="utf-8", newline="") as handle:
+            original = handle.read()
+    except OSError as exc:
+        return None, f"File not found: {path}" if isinstance(exc, FileNotFoundError) else str(exc)
+    try:
+        preview = compute_edit_preview(original, edits, path)
+    except Exception as exc:  # the edit would fail; the tool will report the same error
+        return None, str(exc)
+    return preview.diff, None

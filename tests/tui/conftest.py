@@ -1,0 +1,48 @@
+"""TUI test helpers: a real AgentSession on the faux provider in a temporary home and project."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_coder.ai.models import create_models
+from pi_coder.ai.providers.faux import FauxProvider, faux_provider
+from pi_coder.core import AgentSession, create_agent_session
+from pi_coder.settings import load_settings
+
+KEY_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY")
+
+SessionFactory = Callable[..., tuple[AgentSession, FauxProvider]]
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty project folder, with PI_CODER_HOME pointing at a fresh home next to it."""
+    home = tmp_path / "home"
+    home.mkdir()
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    monkeypatch.setenv("PI_CODER_HOME", str(home))
+    for var in KEY_VARS:
+        monkeypatch.delenv(var, raising=False)
+    return cwd
+
+
+@pytest.fixture
+def make_session(project: Path) -> SessionFactory:
+    """``make_session(responses, tool_names=[...], **kwargs) -> (session, faux)``."""
+
+    def factory(responses: list[Any] | None = None, **kwargs: Any) -> tuple[AgentSession, FauxProvider]:
+        faux = kwargs.pop("faux", None) or faux_provider(list(responses or []), **kwargs.pop("faux_options", {}))
+        models = create_models(include_builtin=False, env={}, models_toml=Path("/nonexistent/models.toml"))
+        models.set_provider(faux)
+        kwargs.setdefault("tool_names", [])
+        kwargs.setdefault("model", faux.model)
+        kwargs.setdefault("no_session", True)
+        session = create_agent_session(str(project), settings=load_settings(str(project)), models=models, **kwargs)
+        return session, faux
+
+    return factory
