@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_coder.ai._sse import SSEDecoder, ServerSentEvent
+from pi_coder.ai._sse import ServerSentEvent, SSEDecoder
 
 
 def decode_all(chunks: list[bytes]) -> list[tuple[str, str, str, int | None]]:
