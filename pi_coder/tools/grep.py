@@ -18,7 +18,7 @@ from pi_coder.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_coder.ai.abort import AbortSignal
 from pi_coder.ai.types import TextContent
 from pi_coder.errors import ToolError
-from pi_coder.tools._glob import compile_glob
+from pi_coder.tools._glob import GlobPattern, compile_glob
 from pi_coder.tools._paths import resolve_path
 from pi_coder.tools._rg import RipgrepRun, find_ripgrep
 from pi_coder.tools._schema import ToolParams, coerce_params
@@ -80,13 +80,24 @@ def _line_text(data: dict[str, Any]) -> str:
 async def _search_rg(
     rg: str, root: Path, is_file: bool, args: GrepParams, limit: int, context: int, signal: AbortSignal | None
 ) -> tuple[list[_FileHits], bool]:
-    argv = ["--json", "--line-number", "--color=never", "--hidden", "--no-require-git", "--glob", "!.git"]
+    # Sorted by path: the same output every time (and the walker's order); with the early stop
+    # at the limit this is also the fastest way through large trees for common patterns.
+    argv = ["--json", "--line-number", "--color=never", "--hidden", "--no-require-git", "--sort", "path"]
+    argv += ["--glob", "!.git"]
     if args.ignore_case:
         argv.append("--ignore-case")
     if args.literal:
         argv.append("--fixed-strings")
-    if args.glob:
-        argv += ["--glob", args.glob]
+    path_filter = None
+    if args.glob and not is_file:
+        # rg's --glob overrides .gitignore for files it whitelists; file types and our own path
+        # filter do not, so ignored files stay ignored.
+        if args.glob.startswith("!"):
+            argv += ["--glob", args.glob]
+        elif "/" not in args.glob:
+            argv += ["--type-add", f"piglob:{args.glob}", "--type", "piglob"]
+        else:
+            path_filter = compile_glob(args.glob)
     if context:
         argv += ["--context", str(context)]
     argv += ["--regexp", args.pattern, "--", root.name if is_file else "./"]
@@ -95,6 +106,7 @@ async def _search_rg(
     current: _FileHits | None = None
     matches = 0
     last_match = 0
+    skip_file = False
     reached = False
     async with contextlib.aclosing(run.lines()) as lines:
         async for raw in lines:
@@ -102,13 +114,20 @@ async def _search_rg(
             kind = event.get("type")
             data = event.get("data", {})
             if kind == "begin":
+                rel = _json_text(data["path"])
+                rel = rel[2:] if rel.startswith("./") else rel
+                skip_file = path_filter is not None and not path_filter.matches(rel, False)
+                if skip_file:
+                    current = None
+                    continue
                 if matches >= limit:
                     current = None  # only looking for one more match now
                     continue
-                rel = _json_text(data["path"])
-                current = _FileHits(rel[2:] if rel.startswith("./") else rel)
+                current = _FileHits(rel)
                 groups.append(current)
             elif kind == "match":
+                if skip_file:
+                    continue
                 if matches >= limit:
                     reached = True
                     break
@@ -138,6 +157,14 @@ def _compile(args: GrepParams) -> tuple[re.Pattern[str], re.Pattern[str] | None]
     return line_rx, prefilter
 
 
+def _glob_skips(glob: GlobPattern, rel: str) -> bool:
+    if not glob.negated:
+        return not glob.matches(rel, False)
+    parts = rel.split("/")
+    dirs = ("/".join(parts[:i]) for i in range(1, len(parts)))
+    return glob.matches(rel, False) or any(glob.matches(d, True) for d in dirs)
+
+
 def _search_python(
     root: Path, is_file: bool, args: GrepParams, limit: int, context: int, signal: AbortSignal | None
 ) -> tuple[list[_FileHits], bool]:
@@ -154,7 +181,7 @@ def _search_python(
     for rel in files:
         if signal is not None and signal.aborted:
             raise ToolError("Operation aborted")
-        if glob is not None and glob.matches(rel, False) == glob.negated:
+        if glob is not None and _glob_skips(glob, rel):
             continue
         try:
             data = (base / rel).read_bytes()

@@ -51,6 +51,15 @@ def kill_group(pgid: int) -> None:
         pass
 
 
+def read_and_remove(path: str | Path) -> str:
+    """The text of a spilled output file, which is deleted."""
+    file = Path(path)
+    try:
+        return file.read_text()
+    finally:
+        file.unlink()
+
+
 def first_int(text: str) -> int:
     match = re.search(r"\d+", text)
     assert match is not None, text
@@ -134,13 +143,9 @@ async def test_one_megabyte_on_one_line(run: ToolRunner) -> None:
     assert body == "x" * 51200
     match = re.fullmatch(r"\[Showing last 50\.0KB of line 1 \(line is 1\.0MB\)\. Full output: (\S+)\]", notice)
     assert match is not None, notice
-    full = Path(match.group(1))
-    try:
-        assert full.read_text() == "x" * 1048576
-        assert result.details["fullOutputPath"] == str(full)
-        assert result.details["truncation"]["lastLinePartial"] is True
-    finally:
-        full.unlink()
+    assert result.details["fullOutputPath"] == match.group(1)
+    assert result.details["truncation"]["lastLinePartial"] is True
+    assert read_and_remove(match.group(1)) == "x" * 1048576
 
 
 async def test_tail_truncation_by_lines_spills_full_output(run: ToolRunner) -> None:
@@ -150,11 +155,7 @@ async def test_tail_truncation_by_lines_spills_full_output(run: ToolRunner) -> N
     assert body.split("\n")[0] == "1001" and body.endswith("3000")
     match = re.fullmatch(r"\[Showing lines 1001-3000 of 3000\. Full output: (\S+)\]", notice)
     assert match is not None, notice
-    full = Path(match.group(1))
-    try:
-        assert full.read_text().split() == [str(i) for i in range(1, 3001)]
-    finally:
-        full.unlink()
+    assert read_and_remove(match.group(1)).split() == [str(i) for i in range(1, 3001)]
 
 
 async def test_tail_truncation_by_bytes_notice(run: ToolRunner) -> None:
@@ -162,7 +163,7 @@ async def test_tail_truncation_by_bytes_notice(run: ToolRunner) -> None:
     body, notice = text_of(result).split("\n\n")
     assert re.fullmatch(r"\[Showing lines 489-1000 of 1000 \(50\.0KB limit\)\. Full output: \S+\]", notice), notice
     assert len(body.encode()) <= 51200
-    Path(result.details["fullOutputPath"]).unlink()
+    read_and_remove(result.details["fullOutputPath"])
 
 
 async def test_binary_output_is_sanitised(run: ToolRunner) -> None:
@@ -170,7 +171,7 @@ async def test_binary_output_is_sanitised(run: ToolRunner) -> None:
     text = text_of(result)
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", text)
     if result.details and "fullOutputPath" in result.details:
-        Path(result.details["fullOutputPath"]).unlink()
+        read_and_remove(result.details["fullOutputPath"])
 
 
 async def test_live_updates_are_throttled(run: ToolRunner) -> None:

@@ -137,13 +137,19 @@ async def test_read_honours_abort(run: ToolRunner, tmp_path: Path) -> None:
         await run("read", signal=controller.signal, path="a.txt")
 
 
-async def test_read_tail_of_50mb_file_is_fast(run: ToolRunner, tmp_path: Path) -> None:
-    """The last 2,000 lines of a 50 MB file: correct text, without decoding the whole file."""
-    line = "0123456789012345678\n"  # 20 bytes: 2,000 lines fit in 50 KB
+def write_big_log(path: Path) -> int:
+    """A 50 MB file of 20-byte lines (2,000 of them fit in 50 KB); returns the line count."""
+    line = "0123456789012345678\n"
     count = 50 * 1024 * 1024 // len(line)
-    with open(tmp_path / "big.log", "w") as f:
+    with open(path, "w") as f:
         f.write(line * (count - 1))
         f.write("the last line\n")
+    return count
+
+
+async def test_read_tail_of_50mb_file_is_fast(run: ToolRunner, tmp_path: Path) -> None:
+    """The last 2,000 lines of a 50 MB file: correct text, without decoding the whole file."""
+    count = write_big_log(tmp_path / "big.log")
     start = time.perf_counter()
     result = await run("read", path="big.log", offset=count - 1999)
     elapsed = time.perf_counter() - start
