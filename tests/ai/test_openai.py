@@ -404,3 +404,33 @@ def test_normalize_tool_call_id() -> None:
     assert openai_completions.normalize_tool_call_id("call_abc|fc_123") == "call_abc"
     assert openai_completions.normalize_tool_call_id("toolu.01") == "toolu_01"
     assert len(openai_completions.normalize_tool_call_id("x" * 80)) == 40
+
+
+async def test_models_toml_provider_two_turn_script(sse_server: SSEServer, tmp_path) -> None:
+    """A models.toml provider dispatches to this module; a scripted tool call then answer round-trips."""
+    from pi_coder.ai.models import create_models
+
+    toml = tmp_path / "models.toml"
+    toml.write_text(
+        f'[providers.local]\napi = "openai-completions"\nbase_url = "{sse_server.openai_base_url}"\n'
+        'api_key = "none"\nmodels = [{ id = "qwen2.5-coder", context_window = 32768, max_tokens = 8192 }]\n'
+    )
+    models = create_models(models_toml=toml, include_builtin=False, env={})
+    model = models.get_model("local", "qwen2.5-coder")
+    sse_server.enqueue(
+        Turn([WireToolCall("read", {"path": "a.txt"}, id="call_1")]),
+        Turn([Text("The file says hi.")]),
+    )
+    first = await models.stream_simple(model, context(tools=[READ])).result()
+    assert first.stop_reason == "toolUse" and first.tool_calls()[0].arguments == {"path": "a.txt"}
+    ctx = context(
+        UserMessage(content="hi"),
+        first,
+        ToolResultMessage(tool_call_id="call_1", tool_name="read", content=[TextContent(text="hi")]),
+        tools=[READ],
+    )
+    second = await models.stream_simple(model, ctx).result()
+    assert second.text() == "The file says hi."
+    assert sse_server.requests[1].json["messages"][2]["tool_calls"][0]["id"] == "call_1"
+    assert sse_server.requests[1].json["messages"][3] == {"role": "tool", "tool_call_id": "call_1", "content": "hi"}
+    assert sse_server.requests[0].headers["authorization"] == "Bearer none"

@@ -279,7 +279,7 @@ async def test_abort_mid_stream_closes_the_connection(sse_server: SSEServer, api
     assert message.stop_reason == "aborted" and message.error_message == "Request was aborted"
     assert message.text().startswith("aa")
     request = sse_server.requests[0]
-    assert await asyncio.to_thread(request.wait_disconnected, 5.0)
+    assert await request.wait_disconnected_async()
     assert not request.completed
 
 
@@ -298,13 +298,13 @@ async def test_abort_while_waiting_before_first_byte(sse_server: SSEServer, api:
     sse_server.enqueue(Turn([Text("late")], hang=math.inf))
     controller = AbortController()
     stream = start(sse_server, api, signal=controller.signal)
-    assert await asyncio.to_thread(sse_server.wait_for_requests, 1, 5.0)
+    assert await sse_server.wait_for_requests_async(1)
     began = time.monotonic()
     controller.abort()
     events, message = await drain(stream)
     assert time.monotonic() - began < 1.0
     assert [e.type for e in events] == ["error"] and message.stop_reason == "aborted"
-    assert await asyncio.to_thread(sse_server.requests[0].wait_disconnected, 5.0)
+    assert await sse_server.requests[0].wait_disconnected_async()
 
 
 async def test_abort_during_retry_wait(sse_server: SSEServer, api: str) -> None:
@@ -312,7 +312,7 @@ async def test_abort_during_retry_wait(sse_server: SSEServer, api: str) -> None:
     sse_server.enqueue(error_turn(429, "Rate limited", retry_after="30"), Turn([Text("never")]))
     controller = AbortController()
     stream = start(sse_server, api, signal=controller.signal)
-    assert await asyncio.to_thread(sse_server.wait_for_requests, 1, 5.0)
+    assert await sse_server.wait_for_requests_async(1)
     await asyncio.sleep(0.1)
     began = time.monotonic()
     controller.abort()

@@ -52,7 +52,9 @@ Recording: ``server.requests`` is a list of ``RecordedRequest`` (``method``, ``p
 ``headers`` with lower-case names, ``body`` bytes, ``json``), each with
 ``wait_disconnected(timeout)`` (True once the server saw the client close the connection
 before the response was complete) and ``completed`` (the whole response was written).
-``server.wait_for_requests(n, timeout)`` blocks until ``n`` requests arrived.
+``server.wait_for_requests(n, timeout)`` blocks until ``n`` requests arrived. In async tests
+use ``await server.wait_for_requests_async(n)`` / ``await request.wait_disconnected_async()``
+so the event loop (which runs the provider) keeps going.
 
 ``encode_anthropic(turn)`` / ``encode_openai(turn)`` give a turn's SSE body bytes (used by
 ``bench/stream_throughput.py`` to prebuild large bodies).
@@ -60,6 +62,7 @@ before the response was complete) and ``completed`` (the whole response was writ
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import select
@@ -348,6 +351,10 @@ class RecordedRequest:
         """True once the client closed the connection before the response was complete."""
         return self.disconnected.wait(timeout)
 
+    async def wait_disconnected_async(self, timeout: float = 5.0) -> bool:
+        """``wait_disconnected`` for async tests (does not block the event loop)."""
+        return await asyncio.to_thread(self.disconnected.wait, timeout)
+
     def _mark_disconnected(self) -> None:
         if not self.disconnected.is_set():
             self.disconnected_at = time.monotonic()
@@ -508,7 +515,7 @@ class SSEServer:
         server = _Server(("127.0.0.1", 0), _Handler)
         server.owner = self
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
         self._thread.start()
         return self
 
@@ -578,6 +585,10 @@ class SSEServer:
             self.requests.append(record)
             self._lock.notify_all()
             return self._turns.popleft() if self._turns else None
+
+    async def wait_for_requests_async(self, count: int, timeout: float = 5.0) -> bool:
+        """``wait_for_requests`` for async tests (does not block the event loop)."""
+        return await asyncio.to_thread(self.wait_for_requests, count, timeout)
 
     def wait_for_requests(self, count: int, timeout: float = 5.0) -> bool:
         """Block until at least ``count`` requests have arrived."""
