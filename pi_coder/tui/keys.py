@@ -17,6 +17,7 @@ __all__ = [
     "bindings_for",
     "display_keys",
     "effective_keys",
+    "unbound_key",
 ]
 
 
@@ -47,6 +48,11 @@ KEY_ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("app.thinking.toggle", "ctrl+t", "toggle_thinking", "Hide or show thinking blocks", "app"),
     KeyAction("app.message.dequeue", "alt+up", "dequeue", "Pull queued messages back into the editor", "app"),
     KeyAction("app.scroll.end", "end", "jump_to_end", "Jump to the live end of the transcript", "app"),
+    KeyAction("app.model.select", "ctrl+l", "select_model", "Select a model", "app"),
+    KeyAction("app.session.tree", "", "open_tree", "Session tree (`/tree`)", "app"),
+    KeyAction("app.session.fork", "", "open_fork", "Fork from an earlier message (`/fork`)", "app"),
+    KeyAction("app.session.resume", "", "open_resume", "Resume another session (`/resume`)", "app"),
+    KeyAction("app.session.new", "", "new_session", "Start a new session (`/new`)", "app"),
     KeyAction("editor.submit", "enter", "submit", "Send (idle) / queue a steering message (working)", "editor"),
     KeyAction("app.message.followUp", "alt+enter", "follow_up", "Queue a follow-up message (working)", "editor"),
     KeyAction("editor.newline", "shift+enter,ctrl+j", "newline", "New line (also `\\` then Enter)", "editor"),
@@ -61,10 +67,15 @@ def bindings_for(scope: Literal["app", "editor"]) -> list:
     from textual.binding import Binding
 
     return [
-        Binding(a.keys, a.action, a.description, show=False, priority=True, id=a.id)
+        Binding(a.keys or unbound_key(a.id), a.action, a.description, show=False, priority=True, id=a.id)
         for a in KEY_ACTIONS
         if a.scope == scope
     ]
+
+
+def unbound_key(action_id: str) -> str:
+    """The key of an action without keys: a name no terminal sends, so a keymap can still rebind it."""
+    return f"unbound-{action_id}"
 
 
 def effective_keys(overrides: Mapping[str, str | list[str]] | None = None) -> dict[str, str]:
@@ -89,6 +100,8 @@ def display_keys(keys: str) -> str:
     """``ctrl+shift+p,alt+up`` -> ``Ctrl+Shift+P / Alt+Up`` for hints and ``/hotkeys``."""
     shown = []
     for key in keys.split(","):
+        if not key.strip() or key.startswith("unbound-"):
+            continue
         parts = [_NICE.get(p, p.capitalize() if len(p) > 1 else p.upper()) for p in key.strip().split("+")]
         shown.append("+".join(parts))
-    return " / ".join(shown)
+    return " / ".join(shown) or "unbound"
