@@ -357,6 +357,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         _say(str(exc))
         return 1
+    # httpx's __init__ imports its command-line client (click + rich, ~60 ms) whenever those are
+    # installed, and falls back to a stub on ImportError; pi never uses that client.
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     from pi_coder.modes.launch import run_guarded
 
     return run_guarded(opts, run_interactive=_run_interactive)
