@@ -99,15 +99,14 @@ def read_session_file(path: Path) -> RawSessionFile:
     result = RawSessionFile()
     entries = result.entries
     first = True
-    with open(path, "rb") as handle, gc_paused():
+    with open(path, "rb", buffering=1 << 16) as handle, gc_paused():
         for line in handle:
-            complete = line.endswith(b"\n")
-            if not line.strip():
-                continue
             try:
                 data = loads(line)
             except ValueError:
-                if complete:
+                if not line.strip():
+                    continue
+                if line.endswith(b"\n"):
                     result.malformed += 1
                     result.has_content = True
                 else:

@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 
-def loads(data: bytes | str) -> Any:
+def loads(data: bytes | memoryview | str) -> Any:
     """Decode one JSON document.
 
     Raises:
@@ -54,7 +54,7 @@ def loads(data: bytes | str) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
-        return json.loads(data)
+        return json.loads(bytes(data) if isinstance(data, memoryview) else data)
 
 
 def _default(value: Any) -> Any:
