@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import math
 import resource
 import statistics
 import sys
@@ -69,6 +70,7 @@ async def bench(runs: int, events: int) -> None:
     turn = Turn([Text(text)], delta_chars=DELTA_CHARS, usage={"input": 10, "output": events})
     bodies = {"anthropic-messages": encode_anthropic(turn), "openai-completions": encode_openai(turn)}
     print(f"answer: {len(text.encode()) / 1000:.0f} KB in {events} deltas of {DELTA_CHARS} chars; {runs} runs each")
+    print(f"calibration: sum(range(10**6)) takes {calibrate() * 1000:.1f} ms on this machine now")
     with SSEServer() as server:
         for api, body in bodies.items():
             sse_events = body.count(b"\n\n")
@@ -88,11 +90,22 @@ async def bench(runs: int, events: int) -> None:
             print(
                 f"{api:20s} body {len(body) / 1e6:.2f} MB, {sse_events} SSE events: "
                 f"median {median * 1000:.0f} ms (min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f}), "
-                f"{sse_events / median:,.0f} SSE events/s, {protocol_events / median:,.0f} protocol events/s, "
+                f"{sse_events / median:,.0f} SSE events/s median ({sse_events / min(times):,.0f} best), "
+                f"{protocol_events / median:,.0f} protocol events/s, "
                 f"peak traced {peak / 1e6:.1f} MB"
             )
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS of the process: {rss_mb:.0f} MB")
+
+
+def calibrate() -> float:
+    """Best of 5 timings of a fixed pure-Python loop, to compare figures across machines and load."""
+    best = math.inf
+    for _ in range(5):
+        start = time.perf_counter()
+        sum(range(10**6))
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
 def main() -> None:
