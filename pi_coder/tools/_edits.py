@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_coder.errors import ToolError
-from pi_coder.tools._diff import display_diff, unified_patch
+from pi_coder.tools._diff import LineOp, LineView, display_diff, line_ops, unified_patch
 from pi_coder.tools._matching import (
     Ambiguous,
     Candidate,
@@ -157,6 +157,39 @@ class _CrlfMap:
         return pos + bisect_left(self._positions, pos)
 
 
+def _region_ops(old: str, new: str, matches: list[Found]) -> tuple[list[LineOp], LineView, LineView]:
+    """Line opcodes from the replaced regions only: large files are never diffed whole."""
+    # [first line, last line, change in line count, line start in old, line start in new]
+    regions: list[list[int]] = []
+    line = pos = shift = 0
+    for match in matches:
+        line += old.count("\n", pos, match.start)
+        pos = match.start
+        removed = old.count("\n", match.start, match.end)
+        first, last = line, line + removed  # the line after a consumed newline joins the region
+        delta = match.replacement.count("\n") - removed
+        if regions and first <= regions[-1][1]:
+            regions[-1][1] = max(regions[-1][1], last)
+            regions[-1][2] += delta
+        else:
+            line_start = old.rfind("\n", 0, match.start) + 1
+            regions.append([first, last, delta, line_start, line_start + shift])
+        shift += len(match.replacement) - (match.end - match.start)
+    a = LineView(old, [(first, offset) for first, _, _, offset, _ in regions])
+    b = LineView(new)
+    ops: list[LineOp] = []
+    ia = ib = 0
+    for first, last, delta, _, new_offset in regions:
+        nb0 = first + (ib - ia)
+        b.add_anchor(nb0, new_offset)
+        ops.append(("equal", ia, first, ib, nb0))
+        count = last - first + 1 + delta
+        ops.extend(line_ops(a[first : last + 1], b[nb0 : nb0 + count], first, nb0))
+        ia, ib = last + 1, nb0 + count
+    ops.append(("equal", ia, len(a), ib, len(b)))
+    return ops, a, b
+
+
 def apply_edits(content: str, edits: Iterable[Any], path: str = "file") -> EditPreview:
     """Apply ``edits`` (``EditSpec``, ``{"oldText", "newText"}`` mappings or pairs) to ``content``.
 
@@ -218,11 +251,12 @@ def apply_edits(content: str, edits: Iterable[Any], path: str = "file") -> EditP
             "indicate an issue with special characters or the text not existing as expected."
         )
     new_text = "".join(new_lf)
-    diff, first_changed = display_diff(lf, new_text)
+    ops, old_view, new_view = _region_ops(lf, new_text, [m for m, _ in ordered])
+    diff, first_changed = display_diff(old_view, new_view, ops=ops)
     return EditPreview(
         new_content=new_content,
         diff=diff,
-        patch=unified_patch(lf, new_text, path.lstrip("/")),
+        patch=unified_patch(old_view, new_view, path.lstrip("/"), ops=ops),
         first_changed_line=first_changed,
         tiers=[m.tier for m, _ in found],
     )

@@ -49,7 +49,12 @@ def prepare_image(data: bytes, mime_type: str, *, auto_resize: bool = True) -> P
         image = Image.open(io.BytesIO(data))
         width, height = image.size
     except Exception:
-        return PreparedImage(data=data if len(data) <= MAX_IMAGE_BYTES else None, mime_type=mime_type)
+        if len(data) <= MAX_IMAGE_BYTES:
+            return PreparedImage(data=data, mime_type=mime_type)
+        return PreparedImage(
+            data=None, mime_type=mime_type,
+            note="[Image omitted: could not be resized below the inline image size limit.]",
+        )  # fmt: skip
     if width <= MAX_IMAGE_SIDE and height <= MAX_IMAGE_SIDE and len(data) <= MAX_IMAGE_BYTES:
         return PreparedImage(data=data, mime_type=mime_type)
     scale = min(1.0, MAX_IMAGE_SIDE / width, MAX_IMAGE_SIDE / height)

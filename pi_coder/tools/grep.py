@@ -78,12 +78,19 @@ def _line_text(data: dict[str, Any]) -> str:
 
 
 async def _search_rg(
-    rg: str, root: Path, is_file: bool, args: GrepParams, limit: int, context: int, signal: AbortSignal | None
+    rg: str,
+    root: Path,
+    is_file: bool,
+    args: GrepParams,
+    limit: int,
+    context: int,
+    signal: AbortSignal | None,
+    *,
+    sort: bool,
 ) -> tuple[list[_FileHits], bool]:
-    # Sorted by path: the same output every time (and the walker's order); with the early stop
-    # at the limit this is also the fastest way through large trees for common patterns.
-    argv = ["--json", "--line-number", "--color=never", "--hidden", "--no-require-git", "--sort", "path"]
-    argv += ["--glob", "!.git"]
+    argv = ["--json", "--line-number", "--color=never", "--hidden", "--no-require-git", "--glob", "!.git"]
+    if sort:
+        argv += ["--sort", "path"]
     if args.ignore_case:
         argv.append("--ignore-case")
     if args.literal:
@@ -270,7 +277,13 @@ def create_grep_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None 
         context = max(0, args.context or 0)
         rg = find_ripgrep(settings)
         if rg is not None:
-            groups, reached = await _search_rg(rg, root, is_file, args, limit, context, signal)
+            # A parallel search first: when everything fits under the limit, sorting the files
+            # afterwards gives the same output as a sorted search. Only when the limit cuts the
+            # results is the (single-threaded) sorted search needed to make the cut deterministic;
+            # it stops early too, as soon as it passes the limit.
+            groups, reached = await _search_rg(rg, root, is_file, args, limit, context, signal, sort=False)
+            if reached:
+                groups, reached = await _search_rg(rg, root, is_file, args, limit, context, signal, sort=True)
         else:
             groups, reached = await asyncio.to_thread(_search_python, root, is_file, args, limit, context, signal)
         if not groups:

@@ -209,3 +209,86 @@ def test_never_picks_one_of_several_exact_matches(text: str, needle: str) -> Non
             apply_edits(text, [(needle, "Z")], "f")
     elif count == 1:
         assert apply_edits(text, [(needle, "Z")], "f").new_content == text.replace(needle, "Z")
+
+
+_lines = st.lists(st.sampled_from(["a", "b", "c", "", "dd"]), min_size=1, max_size=15)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=_lines, trailing=st.booleans(), edits=st.lists(st.tuples(st.integers(0, 14), _lines), max_size=3))
+def test_region_diff_equals_whole_file_diff(lines: list[str], trailing: bool, edits: list) -> None:
+    """The patch built from edit regions applies like a whole-file unified diff."""
+    from pi_coder.tools._diff import display_diff, unified_patch
+
+    tagged = [f"{line}{i}" for i, line in enumerate(lines)]  # unique lines: every edit matches once
+    original = "\n".join(tagged) + ("\n" if trailing else "")
+    specs, used = [], set()
+    for index, replacement in edits:
+        index %= len(tagged)
+        if index in used:
+            continue
+        used.add(index)
+        specs.append((tagged[index] + ("\n" if index < len(tagged) - 1 else ""), "\n".join(replacement) + "\n"))
+    if not specs:
+        return
+    try:
+        preview = apply_edits(original, specs, "f")
+    except EditError:
+        return
+    assert _apply_patch(original, preview.patch) == preview.new_content
+    diff, first = display_diff(original, preview.new_content)
+    assert preview.first_changed_line == first
+    assert unified_patch(original, preview.new_content, "f") and diff
+
+
+def _apply_patch(text: str, patch: str) -> str:
+    """Apply a unified diff (our own output) to ``text``: enough to check hunks and counts."""
+    import re
+
+    old = text.split("\n")
+    old_lines = [line + "\n" for line in old[:-1]] + ([old[-1]] if old[-1] else [])
+    out: list[str] = []
+    pos = 0
+    rows = patch.split("\n")
+    i = 2
+    while i < len(rows) and rows[i]:
+        m = re.match(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", rows[i])
+        assert m, rows[i]
+        start = int(m.group(1)) - (0 if m.group(2) == "0" else 1)
+        out.extend(old_lines[pos:start])
+        pos = start
+        i += 1
+        while i < len(rows) and rows[i] and not rows[i].startswith("@@"):
+            tag, body = rows[i][0], rows[i][1:]
+            no_newline = i + 1 < len(rows) and rows[i + 1] == "\\ No newline at end of file"
+            line = body if no_newline else body + "\n"
+            if tag in " -":
+                assert old_lines[pos] == line, (old_lines[pos], line)
+                pos += 1
+            if tag in " +":
+                out.append(line)
+            i += 2 if no_newline else 1
+    out.extend(old_lines[pos:])
+    return "".join(out)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(alphabet="ab\n", max_size=30),
+    anchors=st.lists(st.integers(0, 40), max_size=3),
+    order=st.lists(st.integers(0, 40), max_size=12),
+)
+def test_line_view_matches_split(text: str, anchors: list[int], order: list[int]) -> None:
+    """Random access through LineView (any anchors, any order) equals text.split('\\n')."""
+    from pi_coder.tools._diff import LineView
+
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    view = LineView(text, [(i, starts[i]) for i in anchors if i < len(lines)])
+    assert len(view) == len(lines)
+    for i in order:
+        if i < len(lines):
+            assert view[i] == lines[i]
+            assert view[i : i + 3] == lines[i : i + 3]
