@@ -41,6 +41,7 @@ __all__ = [
     "HttpSettings",
     "RETRY_STATUSES",
     "aclose_clients",
+    "api_error_text",
     "describe_transport_error",
     "get_client",
     "http_overrides",
@@ -151,7 +152,7 @@ def parse_retry_after(headers: httpx.Headers) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def _api_error(body: bytes) -> tuple[str | None, str]:
+def api_error_text(body: bytes) -> tuple[str | None, str]:
     """(error type, message) from an error body in Anthropic's, OpenAI's or a generic shape."""
     text = body.decode("utf-8", "replace").strip()
     if not text:
@@ -197,7 +198,7 @@ def status_error(
         A ``ProviderStatusError`` subclass whose text names the provider and status and carries
         the API's own error message.
     """
-    kind, api_message = _api_error(body)
+    kind, api_message = api_error_text(body)
     code = f"{status} {kind}" if kind else str(status)
     detail = api_message or f"{status} status code (no body)"
     request_id = headers.get("request-id") or headers.get("x-request-id")

@@ -386,3 +386,13 @@ def test_only_error_messages_are_retryable() -> None:
     """An aborted or successful message is never retryable."""
     assert not is_retryable_error(AssistantMessage(stop_reason="aborted", error_message="503"))
     assert not is_retryable_error(AssistantMessage(stop_reason="stop"))
+
+
+async def test_json_instead_of_an_event_stream(sse_server: SSEServer, api: str) -> None:
+    """A 200 JSON answer (a server ignoring "stream") is an error naming what came back."""
+    sse_server.enqueue(
+        Turn(raw=b'{"error": {"message": "streaming not supported"}}', headers={"content-type": "application/json"})
+    )
+    events, message = await drain(start(sse_server, api))
+    assert [e.type for e in events] == ["start", "error"]
+    assert message.error_message == "Expected an event stream from sse-test, got JSON: streaming not supported"

@@ -465,11 +465,11 @@ class _Handler(BaseHTTPRequestHandler):
             data = b"".join(pieces)
             size = max(1, turn.chunk_size)
             pieces = [data[i : i + size] for i in range(0, len(data), size)]
+        headers = {"content-type": "text/event-stream", "cache-control": "no-cache"}
+        headers.update({name.lower(): value for name, value in turn.headers.items()})
+        headers["transfer-encoding"] = "chunked"
         self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("cache-control", "no-cache")
-        self.send_header("transfer-encoding", "chunked")
-        for name, value in turn.headers.items():
+        for name, value in headers.items():
             self.send_header(name, value)
         self.end_headers()
         sent = 0

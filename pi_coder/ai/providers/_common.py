@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from pi_coder.ai._http import describe_transport_error
+from pi_coder.ai._http import api_error_text, describe_transport_error
 from pi_coder.ai._partial_json import parse_streaming_json
 from pi_coder.ai._sse import ServerSentEvent, SSEDecoder
 from pi_coder.ai.errors import ProviderError, ProviderResponseError
@@ -357,6 +357,14 @@ async def pump_sse(
     Raises:
         ProviderError: The connection broke or went idle.
     """
+    content_type = response.headers.get("content-type", "")
+    if "json" in content_type:  # a server that ignored "stream": true, or an error with status 200
+        body = await response.aread()
+        kind, message = api_error_text(body)
+        detail = f" ({kind})" if kind else ""
+        raise ProviderResponseError(
+            f"Expected an event stream from {provider_label(writer.model)}, got JSON{detail}: {message[:300]}"
+        )
     decoder = SSEDecoder()
     decode = decoder.decode
     flush = writer.flush
