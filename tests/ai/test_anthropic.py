@@ -136,7 +136,7 @@ async def test_tool_call_arguments_parse_while_streaming(sse_server: SSEServer) 
     """input_json_delta fragments update the block's arguments as they arrive; the end has the full object."""
     args = {"path": "src/main.py", "offset": 10}
     sse_server.enqueue(
-        Turn([WireToolCall("read", args, id="toolu_01")], delta_chars=3, chunk_size=40, delay=0.002)
+        Turn([WireToolCall("read", args, id="toolu_01")], delta_chars=3, chunk_size=40, delay=0.02)
     )
     stream = anthropic.stream(sse_server.model(API), context(tools=[READ]), StreamOptions(api_key="k"))
     seen: list[dict] = []

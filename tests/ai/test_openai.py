@@ -142,7 +142,7 @@ async def test_tool_calls_by_index(sse_server: SSEServer, chunk_size: int) -> No
 async def test_tool_call_arguments_parse_while_streaming(sse_server: SSEServer) -> None:
     """Subscribers see best-effort arguments on toolcall_delta before the call is complete."""
     args = {"path": "src/main.py", "offset": 10}
-    sse_server.enqueue(Turn([WireToolCall("read", args, id="call_1")], delta_chars=3, delay=0.002))
+    sse_server.enqueue(Turn([WireToolCall("read", args, id="call_1")], delta_chars=3, delay=0.02))
     stream = openai_completions.stream(sse_server.model(API), context(tools=[READ]), StreamOptions(api_key="k"))
     seen = []
     async for event in stream:

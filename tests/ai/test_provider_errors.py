@@ -105,7 +105,7 @@ async def test_long_retry_after_fails_fast_with_the_delay(sse_server: SSEServer,
     sse_server.enqueue(error_turn(429, "Quota", retry_after="120"))
     began = time.monotonic()
     _, message = await drain(start(sse_server, api))
-    assert time.monotonic() - began < 2
+    assert time.monotonic() - began < 5
     assert "429" in message.error_message and "120 s" in message.error_message
     assert len(sse_server.requests) == 1
 
@@ -274,7 +274,7 @@ async def test_abort_mid_stream_closes_the_connection(sse_server: SSEServer, api
             controller.abort()
             aborted_at = time.monotonic()
     message = await stream.result()
-    assert time.monotonic() - aborted_at < 1.0
+    assert time.monotonic() - aborted_at < 2.0
     assert events[-1].type == "error" and events[-1].reason == "aborted"
     assert message.stop_reason == "aborted" and message.error_message == "Request was aborted"
     assert message.text().startswith("aa")
@@ -302,7 +302,7 @@ async def test_abort_while_waiting_before_first_byte(sse_server: SSEServer, api:
     began = time.monotonic()
     controller.abort()
     events, message = await drain(stream)
-    assert time.monotonic() - began < 1.0
+    assert time.monotonic() - began < 2.0
     assert [e.type for e in events] == ["error"] and message.stop_reason == "aborted"
     assert await sse_server.requests[0].wait_disconnected_async()
 
@@ -317,7 +317,7 @@ async def test_abort_during_retry_wait(sse_server: SSEServer, api: str) -> None:
     began = time.monotonic()
     controller.abort()
     events, message = await drain(stream)
-    assert time.monotonic() - began < 1.0
+    assert time.monotonic() - began < 2.0
     assert [(e.type, e.reason) for e in events] == [("error", "aborted")]
     assert message.stop_reason == "aborted"
     assert len(sse_server.requests) == 1
