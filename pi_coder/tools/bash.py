@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import os
 from typing import Any
 
@@ -86,7 +88,9 @@ def create_bash_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None 
         def push(partial: ShellResult) -> None:
             if on_update is not None:
                 text = format_shell_output(partial)
-                on_update(AgentToolResult(content=[TextContent(text=text)], details=_details(partial)))
+                outcome = on_update(AgentToolResult(content=[TextContent(text=text)], details=_details(partial)))
+                if inspect.isawaitable(outcome):
+                    asyncio.ensure_future(outcome)
 
         result = await run_shell_command(
             args.command,

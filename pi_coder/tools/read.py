@@ -36,7 +36,7 @@ DESCRIPTION = (
     "you need the full file, continue with offset until complete."
 )
 
-_CHUNK = 1 << 20
+_CHUNK = 1 << 22
 _SNIFF = 8192
 
 

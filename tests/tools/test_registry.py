@@ -117,3 +117,45 @@ def test_huge_image_without_resizer_is_omitted_with_a_note() -> None:
     assert prepared.data is None and prepared.note is not None and "Image omitted" in prepared.note
     small = prepare_image(b"\x89PNG\r\n\x1a\n", "image/png", auto_resize=False)
     assert small.data == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("read", {"path": "f.txt"}),
+        ("write", {"path": "f.txt", "content": "x"}),
+        ("edit", {"path": "f.txt", "edits": [{"oldText": "x", "newText": "y"}]}),
+        ("bash", {"command": "echo hi"}),
+        ("grep", {"pattern": "x"}),
+        ("find", {"pattern": "*"}),
+        ("ls", {}),
+    ],
+)
+@pytest.mark.parametrize("use_rg", [True, False])
+async def test_every_tool_honours_an_aborted_signal(
+    tmp_path: Path, name: str, params: dict[str, object], use_rg: bool
+) -> None:
+    from pi_coder.ai.abort import AbortController
+    from pi_coder.errors import ToolError
+    from pi_coder.tools import ToolSettings
+
+    (tmp_path / "f.txt").write_text("x\n")
+    tool = create_coding_tools(tmp_path, ToolSettings(use_ripgrep=use_rg))[name]
+    controller = AbortController()
+    controller.abort()
+    with pytest.raises(ToolError, match="^Operation aborted$"):
+        await tool.execute("c", tool.parameters.model_validate(params), controller.signal, None)
+    assert (tmp_path / "f.txt").read_text() == "x\n"
+
+
+def test_ripgrep_lookup(tmp_path: Path) -> None:
+    import sys
+
+    from pi_coder.tools import ToolSettings
+    from pi_coder.tools._rg import find_ripgrep
+
+    assert find_ripgrep(ToolSettings(use_ripgrep=False)) is None
+    assert find_ripgrep(ToolSettings(rg_path=str(tmp_path / "no-rg"))) is None
+    beside = Path(sys.executable).parent / "rg"
+    if beside.is_file():
+        assert find_ripgrep() == str(beside)
