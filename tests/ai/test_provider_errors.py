@@ -396,3 +396,32 @@ async def test_json_instead_of_an_event_stream(sse_server: SSEServer, api: str) 
     events, message = await drain(start(sse_server, api))
     assert [e.type for e in events] == ["start", "error"]
     assert message.error_message == "Expected an event stream from sse-test, got JSON: streaming not supported"
+
+
+async def test_injected_client_transport_failure_after_one_delta(api: str) -> None:
+    """C98 through an injected httpx client: a transport that fails after one delta gives
+    start, text_start, text_delta, error with the failure text and the partial text kept."""
+    import httpx
+
+    from tests.support.sse_server import encode_anthropic, encode_openai
+
+    encode = encode_anthropic if api == "anthropic-messages" else encode_openai
+    body = encode(Turn([Text("Hi")]))
+    cut = body.index(b"\n\n", body.index(b"Hi")) + 2  # through the first text delta event
+
+    async def chunks():
+        yield body[:cut]
+        raise OSError("socket closed")
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=chunks())
+
+    base = "http://mock.test" + ("/v1" if api == "openai-completions" else "")
+    model = Model(id="m", api=api, provider="sse-test", base_url=base)
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        with http_overrides(client=client):
+            events, message = await drain(APIS[api].stream(model, context(), StreamOptions(api_key="k")))
+    assert [e.type for e in events] == ["start", "text_start", "text_delta", "error"]
+    assert events[-1].reason == "error"
+    assert message.error_message == "socket closed"
+    assert message.text() == "Hi"
