@@ -61,6 +61,8 @@ __all__ = [
     "call_hook",
     "describe_exception",
     "env_hint",
+    "idle_timeout_s",
+    "provider_label",
     "pump_sse",
     "require_api_key",
     "run_provider",
