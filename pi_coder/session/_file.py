@@ -13,7 +13,7 @@ import gc
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,16 +88,25 @@ class RawSessionFile:
     """The last line had no newline and was not valid JSON (a writer was killed mid-line)."""
     has_content: bool = False
     """The file holds something besides whitespace and a torn last line."""
+    streamed: bool = False
+    """Entries went to the ``on_header`` sink instead of ``entries``."""
 
 
-def read_session_file(path: Path) -> RawSessionFile:
+def read_session_file(
+    path: Path, on_header: Callable[[dict[str, Any]], Callable[[Any], None] | None] | None = None
+) -> RawSessionFile:
     """Decode every line of ``path``; the first valid JSON line is taken as the header.
+
+    Args:
+        path: The session file.
+        on_header: Called with the header dict; if it returns a callable, every later entry
+            dict is passed to it instead of being collected in ``entries`` (streaming).
 
     Raises:
         OSError: The file cannot be read.
     """
     result = RawSessionFile()
-    entries = result.entries
+    add = result.entries.append
     first = True
     with open(path, "rb", buffering=1 << 16) as handle, gc_paused():
         for line in handle:
@@ -120,8 +129,12 @@ def read_session_file(path: Path) -> RawSessionFile:
                 first = False
                 if data.get("type") == "session":
                     result.header = data
+                    sink = on_header(data) if on_header is not None else None
+                    if sink is not None:
+                        add = sink
+                        result.streamed = True
                     continue
-            entries.append(data)
+            add(data)
     return result
 
 

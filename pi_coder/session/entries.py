@@ -63,6 +63,8 @@ class _Entry:
     timestamp: str
     """ISO 8601 time the entry was appended."""
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    """The JSON dict as read or written (for a message entry whose message has been parsed,
+    only its non-standard fields); use :meth:`to_json_dict` for the full form."""
 
     def to_json_dict(self) -> dict[str, Any]:
         """The entry's JSON dict, exactly as stored (do not modify it)."""
@@ -80,16 +82,18 @@ class MessageEntry(_Entry):
     def message(self) -> AgentMessage:
         """The typed message, parsed from ``raw`` on first access and cached.
 
-        Once parsed, the message dict is dropped from ``raw`` (the model shares its strings and
-        holds the same data; :meth:`to_json_dict` serialises the model again), which keeps a
-        loaded session's memory near its file size. A message that fails validation becomes an
+        Once parsed, the message dict and the standard fields are dropped from ``raw`` (the model
+        shares the strings and holds the same data; :meth:`to_json_dict` serialises it again),
+        which keeps a loaded session's memory within a few times its file size. A message that fails validation becomes an
         ``UnknownMessage`` (left out of the LLM context) instead of making the session unusable.
         """
         message = self._message
         if message is None:
-            message = parse_agent_message(self.raw["message"], strict=False)
+            raw = self.raw
+            message = parse_agent_message(raw["message"], strict=False)
             self._message = message
-            del self.raw["message"]
+            # Keep only fields beyond the standard ones (to_json_dict rebuilds the rest).
+            self.raw = {key: value for key, value in raw.items() if key not in _STANDARD_KEYS}
         return message  # type: ignore[no-any-return]
 
     @property
@@ -112,9 +116,17 @@ class MessageEntry(_Entry):
         """The entry's JSON dict (do not modify it)."""
         if self._message is None:
             return self.raw
-        return {**self.raw, "message": message_to_dict(self._message)}
+        return {
+            "type": "message",
+            "id": self.id,
+            "parentId": self.parent_id,
+            "timestamp": self.timestamp,
+            **self.raw,
+            "message": message_to_dict(self._message),
+        }
 
 
+_STANDARD_KEYS = frozenset(("type", "id", "parentId", "timestamp", "message"))
 # Fields read often enough (model detection) to skip re-serialising the model.
 _ATTRS = {"role": "role", "provider": "provider", "model": "model", "timestamp": "timestamp"}
 

@@ -9,7 +9,7 @@ of format versions 1 and 2 are migrated on open, after a backup copy is kept nex
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -137,28 +137,39 @@ class SessionStore:
             store.new_session()
             store._file = file
             return store
-        raw = _file.read_session_file(file)
+        store = cls(os.getcwd(), directory, persist=True)
+        store._file = file
+
+        def on_header(header: dict[str, Any]) -> Callable[[Any], None] | None:
+            version = header.get("version")
+            if isinstance(version, int) and version >= CURRENT_SESSION_VERSION:
+                store._begin_load(header)
+                return store._load_entry  # stream: each line's dict is freed once its entry exists
+            return None
+
+        raw = _file.read_session_file(file, on_header)
         if raw.header is None:
             if raw.has_content:
                 raise InvalidSessionFileError(f"Not a session file: {file}")
             # Empty, or only a line torn while the header was being written: nothing to lose.
-            store = cls(os.getcwd(), directory, persist=True)
             store.new_session()
             store._file = file
             store._replace_on_flush = True
             return store
-        cwd = raw.header.get("cwd")
-        store = cls(cwd if isinstance(cwd, str) and cwd else os.getcwd(), directory, persist=True)
-        store._file = file
         store.torn_tail = raw.torn_tail
-        store.malformed_lines = raw.malformed
-        version = migrate_entries(raw.header, raw.entries)
-        if version < CURRENT_SESSION_VERSION:
-            store.migrated_from = version
-            store.backup_path = _file.backup_copy(file, f".v{version}.bak")
-            with _file.locked(file):
-                _file.write_atomic(file, _lines([raw.header, *raw.entries]))
-        store._load(raw.header, raw.entries)
+        store.malformed_lines += raw.malformed
+        if not raw.streamed:
+            version = migrate_entries(raw.header, raw.entries)
+            if version < CURRENT_SESSION_VERSION:
+                store.migrated_from = version
+                store.backup_path = _file.backup_copy(file, f".v{version}.bak")
+                with _file.locked(file):
+                    _file.write_atomic(file, _lines([raw.header, *raw.entries]))
+            store._begin_load(raw.header)
+            with _file.gc_paused():
+                for data in raw.entries:
+                    store._load_entry(data)
+        store._leaf_id = store._entries[-1].id if store._entries else None
         store._on_disk = True
         return store
 
@@ -226,20 +237,28 @@ class SessionStore:
         self._name = None
         self._has_assistant = False
 
-    def _load(self, header: dict[str, Any], raws: list[Any]) -> None:
+    def _begin_load(self, header: dict[str, Any]) -> None:
+        cwd = header.get("cwd")
+        if isinstance(cwd, str) and cwd:
+            self._cwd = cwd
         self._reset(header_from_dict(header))  # type: ignore[arg-type]
-        entries = self._entries
+
+    def _load_entry(self, data: Any) -> None:
+        entry = entry_from_dict(data)
+        if entry is None:
+            self.malformed_lines += 1
+            return
         by_id = self._by_id
-        with _file.gc_paused():
-            for raw in raws:
-                entry = entry_from_dict(raw)
-                if entry is None:
-                    self.malformed_lines += 1
-                    continue
-                entries.append(entry)
-                by_id[entry.id] = entry
-                self._index(entry)
-        self._leaf_id = entries[-1].id if entries else None
+        parent = by_id.get(entry.parent_id) if entry.parent_id is not None else None
+        if parent is not None:
+            entry.parent_id = parent.id  # share one string object per id
+        self._entries.append(entry)
+        by_id[entry.id] = entry
+        self._index(entry)
+        if type(entry) is MessageEntry:
+            # Parsing now, while reading, frees each line's dicts before the next line is read:
+            # peak memory stays near the final size instead of dicts + models at once.
+            entry.message  # noqa: B018
 
     def _index(self, entry: SessionEntry) -> None:
         kind = type(entry)
@@ -311,7 +330,7 @@ class SessionStore:
         if message is not None:
             # Keep the caller's object as the entry's message; the dict was only for writing.
             entry._message = message  # type: ignore[union-attr]
-            del raw["message"]
+            entry.raw = {}
         return entry.id
 
     def _write(self, entry: SessionEntry) -> None:
