@@ -55,7 +55,10 @@ _NO_DEFAULT = "No default stream function configured. Pass streamFn explicitly o
 
 def default_convert_to_llm(messages: list[AgentMessage]) -> list[AgentMessage]:
     """Keep the roles a model understands: system, user, assistant and toolResult."""
-    return [m for m in messages if getattr(m, "role", None) in _LLM_ROLES]
+    try:  # this runs before every request over the whole transcript: skip getattr when possible
+        return [m for m in messages if m.role in _LLM_ROLES]
+    except AttributeError:
+        return [m for m in messages if getattr(m, "role", None) in _LLM_ROLES]
 
 
 def _placeholder_model() -> Model:

@@ -362,19 +362,25 @@ async def stream_assistant_response(
     stream = await maybe_await(stream_fn(model, request, options))
 
     partial: AssistantMessage | None = None
-    async for event in stream:
-        kind = event.type
-        if kind == "start":
-            partial = event.partial
-            context.messages.append(partial)
-            await emit(MessageStart(message=partial.model_copy()))
-        elif kind in _BLOCK_EVENTS:
-            if partial is not None:
+    events = aiter(stream)
+    try:
+        async for event in events:
+            kind = event.type
+            if kind == "start":
                 partial = event.partial
-                context.messages[-1] = partial
-                await emit(MessageUpdate(message=partial.model_copy(), assistant_message_event=event))
-        elif kind == "done" or kind == "error":
-            break
+                context.messages.append(partial)
+                await emit(MessageStart(message=partial.model_copy()))
+            elif kind in _BLOCK_EVENTS:
+                if partial is not None:
+                    partial = event.partial
+                    context.messages[-1] = partial
+                    await emit(MessageUpdate(message=partial.model_copy(), assistant_message_event=event))
+            elif kind == "done" or kind == "error":
+                break  # anything after the terminal event is never read
+    finally:
+        close = getattr(events, "aclose", None)
+        if close is not None:
+            await close()
     final = await stream.result()
     if partial is not None:
         context.messages[-1] = final

@@ -24,6 +24,7 @@ from .script import (
     decl,
     make_echo,
     make_noop,
+    make_tool,
     sigs,
     texts,
 )
@@ -348,8 +349,6 @@ async def test_c85_steering_during_tool_execution_does_not_skip_tools() -> None:
             agent.steer(steer_message)
         return AgentToolResult(content=[TextContent(text=params.value)])
 
-    from .script import make_tool
-
     echo = make_tool("echo", execute, execution_mode="sequential")
     fn = Script(ACS(("c1", "echo", {"value": "a"}), ("c2", "echo", {"value": "b"})), AT("done"))
     agent = Agent(stream_fn=fn, initial_state={"tools": [echo]})
@@ -374,9 +373,6 @@ async def test_c86_a_late_update_from_a_settled_parallel_tool_is_ignored() -> No
     async def slow_tool(tool_call_id: str, params: Any, signal: Any, on_update: Any) -> AgentToolResult:
         await asyncio.wait_for(latch.wait(), 5)
         return AgentToolResult(content=[TextContent(text="slow")], terminate=True)
-
-    from .script import make_noop as _  # noqa: F401
-    from .script import make_tool
 
     tools = [make_tool("settled_tool", settled_tool), make_tool("slow_tool", slow_tool)]
     fn = Script(ACS(("call-1", "settled_tool", {"value": "a"}), ("call-2", "slow_tool", {"value": "b"})))
