@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from pi_coder.modes.options import THINKING_LEVELS
-from pi_coder.modes.rpc_mode import HANDLED, RpcError
+from pi_coder.modes.rpc_mode import HANDLED, NULL, RpcError
 
 if TYPE_CHECKING:
     from pi_coder.ai.types import ImageContent
@@ -227,7 +227,7 @@ async def _set_model(server: RpcServer, command: dict[str, Any]) -> Any:
 async def _cycle_model(server: RpcServer, command: dict[str, Any]) -> Any:
     result = server.session.cycle_model()
     if result is None:
-        return None
+        return NULL
     model, level = result
     return {"model": model.to_json_dict(), "thinkingLevel": level, "isScoped": bool(server.session.scoped_models)}
 
@@ -248,7 +248,7 @@ async def _set_thinking(server: RpcServer, command: dict[str, Any]) -> Any:
 @_command("cycle_thinking_level")
 async def _cycle_thinking(server: RpcServer, command: dict[str, Any]) -> Any:
     level = server.session.cycle_thinking_level()
-    return {"level": level} if level is not None else None
+    return {"level": level} if level is not None else NULL
 
 
 @_command("set_steering_mode")

@@ -25,7 +25,7 @@ from pi_coder.modes.jsonl import JsonLineWriter
 if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
 
-__all__ = ["HANDLED", "RpcError", "RpcServer", "run_rpc_mode"]
+__all__ = ["HANDLED", "NULL", "RpcError", "RpcServer", "run_rpc_mode"]
 
 
 class RpcError(Exception):
@@ -34,6 +34,9 @@ class RpcError(Exception):
 
 HANDLED = object()
 """Returned by a handler that writes its own response (now or later)."""
+
+NULL = object()
+"""Response data that is JSON ``null`` (Pi's "nothing to cycle to"); a plain None means no ``data``."""
 
 Handler = Callable[["RpcServer", dict[str, Any]], Awaitable[Any]]
 
@@ -61,7 +64,7 @@ class RpcServer:
     # ------------------------------------------------------------------ output
 
     def respond(self, command: str, request_id: Any, *, data: Any = None, error: str | None = None) -> None:
-        """Write one response line (``data`` only when not None, ``error`` makes it a failure)."""
+        """Write one response line: ``data`` unless None (``NULL`` writes ``null``); ``error`` makes it a failure."""
         out: dict[str, Any] = {}
         if request_id is not None:
             out["id"] = request_id
@@ -69,7 +72,7 @@ class RpcServer:
         if error is not None:
             out["error"] = error
         elif data is not None:
-            out["data"] = data
+            out["data"] = None if data is NULL else data
         self.writer.write(out)
 
     def spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:

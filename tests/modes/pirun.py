@@ -171,7 +171,15 @@ class RpcClient:
         return self.response(self.send(command), timeout)
 
     def event(self, kind: str, timeout: float = 20) -> dict[str, Any]:
+        """The next event of ``kind`` not read yet."""
         return self.wait_for(lambda line: line.get("type") == kind, timeout)
+
+    def seen_or_next(self, kind: str, timeout: float = 20) -> dict[str, Any]:
+        """The last event of ``kind`` already read (e.g. while waiting for a response), else the next."""
+        for line in reversed(self.seen):
+            if line.get("type") == kind:
+                return line
+        return self.event(kind, timeout)
 
     def close(self, timeout: float = 20) -> int:
         """Close stdin and wait for the process; returns its exit code."""
