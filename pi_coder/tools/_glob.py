@@ -18,11 +18,15 @@ class GlobPattern:
     regex: re.Pattern[str]
     negated: bool
     dir_only: bool
+    basename_only: bool = False
+    """No slash in the pattern: ``regex`` is matched against the last path component."""
 
     def matches(self, rel_path: str, is_dir: bool) -> bool:
         """Whether the (POSIX, base-relative) path matches, ignoring negation."""
         if self.dir_only and not is_dir:
             return False
+        if self.basename_only:
+            rel_path = rel_path.rpartition("/")[2]
         return self.regex.match(rel_path) is not None
 
 
@@ -92,7 +96,5 @@ def compile_glob(pattern: str) -> GlobPattern | None:
     pattern = pattern.lstrip("/")
     if pattern.startswith("./"):
         pattern = pattern[2:]
-    body = _translate(pattern)
-    prefix = "" if anchored else "(?:.*/)?"
-    regex = re.compile(f"{prefix}{body}\\Z", re.DOTALL)
-    return GlobPattern(regex=regex, negated=negated, dir_only=dir_only)
+    regex = re.compile(f"{_translate(pattern)}\\Z", re.DOTALL)
+    return GlobPattern(regex=regex, negated=negated, dir_only=dir_only, basename_only=not anchored)

@@ -41,7 +41,7 @@ DRAIN_GRACE = 0.25
 """Seconds to keep reading after the main process exited (late output of its children)."""
 KILL_GRACE = 2.0
 """Seconds between SIGTERM and SIGKILL for the process group."""
-_TERM_WAIT = 0.5
+_TERM_WAIT = 0.25
 """Seconds an abort or timeout waits for the main process before returning anyway."""
 
 
@@ -455,7 +455,7 @@ async def run_shell_command(
             _terminate_group(proc)
             await asyncio.wait({watch.future}, timeout=_TERM_WAIT)
             if not eof.done():
-                await asyncio.wait({eof}, timeout=0.1)
+                await asyncio.wait({eof}, timeout=0.05)
             finished = True
     finally:
         if not finished:

@@ -63,14 +63,16 @@ class _Collector:
 
     def add(self, rel: str) -> bool:
         """Add one file path; returns False once the limit is exceeded."""
-        parts = rel.split("/")
-        for depth in range(1, len(parts)):
-            directory = "/".join(parts[:depth])
-            if directory in self._seen_dirs:
-                continue
-            self._seen_dirs.add(directory)
-            if self._match(directory, True) and not self._emit(directory + "/"):
-                return False
+        parent = rel.rpartition("/")[0]
+        if parent and parent not in self._seen_dirs:
+            parts = rel.split("/")
+            for depth in range(1, len(parts)):
+                directory = "/".join(parts[:depth])
+                if directory in self._seen_dirs:
+                    continue
+                self._seen_dirs.add(directory)
+                if self._match(directory, True) and not self._emit(directory + "/"):
+                    return False
         if self._match(rel, False):
             return self._emit(rel)
         return True
