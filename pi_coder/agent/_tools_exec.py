@@ -273,6 +273,8 @@ class _Runner:
 
         try:
             result = await maybe_await(prepared.tool.execute(call.id, prepared.args, self.signal, on_update))
+            if not isinstance(result, AgentToolResult):
+                raise TypeError(f"Tool {call.name} returned {type(result).__name__}, not an AgentToolResult")
             is_error = False
         except Exception as exc:
             result, is_error = _error_result(_message_of(exc)), True
@@ -326,6 +328,14 @@ def _provided(override: Any, name: str, default: Any) -> Any:
 # ---------------------------------------------------------------------------- validation
 
 
+def _json_copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _json_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_copy(item) for item in value]
+    return value
+
+
 def validate_tool_arguments(tool: AgentTool, raw_args: Any) -> Any:
     """Validate ``raw_args`` against the tool's parameters model, coercing types.
 
@@ -339,7 +349,8 @@ def validate_tool_arguments(tool: AgentTool, raw_args: Any) -> Any:
     if not (isinstance(parameters, type) and issubclass(parameters, BaseModel)):
         return copy.deepcopy(raw_args)  # no validator: accept (a copy of) the raw arguments
     try:
-        return parameters.model_validate(raw_args)
+        # A copy, so that fields typed Any never share objects with the assistant's tool-call block.
+        return parameters.model_validate(_json_copy(raw_args))
     except ValidationError as exc:
         lines = [f"  - {'/'.join(str(p) for p in error['loc']) or 'root'}: {error['msg']}" for error in exc.errors()]
         received = json.dumps(raw_args, indent=2, ensure_ascii=False, default=str)

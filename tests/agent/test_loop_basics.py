@@ -88,7 +88,7 @@ async def test_c02_streaming_deltas_produce_message_update() -> None:
     assert result[-1] is final
 
 
-async def test_c03_one_transcript_slot_replaced_in_place() -> None:
+async def test_one_transcript_slot_replaced_in_place() -> None:
     """During streaming the working context holds the current partial in one slot."""
     seen: list[list[Any]] = []
     final = AT("xy")

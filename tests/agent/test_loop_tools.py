@@ -437,3 +437,32 @@ async def test_tool_updates_are_emitted_while_running_only() -> None:
     assert of_type(events, "tool_execution_update")[0].args == {"value": "x"}
     kept[0](AgentToolResult(content=[TextContent(text="late")]))  # after settling: ignored
     await asyncio.sleep(0)
+
+
+async def test_validated_args_share_nothing_with_the_tool_call_block() -> None:
+    """3.7.2b: validation works on a deep copy; mutating args leaves the assistant block intact."""
+
+    class Params(BaseModel):
+        data: Any
+
+    def before(context: Any, signal: Any) -> None:
+        context.args.data["nested"].append("mutated")
+
+    async def execute(tool_call_id: str, params: Any, signal: Any, on_update: Any) -> AgentToolResult:
+        return AgentToolResult(content=[TextContent(text="ok")])
+
+    tool = make_tool("t", execute, Params)
+    ctx = AgentContext(messages=[S0(tool)], tools=[tool])
+    a1 = AC("c1", "t", {"data": {"nested": [1]}})
+    await run([U("go")], ctx, cfg(before_tool_call=before), Script(a1, AT("ok")))
+    assert a1.content[0].arguments == {"data": {"nested": [1]}}
+
+
+async def test_a_tool_returning_something_else_gives_an_error_result() -> None:
+    async def execute(tool_call_id: str, params: Any, signal: Any, on_update: Any) -> Any:
+        return None
+
+    tool = make_tool("bad", execute)
+    ctx = AgentContext(messages=[S0(tool)], tools=[tool])
+    events, result = await run([U("go")], ctx, cfg(), Script(AC("c1", "bad", {"value": "x"}), AT("ok")))
+    assert result[2].is_error and texts(result[2]) == ["Tool bad returned NoneType, not an AgentToolResult"]
