@@ -529,6 +529,18 @@ class AgentSession(ModelControls):
         self._store.append_session_info(name)
         self.emit_nowait(SessionNameChanged(name=name.strip()))
 
+    def save_settings(self, updates: dict[str, Any]) -> None:
+        """Write dotted keys to the global settings.toml (comments kept) and apply them in memory.
+
+        A failure is reported as a warning ``Notice``, not raised (``/settings`` uses this).
+        """
+        self._save(dict(updates))
+
+    @property
+    def prompt_templates(self) -> list[Any]:
+        """The prompt templates ``prompt()`` expands, by name (for ``/`` completion)."""
+        return list(self._templates.values())
+
     # ------------------------------------------------------------------ reading
 
     def stats(self) -> SessionStats:
