@@ -152,11 +152,15 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def append_bytes(path: Path, data: bytes) -> None:
-    """Append ``data`` (whole lines) to ``path`` under an exclusive ``flock``.
+    """Append ``data`` (whole lines) to the existing file ``path`` under an exclusive ``flock``.
 
     If the file does not end with a newline, one is written first so ``data`` starts a fresh line.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist (it is never created here, so a deleted
+            session file cannot come back without its header).
     """
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, _FILE_MODE)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size

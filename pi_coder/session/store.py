@@ -309,6 +309,20 @@ class SessionStore:
     def is_persisted(self) -> bool:
         return self._persist
 
+    def load_warnings(self) -> list[str]:
+        """One-line notes about damage found when the file was opened (for the UI to show)."""
+        notes = []
+        if self.malformed_lines:
+            notes.append(f"Skipped {self.malformed_lines} malformed line(s) in {self._file}")
+        if self.torn_tail:
+            notes.append(f"Ignored a partly written last line in {self._file}")
+        if self.migrated_from is not None:
+            notes.append(
+                f"Migrated session from format v{self.migrated_from} to v{CURRENT_SESSION_VERSION} "
+                f"(backup: {self.backup_path})"
+            )
+        return notes
+
     # ------------------------------------------------------------------ appending
 
     def _common(self, kind: str) -> dict[str, Any]:
@@ -337,9 +351,12 @@ class SessionStore:
         if not self._persist or self._file is None:
             return
         if self._on_disk:
-            _file.append_bytes(self._file, dumps(entry.to_json_dict()) + b"\n")
-            return
-        if not self._has_assistant:
+            try:
+                _file.append_bytes(self._file, dumps(entry.to_json_dict()) + b"\n")
+                return
+            except FileNotFoundError:
+                pass  # deleted behind our back: write the whole session again, header first
+        elif not self._has_assistant:
             return
         _file.ensure_private_dir(self._file.parent)
         data = self._all_lines()

@@ -373,3 +373,27 @@ def test_continue_recent_picks_newest_mtime(tmp_path: Path) -> None:
     assert SessionStore.continue_recent("/p", tmp_path).session_id == a.session_id
     fresh = SessionStore.continue_recent("/p", tmp_path / "empty")
     assert fresh.get_entries() == [] and not (tmp_path / "empty").exists()
+
+
+def test_deleted_file_is_written_again_with_its_header(tmp_path: Path) -> None:
+    """An append never creates a headerless file: if the file vanished, the whole session is rewritten."""
+    store = SessionStore.create("/p", tmp_path)
+    store.append_message(UserMessage(content="q"))
+    store.append_message(_assistant())
+    store.session_file.unlink()
+    store.append_message(UserMessage(content="again"))
+    lines = _lines(store.session_file)
+    assert lines[0]["type"] == "session" and lines[0]["id"] == store.session_id
+    assert [line["type"] for line in lines] == ["session", "message", "message", "message"]
+
+
+def test_load_warnings_describe_damage_and_migration(tmp_path: Path) -> None:
+    store = SessionStore.create("/p", tmp_path)
+    store.append_message(UserMessage(content="q"))
+    store.append_message(_assistant())
+    assert SessionStore.open(store.session_file).load_warnings() == []
+    with open(store.session_file, "ab") as handle:
+        handle.write(b"garbage\n{\"type\":")
+    notes = SessionStore.open(store.session_file).load_warnings()
+    assert len(notes) == 2
+    assert notes[0].startswith("Skipped 1 malformed line(s) in ") and "partly written" in notes[1]
