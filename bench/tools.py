@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import subprocess
 import sysconfig
@@ -117,9 +118,15 @@ async def bench_read_and_edit(runs: int) -> None:
             return result
 
         await read_tail()
-        samples = await time_async(read_tail, runs)
+        first: list[float] = []
+        for i in range(runs):
+            # A new mtime makes the read tool forget the file's newline index: a first read.
+            os.utime(root / "big.log", ns=(time.time_ns(), time.time_ns() + i))
+            first += await time_async(read_tail, 1)
+        again = await time_async(read_tail, runs)
         print(f"read: last 2,000 lines of a 50 MB file ({count} lines)")
-        print(f"    read tool  {median_ms(samples)}  (target: < 100 ms)")
+        print(f"    first read       {median_ms(first)}  (target: < 100 ms)")
+        print(f"    paging (indexed) {median_ms(again)}")
 
         edit_lines = write_lines(root / "mid.txt", 5 * 1024 * 1024)
         state = {"n": edit_lines - 10}

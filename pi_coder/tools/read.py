@@ -11,6 +11,9 @@ import asyncio
 import base64
 import mmap
 import os
+import threading
+from bisect import bisect_left
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -27,7 +30,7 @@ from pi_coder.tools._schema import ToolParams, coerce_params
 from pi_coder.tools._settings import ToolSettings
 from pi_coder.tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 
-__all__ = ["ReadParams", "TextWindow", "create_read_tool", "read_text_window"]
+__all__ = ["ReadParams", "TextWindow", "create_read_tool", "newline_index", "read_text_window"]
 
 DESCRIPTION = (
     "Read the contents of a file. Supports text files and images (jpg, png, gif, webp). Images are "
@@ -65,29 +68,36 @@ class TextWindow:
     replaced_invalid: bool = False
 
 
-def _locate(buf: Any, size: int, skip: int) -> tuple[int, int]:
-    """Count all newlines and find the byte offset after the ``skip``-th one."""
-    start = 0 if skip == 0 else -1
-    count = 0
+def newline_index(buf: Any, size: int) -> list[int]:
+    """Newlines before each ``_CHUNK``-sized chunk of ``buf``; the last item is the total."""
+    counts = [0]
     for pos in range(0, size, _CHUNK):
-        chunk = buf[pos : pos + _CHUNK]
-        found = chunk.count(b"\n")
-        if start < 0 and count + found >= skip:
-            k = skip - count
-            sub = 0
-            # Narrow to a 64 KB piece first so the find loop below stays short.
-            while True:
-                piece = chunk[sub : sub + 65536].count(b"\n")
-                if piece >= k:
-                    break
-                k -= piece
-                sub += 65536
-            i = sub - 1
-            for _ in range(k):
-                i = chunk.find(b"\n", i + 1)
-            start = pos + i + 1
-        count += found
-    return count, start
+        counts.append(counts[-1] + buf[pos : pos + _CHUNK].count(b"\n"))
+    return counts
+
+
+def _offset_after(buf: Any, index: list[int], skip: int) -> int:
+    """The byte offset just after the ``skip``-th newline (0 when ``skip`` is 0; -1 if absent)."""
+    if skip == 0:
+        return 0
+    if skip > index[-1]:
+        return -1
+    chunk_no = bisect_left(index, skip) - 1
+    pos = chunk_no * _CHUNK
+    k = skip - index[chunk_no]
+    chunk = buf[pos : pos + _CHUNK]
+    sub = 0
+    # Narrow to a 64 KB piece first so the find loop below stays short.
+    while True:
+        piece = chunk[sub : sub + 65536].count(b"\n")
+        if piece >= k:
+            break
+        k -= piece
+        sub += 65536
+    i = sub - 1
+    for _ in range(k):
+        i = chunk.find(b"\n", i + 1)
+    return pos + i + 1
 
 
 def read_text_window(
@@ -98,15 +108,20 @@ def read_text_window(
     limit: int | None = None,
     max_lines: int = DEFAULT_MAX_LINES,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    index: list[int] | None = None,
 ) -> TextWindow:
     """Cut lines ``offset..offset+limit-1`` from ``buf`` (bytes or mmap), head-truncated.
 
-    A final newline ends the last line rather than starting an empty one.
+    A final newline ends the last line rather than starting an empty one. ``index`` is
+    ``newline_index(buf, size)`` when the caller has it already.
 
     Raises:
         ToolError: ``offset`` is past the last line.
     """
-    newlines, start = _locate(buf, size, offset - 1)
+    if index is None:
+        index = newline_index(buf, size)
+    newlines = index[-1]
+    start = _offset_after(buf, index, offset - 1)
     total = newlines + (1 if size and buf[size - 1 : size] != b"\n" else 0)
     if offset > max(total, 1):
         raise ToolError(f"Offset {offset} is beyond end of file ({total} lines total)")
@@ -142,7 +157,7 @@ def read_text_window(
     elif limit is None or selected == remaining:
         selected_bytes = size - start - (1 if size and buf[size - 1 : size] == b"\n" else 0)
     else:
-        _, selection_end = _locate(buf, size, offset - 1 + selected)
+        selection_end = _offset_after(buf, index, offset - 1 + selected)
         selected_bytes = max(selection_end - 1 - start, 0)
     raw = bytes(buf[start:end])
     try:
@@ -202,6 +217,34 @@ def _details(window: TextWindow) -> dict[str, Any] | None:
     return {"truncation": truncation}
 
 
+_INDEX_CACHE_MIN = 8 * _CHUNK
+_index_cache: OrderedDict[tuple[int, ...], list[int]] = OrderedDict()
+_index_lock = threading.Lock()
+
+
+def _cached_index(f: Any, buf: Any, size: int) -> list[int]:
+    """The newline index of a large file, remembered while the file is unchanged.
+
+    The model pages through big files with successive offsets; each read after the first
+    then scans one chunk instead of the whole file.
+    """
+    if size < _INDEX_CACHE_MIN:
+        return newline_index(buf, size)
+    st = os.fstat(f.fileno())
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    with _index_lock:
+        index = _index_cache.get(key)
+        if index is not None:
+            _index_cache.move_to_end(key)
+            return index
+    index = newline_index(buf, size)
+    with _index_lock:
+        _index_cache[key] = index
+        while len(_index_cache) > 16:
+            _index_cache.popitem(last=False)
+    return index
+
+
 def _read_sync(file: Path, shown_path: str, offset: int, limit: int | None, auto_resize: bool) -> AgentToolResult:
     if file.is_dir():
         raise ToolError(f"Path is a directory: {shown_path}. Use ls (or bash) to list it.")
@@ -226,7 +269,7 @@ def _read_sync(file: Path, shown_path: str, offset: int, limit: int | None, auto
                 window = read_text_window(b"", 0, offset=offset, limit=limit)
             else:
                 with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-                    window = read_text_window(mm, size, offset=offset, limit=limit)
+                    window = read_text_window(mm, size, offset=offset, limit=limit, index=_cached_index(f, mm, size))
     except ToolError:
         raise
     except OSError as exc:

@@ -223,3 +223,19 @@ async def test_write_then_edit_same_file_in_parallel(run: ToolRunner, tmp_path: 
     )
     assert (tmp_path / "g.txt").read_text() == "edited value\n"
     assert os.listdir(tmp_path) == ["g.txt"]
+
+
+async def test_large_file_index_follows_changes(run: ToolRunner, tmp_path: Path) -> None:
+    """The remembered newline index of a big file is dropped when the file changes."""
+    count = write_big_log(tmp_path / "big.log")
+    first = text_of(await run("read", path="big.log", offset=count, limit=1))
+    assert first == "the last line"
+    append_line(tmp_path / "big.log", "appended\n")
+    assert text_of(await run("read", path="big.log", offset=count + 1)) == "appended"
+    with pytest.raises(ToolError, match=f"beyond end of file \\({count + 1} lines total\\)"):
+        await run("read", path="big.log", offset=count + 2)
+
+
+def append_line(path: Path, text: str) -> None:
+    with open(path, "a") as f:
+        f.write(text)
