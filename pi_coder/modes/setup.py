@@ -135,7 +135,8 @@ def prepare(options: CliOptions, *, mode: RunMode, cwd: str, stdin_text: str | N
     if problem is not None:
         if not interactive:
             raise UserError(problem)
-        notices.append(problem)
+        if start.model is not None:  # with no model at all the TUI shows this guidance itself
+            notices.append(problem)
 
     session = create_agent_session(
         cwd,
