@@ -22,6 +22,7 @@ import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
+from math import gcd
 from typing import Literal, TypeAlias
 
 __all__ = [
@@ -241,8 +242,6 @@ def _consistent(old_lines: list[str], file_lines: list[str]) -> dict[str, str] |
 
 
 def _unit(widths: list[int]) -> int:
-    from math import gcd
-
     g = 0
     for w in widths:
         g = gcd(g, w)
