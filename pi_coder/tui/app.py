@@ -21,6 +21,7 @@ from pi_coder.tui.controller import TranscriptController
 from pi_coder.tui.format import git_branch, shorten_home
 from pi_coder.tui.keys import bindings_for, display_keys, effective_keys
 from pi_coder.tui.messages import SessionEventsPosted
+from pi_coder.tui.screens.navigation import NavigationMixin
 from pi_coder.tui.widgets.completion_menu import CompletionMenu
 from pi_coder.tui.widgets.panels import HeaderPanel, PendingMessages, StatusLine
 from pi_coder.tui.widgets.prompt_editor import PromptEditor, PromptHistory
@@ -56,7 +57,7 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
-class PiApp(App[int]):
+class PiApp(NavigationMixin, App[int]):
     """The ``pi`` terminal UI.
 
     Args:
@@ -69,6 +70,7 @@ class PiApp(App[int]):
         branch: Git branch for the footer; ``None`` looks it up, ``""`` hides it.
         animate: Spinners and elapsed-time clocks (off for deterministic snapshots).
         hide_thinking: Start with thinking blocks collapsed.
+        resume: Open the session picker at start (``pi -r``); cancelling it quits.
     """
 
     CSS_PATH = "pi.tcss"
@@ -88,6 +90,7 @@ class PiApp(App[int]):
         branch: str | None = None,
         animate: bool = True,
         hide_thinking: bool = False,
+        resume: bool = False,
     ) -> None:
         from pi_coder.tui.driver import driver_class
 
@@ -95,6 +98,7 @@ class PiApp(App[int]):
         self.session = session
         self.initial_messages = list(initial_messages)
         self.startup_notices = list(startup_notices)
+        keybindings = self.init_navigation(keybindings, resume=resume)
         self.effective_keys = effective_keys(keybindings)
         self._keymap_overrides = dict(keybindings or {})
         if version is None:
@@ -106,7 +110,7 @@ class PiApp(App[int]):
         self.cwd = cwd
         self.cwd_display = cwd_display if cwd_display is not None else shorten_home(cwd)
         self._branch_fixed = branch
-        self.animate = animate
+        self.animations = animate
         self.hide_thinking = hide_thinking
         self.tools_expanded = False
         self.commands = COMMANDS
@@ -130,7 +134,7 @@ class PiApp(App[int]):
         yield Transcript(id="transcript")
         with Vertical(id="bottom"):
             yield PendingMessages()
-            yield StatusLine(animate=self.animate)
+            yield StatusLine(animate=self.animations)
             menu = CompletionMenu()
             yield menu
             yield PromptEditor(
@@ -181,6 +185,7 @@ class PiApp(App[int]):
         self.editor.focus()
         await self._render_start()
         self.refresh_footer()
+        await self.mount_navigation()
         if self.initial_messages:
             messages = list(self.initial_messages)
             self.run_worker(self._send_initial(messages), group="prompt", exit_on_error=False)
@@ -382,6 +387,11 @@ class PiApp(App[int]):
 
     # ------------------------------------------------------------------ helpers used by commands
 
+    def status(self, text: str, level: str = "info") -> None:
+        """A dim status line in the transcript; consecutive ones replace each other."""
+        if self.controller is not None:
+            self.call_later(self.controller.note, text, level, replace=True)
+
     async def notice(self, text: str, level: str = "info") -> None:
         if self.controller is not None:
             await self.controller.note(text, level)
@@ -416,10 +426,10 @@ class PiApp(App[int]):
         await self.quit_app()
 
     async def quit_app(self) -> None:
-        await self._shutdown()
+        await self._close_session()
         self.exit(0)
 
-    async def _shutdown(self) -> None:
+    async def _close_session(self) -> None:
         try:
             await asyncio.wait_for(_maybe_await(self.session.close()), timeout=5)
         except Exception:
@@ -443,7 +453,7 @@ class PiApp(App[int]):
 
     async def action_interrupt(self) -> None:
         editor = self.editor
-        if editor.close_menu():
+        if editor.close_menu() or self.cancel_branch_summary():
             return
         if getattr(self.session, "is_bash_running", False):
             self.session.abort_bash()
@@ -457,6 +467,8 @@ class PiApp(App[int]):
             return
         if editor.text.startswith("!"):
             editor.set_text("")
+            return
+        if self.handle_idle_escape():
             return
         raise SkipAction()
 
@@ -478,20 +490,20 @@ class PiApp(App[int]):
     async def action_cycle_thinking_level(self) -> None:
         level = await _maybe_await(self.session.cycle_thinking_level())
         if level is None:
-            self.status_line.note("Current model does not support thinking")
+            self.status("Current model does not support thinking")
         else:
-            self.status_line.note(f"Thinking level: {level}")
+            self.status(f"Thinking level: {level}")
         self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
         self.refresh_footer()
 
     async def action_cycle_model(self, direction: int = 1) -> None:
         result = await _maybe_await(self.session.cycle_model(direction))
         if result is None:
-            self.status_line.note("Only one model in scope")
+            self.status("Only one model in scope")
         else:
             model, level = result
             thinking = f" (thinking: {level})" if getattr(model, "reasoning", False) else ""
-            self.status_line.note(f"Switched to {model.name or model.id}{thinking}")
+            self.status(f"Switched to {model.name or model.id}{thinking}")
         self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
         self.refresh_footer()
 
@@ -504,18 +516,18 @@ class PiApp(App[int]):
         self.hide_thinking = not self.hide_thinking
         if self.controller is not None:
             self.controller.set_thinking_hidden(self.hide_thinking)
-        self.status_line.note("Thinking blocks hidden" if self.hide_thinking else "Thinking blocks shown")
+        self.status("Thinking blocks hidden" if self.hide_thinking else "Thinking blocks shown")
 
     def action_dequeue(self) -> None:
         texts = list(self.session.dequeue() or [])
         if not texts:
-            self.status_line.note("No queued messages to restore")
+            self.status("No queued messages to restore")
             return
         editor = self.editor
         existing = editor.text
         editor.set_text("\n\n".join([*texts, existing] if existing.strip() else texts))
         self.query_one(PendingMessages).show_queue([], [])
-        self.status_line.note(f"Restored {len(texts)} queued message{'s' if len(texts) != 1 else ''} to editor")
+        self.status(f"Restored {len(texts)} queued message{'s' if len(texts) != 1 else ''} to editor")
 
     def action_jump_to_end(self) -> None:
         transcript = self.transcript

@@ -68,7 +68,7 @@ class TranscriptController:
             self._last_note = note
 
     def _tool_block(self, tool_call_id: str, name: str) -> ToolCallBlock:
-        return ToolCallBlock(tool_call_id, name, expanded=self.app.tools_expanded, animate=self.app.animate)
+        return ToolCallBlock(tool_call_id, name, expanded=self.app.tools_expanded, animate=self.app.animations)
 
     async def clear(self) -> None:
         self._parts.clear()

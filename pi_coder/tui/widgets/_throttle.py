@@ -32,7 +32,7 @@ class Throttle:
     def request(self) -> None:
         self._pending = True
         if self._timer is None:
-            delay = max(0.0, self._frame - (time.monotonic() - self._last))
+            delay = max(0.001, self._frame - (time.monotonic() - self._last))
             self._timer = self._widget.set_timer(delay, self._fire, name="throttle")
 
     async def _fire(self) -> None:

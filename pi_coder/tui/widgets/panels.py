@@ -80,7 +80,7 @@ class StatusLine(Static):
 
     def __init__(self, *, animate: bool = True) -> None:
         super().__init__("")
-        self.animate = animate
+        self.animations = animate
         self.label = ""
         self.busy = False
         self._started = 0.0
@@ -97,7 +97,7 @@ class StatusLine(Static):
         self.label = label
         self._deadline = deadline
         self._set_level(level)
-        if self.animate and self._timer is None:
+        if self.animations and self._timer is None:
             self._timer = self.set_interval(0.1, self._tick, name="spinner")
         self._render_now()
 
@@ -135,12 +135,12 @@ class StatusLine(Static):
             self.update(Text(self.label))
             return
         text = Text()
-        if self.animate:
+        if self.animations:
             text.append(_SPINNER[self._frame % len(_SPINNER)] + " ")
         label = self.label
         if self._deadline is not None and "{s}" in label:
             label = label.replace("{s}", str(max(0, round(self._deadline - time.monotonic()))))
         text.append(label)
-        if self.animate:
+        if self.animations:
             text.append(f" {format_duration(time.monotonic() - self._started)}", style="dim")
         self.update(text)

@@ -28,7 +28,7 @@ class ToolCallBlock(Static):
         super().__init__("", classes="-pending")
         self.view = ToolView(tool_call_id=tool_call_id, name=name)
         self._expanded = expanded
-        self._animate = animate
+        self._ticking = animate
         self._started: float | None = None
         self._ticker: Timer | None = None
         self._throttle = Throttle(self, self.refresh_view)
@@ -70,7 +70,7 @@ class ToolCallBlock(Static):
             self.view.args = dict(args)
         self._set_status("running")
         self._started = time.monotonic()
-        if self.view.name == "bash" and self._animate:
+        if self.view.name == "bash" and self._ticking:
             self.view.elapsed = 0.0
             self._ticker = self.set_interval(1.0, self._tick, name="tool-elapsed")
         self.refresh_view()
@@ -88,7 +88,7 @@ class ToolCallBlock(Static):
         if self._ticker is not None:
             self._ticker.stop()
             self._ticker = None
-        if self._started is not None and self._animate:
+        if self._started is not None and self._ticking:
             self.view.elapsed = time.monotonic() - self._started
         self._throttle.cancel()
         self.view.output = result_text(result)

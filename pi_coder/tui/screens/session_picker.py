@@ -1,0 +1,301 @@
+"""Session picker (``pi -r``, ``/resume``): this folder's sessions or all, searchable (pi-product 3.4).
+
+Lines show the session name (or its first message), the message count and how long ago it was
+active; with Ctrl+P the file path too, and the folder in the "All" view. Keys: Tab current
+folder / all, Ctrl+S sort (recent / relevance), Ctrl+N named sessions only, Ctrl+P paths,
+Ctrl+R rename, Ctrl+D (or Ctrl+Backspace on an empty search) delete after a confirmation.
+Listing runs in a thread. The result is the chosen file's ``Path``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.actions import SkipAction
+from textual.binding import Binding, BindingType
+
+from pi_coder.session.listing import SessionInfo, list_all_sessions, list_sessions
+from pi_coder.tui.format import shorten_home
+from pi_coder.tui.screens._fuzzy import rank
+from pi_coder.tui.screens._picker import PickerEntry, PickerScreen
+from pi_coder.tui.screens.dialogs import ConfirmDialog, InputDialog
+
+__all__ = ["SessionPicker", "delete_session_file", "format_age", "rename_session_file"]
+
+_TITLES = {"current": "Resume Session (Current Folder)", "all": "Resume Session (All)"}
+_FIRST_MESSAGE_LIMIT = 200
+
+
+def format_age(then: datetime, now: datetime) -> str:
+    """``just now``, ``5m ago``, ``3h ago``, ``2d ago``, ``3w ago``, else the date (UTC)."""
+    seconds = (now - then).total_seconds()
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)}m ago"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)}h ago"
+    if seconds < 7 * 86400:
+        return f"{int(seconds // 86400)}d ago"
+    if seconds < 35 * 86400:
+        return f"{int(seconds // (7 * 86400))}w ago"
+    return then.astimezone(UTC).strftime("%Y-%m-%d")
+
+
+def rename_session_file(path: Path, name: str) -> None:
+    """Append a ``session_info`` entry naming the session in ``path``."""
+    from pi_coder.session.store import SessionStore
+
+    SessionStore.open(path).append_session_info(name)
+
+
+def delete_session_file(path: Path) -> str:
+    """Move ``path`` to the trash with the ``trash`` command when there is one, else delete it.
+
+    Returns:
+        ``"trash"`` or ``"deleted"``.
+    """
+    trash = shutil.which("trash")
+    if trash is not None:
+        result = subprocess.run([trash, str(path)], capture_output=True, timeout=10, check=False)
+        if result.returncode == 0 and not path.exists():
+            return "trash"
+    path.unlink()
+    return "deleted"
+
+
+class SessionPicker(PickerScreen[Path]):
+    """Choose a session file.
+
+    Args:
+        cwd: The project folder ("Current Folder" view).
+        session_dir: Folder of this project's sessions (default: derived from ``cwd``).
+        sessions_root: Root of all projects' session folders (default: the sessions folder).
+        current_file: The open session (marked; cannot be deleted).
+        now: The clock for "5m ago" (tests pass a fixed time).
+        on_rename: ``(path, name)``; default appends a ``session_info`` entry to the file.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "toggle_scope", "Current folder / all", show=False, priority=True),
+        Binding("ctrl+s", "toggle_sort", "Sort", show=False, priority=True),
+        Binding("ctrl+n", "toggle_named", "Named only", show=False, priority=True),
+        Binding("ctrl+p", "toggle_paths", "Paths", show=False, priority=True),
+        Binding("ctrl+r", "rename", "Rename", show=False, priority=True),
+        Binding("ctrl+d", "delete", "Delete", show=False, priority=True),
+        Binding("ctrl+backspace", "delete_if_empty", "Delete", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        cwd: str,
+        *,
+        session_dir: str | None = None,
+        sessions_root: str | None = None,
+        current_file: str | os.PathLike[str] | None = None,
+        now: datetime | None = None,
+        on_rename: Callable[[Path, str], Any] | None = None,
+    ) -> None:
+        super().__init__(
+            _TITLES["current"],
+            placeholder="Search sessions...",
+            hint="Tab all/current · ^S sort · ^N named · ^P paths · ^R rename · ^D delete · Enter open · Esc cancel",
+        )
+        self.cwd = cwd
+        self.session_dir = session_dir
+        self.sessions_root = sessions_root
+        self.current_file = Path(current_file).resolve() if current_file else None
+        self.now = now
+        self.on_rename = on_rename
+        self.scope = "current"
+        self.sort = "recent"
+        self.named_only = False
+        self.show_paths = False
+        self.loaded: dict[str, list[SessionInfo]] = {}
+        self.loading = False
+
+    # ------------------------------------------------------------------ loading
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.start_loading()
+
+    def start_loading(self) -> None:
+        if self.scope in self.loaded:
+            self.reload()
+            return
+        self.loading = True
+        self._refresh_lines()
+        self.run_worker(self._load(self.scope), group="session-list", exit_on_error=False)
+
+    async def _load(self, scope: str) -> None:
+        if scope == "current":
+            infos = await asyncio.to_thread(list_sessions, self.cwd, self.session_dir)
+        else:
+            infos = await asyncio.to_thread(list_all_sessions, self.sessions_root)
+        self.loaded[scope] = infos
+        if scope == self.scope:
+            self.loading = False
+            self.reload()
+
+    @property
+    def is_loaded(self) -> bool:
+        """True once the current view's sessions are listed."""
+        return self.scope in self.loaded and not self.loading
+
+    # ------------------------------------------------------------------ entries
+
+    def _clock(self) -> datetime:
+        return self.now if self.now is not None else datetime.now(UTC)
+
+    def _infos(self) -> list[SessionInfo]:
+        infos = self.loaded.get(self.scope, [])
+        return [info for info in infos if info.name] if self.named_only else list(infos)
+
+    def load_entries(self) -> list[PickerEntry[Path]]:
+        now = self._clock()
+        entries = []
+        for info in self._infos():
+            first = " ".join(info.first_message.split())[:_FIRST_MESSAGE_LIMIT]
+            entries.append(
+                PickerEntry(
+                    key=str(info.path),
+                    value=info.path,
+                    prompt=self._line(info, first, now),
+                    search=f"{info.name or ''} {first}",
+                )
+            )
+        return entries
+
+    def _line(self, info: SessionInfo, first: str, now: datetime) -> RenderableType:
+        title = Text(no_wrap=True, overflow="ellipsis")
+        if info.name:
+            title.append(info.name, style="bold")
+            title.append("  " + first, style="dim")
+        else:
+            title.append(first)
+        is_current = self.current_file is not None and info.path.resolve() == self.current_file
+        meta = Text(no_wrap=True, justify="right")
+        if is_current:
+            meta.append("current · ", style="green")
+        count = info.message_count
+        meta.append(f"{count} msg{'s' if count != 1 else ''} · {format_age(info.modified, now)}", style="dim")
+        grid = Table.grid(expand=True, padding=(0, 1))
+        grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        grid.add_column(no_wrap=True, justify="right")
+        grid.add_row(title, meta)
+        extra = []
+        if self.scope == "all" and info.cwd:
+            extra.append(Text("  " + shorten_home(info.cwd), style="dim", no_wrap=True, overflow="ellipsis"))
+        if self.show_paths:
+            extra.append(Text("  " + shorten_home(str(info.path)), style="dim", no_wrap=True, overflow="ellipsis"))
+        return Group(grid, *extra) if extra else grid
+
+    def order(self, query: str, entries: Sequence[PickerEntry[Path]]) -> list[PickerEntry[Path]]:
+        return rank(query, entries, lambda entry: entry.search, stable=self.sort == "recent")
+
+    def header(self) -> RenderableType:
+        line = Text()
+        line.append(f"Sort: {self.sort}", style="dim")
+        if self.named_only:
+            line.append(" · named only", style="dim")
+        if self.show_paths:
+            line.append(" · paths", style="dim")
+        return line
+
+    def detail(self, entry: PickerEntry[Path] | None) -> RenderableType:
+        if self.loading:
+            return Text("  Loading sessions...", style="dim")
+        if not self.shown:
+            if self.entries:
+                return Text("  No matching sessions", style="dim")
+            return Text("  No sessions found" if self.scope == "all" else "  No sessions in this folder", style="dim")
+        return super().detail(entry)
+
+    # ------------------------------------------------------------------ actions
+
+    def action_toggle_scope(self) -> None:
+        self.scope = "all" if self.scope == "current" else "current"
+        self.query_one("#picker").border_title = _TITLES[self.scope]
+        self.start_loading()
+
+    def action_toggle_sort(self) -> None:
+        self.sort = "relevance" if self.sort == "recent" else "recent"
+        self.refilter()
+
+    def action_toggle_named(self) -> None:
+        self.named_only = not self.named_only
+        self.reload()
+
+    def action_toggle_paths(self) -> None:
+        self.show_paths = not self.show_paths
+        self.reload()
+
+    def _info(self, entry: PickerEntry[Path] | None) -> SessionInfo | None:
+        if entry is None:
+            return None
+        return next((i for i in self.loaded.get(self.scope, []) if i.path == entry.value), None)
+
+    def action_rename(self) -> None:
+        info = self._info(self.highlighted_entry())
+        if info is None:
+            return
+
+        def done(name: str | None) -> None:
+            if not name:
+                return
+            try:
+                (self.on_rename or rename_session_file)(info.path, name)
+            except Exception as exc:  # the file may have gone or be unreadable
+                self.app.notify(f"Could not rename: {exc}", severity="error")
+                return
+            self._replace(info, name=name)
+
+        self.app.push_screen(InputDialog("Rename session", value=info.name or "", placeholder="Session name"), done)
+
+    def action_delete_if_empty(self) -> None:
+        if self.search_input.value:
+            raise SkipAction()  # the search box deletes a word
+        self.action_delete()
+
+    def action_delete(self) -> None:
+        info = self._info(self.highlighted_entry())
+        if info is None:
+            return
+        if self.current_file is not None and info.path.resolve() == self.current_file:
+            self.app.notify("The current session cannot be deleted", severity="warning")
+            return
+
+        def done(confirmed: bool | None) -> None:
+            if not confirmed:
+                return
+            try:
+                delete_session_file(info.path)
+            except OSError as exc:
+                self.app.notify(f"Could not delete: {exc}", severity="error")
+                return
+            for scope, infos in self.loaded.items():
+                self.loaded[scope] = [i for i in infos if i.path != info.path]
+            self.reload()
+
+        title = info.name or " ".join(info.first_message.split())[:80]
+        message = f"Delete this session?\n\n{title}\n{shorten_home(str(info.path))}"
+        self.app.push_screen(ConfirmDialog(message, title="Delete session", yes="Delete", no="Keep"), done)
+
+    def _replace(self, info: SessionInfo, *, name: str) -> None:
+        from dataclasses import replace
+
+        fresh = replace(info, name=name)
+        for scope, infos in self.loaded.items():
+            self.loaded[scope] = [fresh if i.path == info.path else i for i in infos]
+        self.reload(keep_key=str(info.path))

@@ -1,0 +1,163 @@
+"""``/settings``: the settings that make sense to change while running (pi-product 2.3).
+
+Each line is a :class:`SettingItem` with its current value. Enter or Space toggles an on/off
+setting and opens a list for the others (the theme list previews each theme as it is
+highlighted); Left/Right step through the values; Esc closes. Every change is applied at once
+through the item's ``apply`` (which also writes the global settings.toml).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from pi_coder.tui.screens.dialogs import ChoiceDialog
+
+__all__ = ["SettingItem", "SettingsScreen"]
+
+
+@dataclass(slots=True)
+class SettingItem:
+    """One changeable setting."""
+
+    key: str
+    label: str
+    description: str
+    values: Sequence[str]
+    """Allowed values in display order (``["on", "off"]`` for booleans)."""
+    get: Callable[[], str]
+    apply: Callable[[str], Any]
+    """Apply and persist a value (may raise; the error is shown)."""
+    preview: Callable[[str], Any] | None = None
+    """Show a value without applying it (theme)."""
+    end_preview: Callable[[], Any] | None = None
+
+    @property
+    def is_toggle(self) -> bool:
+        return sorted(self.values) == ["off", "on"]
+
+
+class SettingsScreen(ModalScreen[None]):
+    """The settings list."""
+
+    CSS_PATH = "settings_screen.tcss"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,ctrl+c", "close", show=False, priority=True),
+        Binding("space", "activate", show=False),
+        Binding("left", "step(-1)", show=False),
+        Binding("right", "step(1)", show=False),
+    ]
+
+    def __init__(self, items: Sequence[SettingItem]) -> None:
+        super().__init__()
+        self.items = list(items)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="settings"):
+            yield OptionList(id="settings-list")
+            yield Static("", id="settings-description")
+            yield Static(
+                Text("↑↓ move · Enter/Space change · ←→ cycle · Esc close", style="dim"), id="settings-hint"
+            )
+
+    def on_mount(self) -> None:
+        self.query_one("#settings").border_title = "Settings"
+        options = self.settings_list
+        options.focus()
+        self._redraw(0)
+
+    @property
+    def settings_list(self) -> OptionList:
+        return self.query_one("#settings-list", OptionList)
+
+    def _line(self, item: SettingItem) -> Table:
+        grid = Table.grid(expand=True, padding=(0, 1))
+        grid.add_column(ratio=1, no_wrap=True)
+        grid.add_column(no_wrap=True, justify="right")
+        value = item.get()
+        style = "green" if value == "on" else "dim" if value == "off" else "bold"
+        grid.add_row(Text(item.label), Text(value, style=style))
+        return grid
+
+    def _redraw(self, index: int | None = None) -> None:
+        options = self.settings_list
+        keep = options.highlighted if index is None else index
+        options.set_options(Option(self._line(item), id=item.key) for item in self.items)
+        if self.items:
+            options.highlighted = max(0, min(len(self.items) - 1, keep or 0))
+        self._describe()
+
+    def _describe(self) -> None:
+        item = self.current()
+        self.query_one("#settings-description", Static).update(
+            Text(item.description if item else "", style="dim")
+        )
+
+    def current(self) -> SettingItem | None:
+        index = self.settings_list.highlighted
+        return self.items[index] if index is not None and 0 <= index < len(self.items) else None
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        self._describe()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.action_activate()
+
+    # ------------------------------------------------------------------ changing values
+
+    def _set(self, item: SettingItem, value: str) -> None:
+        try:
+            item.apply(value)
+        except Exception as exc:  # show, keep the dialog usable
+            self.app.notify(f"{item.label}: {exc}", severity="error")
+        self._redraw()
+
+    def action_step(self, step: int) -> None:
+        item = self.current()
+        if item is None or not item.values:
+            return
+        values = list(item.values)
+        current = item.get()
+        index = values.index(current) if current in values else -1
+        self._set(item, values[(index + step) % len(values)])
+
+    def action_activate(self) -> None:
+        item = self.current()
+        if item is None:
+            return
+        if item.is_toggle:
+            self._set(item, "off" if item.get() == "on" else "on")
+            return
+
+        def done(value: str | None) -> None:
+            if item.end_preview is not None:
+                item.end_preview()
+            if value is not None:
+                self._set(item, value)
+
+        self.app.push_screen(
+            ChoiceDialog(
+                item.label,
+                [(value, value) for value in item.values],
+                message=item.description,
+                initial=item.get(),
+                on_highlight=item.preview,
+            ),
+            done,
+        )
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,270 @@
+"""Pi themes (``pi_coder.core.themes``) on Textual: CSS variables, Rich styles, hot reload.
+
+A Pi theme becomes a Textual ``Theme`` named ``pi-<name>``:
+
+- Textual's base colours: ``primary`` = ``accent``, ``secondary`` = ``mdLink``, ``accent`` =
+  ``borderAccent``, ``warning``/``error``/``success`` as named, ``foreground`` = ``text``,
+  ``background``/``surface``/``panel`` = the export colours ``pageBg``/``cardBg``/``infoBg``
+  when the theme has them;
+- every one of the 51 tokens as a CSS variable ``$pi-<token in kebab case>``
+  (``$pi-user-message-bg``, ``$pi-thinking-high``); a token set to ``""`` (the terminal's
+  default) becomes ``ansi_default`` (text) or ``transparent`` (backgrounds);
+- the selection colour of lists (``block-cursor-*``) from ``selectedBg``.
+
+:class:`ThemeController` loads the ``theme`` setting (with the ``themes`` setting's extra paths,
+the config ``themes/`` folder and ``.pi/themes/``), applies it, previews others (``/settings``)
+and polls the theme file's mtime once a second to reload it when it is edited.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from pi_coder.core.themes import (
+    TOKENS,
+    Theme,
+    ThemeError,
+    ThemeInfo,
+    color_to_hex,
+    list_themes,
+    load_theme,
+    load_theme_file,
+)
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.theme import Theme as TextualTheme
+    from textual.timer import Timer
+
+__all__ = [
+    "ThemeController",
+    "default_theme_variables",
+    "textual_theme",
+    "textual_theme_name",
+    "theme_variables",
+    "token_variable",
+]
+
+_FALLBACK_FG = {True: "#d4d4d4", False: "#1e1e1e"}
+
+
+def token_variable(token: str) -> str:
+    """CSS variable name of a token: ``userMessageBg`` -> ``pi-user-message-bg``."""
+    return "pi-" + re.sub(r"(?<=[a-z0-9])([A-Z])", r"-\1", token).lower()
+
+
+def textual_theme_name(theme: Theme) -> str:
+    return f"pi-{theme.name}"
+
+
+def _luminance(hex_color: str) -> float:
+    r, g, b = (int(hex_color[i : i + 2], 16) / 255 for i in (1, 3, 5))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _is_dark(theme: Theme) -> bool:
+    for source in (theme.export.get("pageBg"), theme.colors.get("selectedBg"), theme.colors.get("userMessageBg")):
+        hex_color = color_to_hex(source) if source not in (None, "") else None
+        if hex_color:
+            return _luminance(hex_color) < 0.5
+    return theme.name != "light"
+
+
+def theme_variables(theme: Theme) -> dict[str, str]:
+    """``pi-*`` CSS variables for every colour token of ``theme``."""
+    variables: dict[str, str] = {}
+    for token in TOKENS:
+        value = color_to_hex(theme.colors.get(token, ""))
+        if value is None:
+            value = "transparent" if token.endswith("Bg") else "ansi_default"
+        variables[token_variable(token)] = value
+    return variables
+
+
+def default_theme_variables() -> dict[str, str]:
+    """Variables for CSS that uses ``$pi-*`` before a Pi theme is applied (the built-in dark theme)."""
+    try:
+        return theme_variables(load_theme("dark"))
+    except ThemeError:
+        return {token_variable(t): "ansi_default" for t in TOKENS}
+
+
+def textual_theme(theme: Theme) -> TextualTheme:
+    """The Textual theme for a Pi theme (see the module docstring for the mapping)."""
+    from textual.theme import Theme as TextualTheme
+
+    def hex_of(token: str) -> str | None:
+        value = theme.colors.get(token)
+        return color_to_hex(value) if value not in (None, "") else None
+
+    def export_of(key: str) -> str | None:
+        value = theme.export.get(key)
+        return color_to_hex(value) if value not in (None, "") else None
+
+    dark = _is_dark(theme)
+    variables = theme_variables(theme)
+    selected = hex_of("selectedBg")
+    if selected:
+        variables["block-cursor-background"] = selected
+        variables["block-cursor-blurred-background"] = selected
+        variables["block-cursor-text-style"] = "bold"
+        variables["block-cursor-foreground"] = hex_of("text") or _FALLBACK_FG[dark]
+        variables["block-hover-background"] = selected + " 50%"
+    return TextualTheme(
+        name=textual_theme_name(theme),
+        primary=hex_of("accent") or "#56c8d8",
+        secondary=hex_of("mdLink"),
+        accent=hex_of("borderAccent") or hex_of("accent"),
+        warning=hex_of("warning"),
+        error=hex_of("error"),
+        success=hex_of("success"),
+        foreground=hex_of("text"),
+        background=export_of("pageBg"),
+        surface=export_of("cardBg"),
+        panel=export_of("infoBg"),
+        dark=dark,
+        variables=variables,
+    )
+
+
+class ThemeController:
+    """The app's current Pi theme: loading by name, applying, previewing and hot reload.
+
+    Args:
+        app: The Textual app to style.
+        cwd: Project folder (for ``.pi/themes``).
+        extra_paths: More theme files or folders (the ``themes`` setting).
+        on_warning: Called with a message when a theme cannot be loaded or reloaded.
+    """
+
+    def __init__(
+        self,
+        app: App[Any],
+        cwd: str | None = None,
+        *,
+        extra_paths: Iterable[str] = (),
+        on_warning: Callable[[str], Any] | None = None,
+    ) -> None:
+        self.app = app
+        self.cwd = cwd
+        self.extra_paths = list(extra_paths)
+        self.on_warning = on_warning
+        self.theme: Theme | None = None
+        """The theme in use (a preview shows another one without changing this)."""
+        self.name: str = "dark"
+        """The configured name (``auto`` stays ``auto``)."""
+        self._shown: Theme | None = None
+        self._failed_mtime: float | None = None
+        self._timer: Timer | None = None
+
+    # ------------------------------------------------------------------ loading
+
+    def available(self) -> list[ThemeInfo]:
+        """Every theme that can be chosen, sorted by name."""
+        return list_themes(self.cwd, extra_paths=self.extra_paths)
+
+    def load(self, name: str) -> Theme:
+        """Load a theme by name (or path).
+
+        Raises:
+            ThemeError: Unknown or invalid theme.
+        """
+        return load_theme(name, self.cwd, extra_paths=self.extra_paths)
+
+    def use(self, name: str) -> str | None:
+        """Load and apply ``name``; on failure apply ``dark`` and return the warning."""
+        warning = None
+        try:
+            theme = self.load(name)
+        except ThemeError as exc:
+            warning = f"{exc}; using the dark theme"
+            theme = load_theme("dark")
+            if self.on_warning is not None:
+                self.on_warning(warning)
+        self.name = name
+        self.theme = theme
+        self._failed_mtime = None
+        self.apply(theme)
+        return warning
+
+    # ------------------------------------------------------------------ applying
+
+    def apply(self, theme: Theme) -> None:
+        """Register ``theme`` with the app and make it the active one."""
+        textual = textual_theme(theme)
+        self.app.register_theme(textual)
+        self._shown = theme
+        if self.app.theme == textual.name:
+            if self.app.is_running:
+                self.app.refresh_css(animate=False)
+        else:
+            self.app.theme = textual.name
+
+    def preview(self, name: str) -> bool:
+        """Show ``name`` without making it current; False if it cannot be loaded."""
+        try:
+            theme = self.load(name)
+        except ThemeError:
+            return False
+        self.apply(theme)
+        return True
+
+    def end_preview(self) -> None:
+        """Show the current theme again after ``preview``."""
+        if self.theme is not None and self._shown is not self.theme:
+            self.apply(self.theme)
+
+    @property
+    def shown(self) -> Theme | None:
+        """The theme on screen (the previewed one while previewing)."""
+        return self._shown
+
+    def rich(self, token: str) -> str:
+        """A Rich colour for ``token`` in the theme on screen (``default`` when unknown)."""
+        theme = self._shown or self.theme
+        if theme is None or token not in theme.colors:
+            return "default"
+        return theme.rich(token)
+
+    # ------------------------------------------------------------------ hot reload
+
+    def watch(self, interval: float = 1.0) -> None:
+        """Poll the current theme file every ``interval`` seconds and reload it when it changes."""
+        if self._timer is None:
+            self._timer = self.app.set_interval(interval, self.check_reload, name="theme-reload")
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def check_reload(self) -> bool:
+        """Reload the current theme if its file changed; True when a new version was applied.
+
+        An invalid file (often a half-saved edit) is reported once per modification and the
+        previous colours stay.
+        """
+        theme = self.theme
+        if theme is None or theme.path is None or not theme.changed_on_disk():
+            return False
+        try:
+            mtime = theme.path.stat().st_mtime
+        except OSError:
+            return False
+        if mtime == self._failed_mtime:
+            return False
+        try:
+            fresh = load_theme_file(theme.path, theme.source)
+        except ThemeError as exc:
+            self._failed_mtime = mtime
+            if self.on_warning is not None:
+                self.on_warning(f"Theme not reloaded: {exc}")
+            return False
+        self._failed_mtime = None
+        previewing = self._shown is not theme
+        self.theme = fresh
+        if not previewing:
+            self.apply(fresh)
+        return True
