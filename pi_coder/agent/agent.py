@@ -11,6 +11,8 @@ import asyncio
 import inspect
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
+from itertools import compress
+from operator import attrgetter
 from typing import Any
 
 from pi_coder.agent.events import AgentEnd, AgentEvent, MessageEnd, MessageStart, TurnEnd
@@ -45,6 +47,7 @@ __all__ = ["Agent", "AgentState", "default_convert_to_llm"]
 Listener = Callable[[AgentEvent, AbortSignal], Any]
 
 _LLM_ROLES = frozenset({"system", "user", "assistant", "toolResult"})
+_role = attrgetter("role")
 _PROMPT_BUSY = (
     "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion."
 )
@@ -55,10 +58,14 @@ _NO_DEFAULT = "No default stream function configured. Pass streamFn explicitly o
 
 def default_convert_to_llm(messages: list[AgentMessage]) -> list[AgentMessage]:
     """Keep the roles a model understands: system, user, assistant and toolResult."""
-    try:  # this runs before every request over the whole transcript: skip getattr when possible
-        return [m for m in messages if m.role in _LLM_ROLES]
+    # Runs over the whole transcript before every request, so the common cases stay in C.
+    try:
+        roles = list(map(_role, messages))
     except AttributeError:
         return [m for m in messages if getattr(m, "role", None) in _LLM_ROLES]
+    if _LLM_ROLES.issuperset(roles):
+        return list(messages)
+    return list(compress(messages, map(_LLM_ROLES.__contains__, roles)))
 
 
 def _placeholder_model() -> Model:

@@ -551,3 +551,23 @@ async def test_queue_helpers() -> None:
 def test_constructor_without_a_stream_function_raises() -> None:
     with pytest.raises(AgentError, match="No default stream function configured"):
         Agent()
+
+
+def test_default_converter_keeps_model_roles_in_order() -> None:
+    from dataclasses import dataclass
+
+    from pi_coder.agent import default_convert_to_llm
+
+    @dataclass
+    class Note:
+        role: str = "notification"
+
+    class Roleless:
+        pass
+
+    s, u, a = S0(make_echo()), U("u"), AT("a")
+    assert default_convert_to_llm([s, u, a]) == [s, u, a]
+    assert default_convert_to_llm([s, Note(), u, a]) == [s, u, a]
+    assert default_convert_to_llm([Roleless(), u]) == [u]
+    source = [u]
+    assert default_convert_to_llm(source) is not source
