@@ -37,6 +37,11 @@ def _writer(directory: Path, seed: int, out: int) -> None:
 
 def _kill_batch(tmp_path: Path, seeds: list[int], rng: random.Random) -> list[tuple[int, Path, list[str]]]:
     """Fork one writer per seed, let each run for a random time once its file exists, SIGKILL it."""
+    # Build the message schemas (deferred by pydantic) before forking, so no child needs a lock
+    # that another thread of this process might have held at fork time.
+    for warm in (UserMessage(content="w"), AssistantMessage(content=[ToolCall(id="w", name="w")])):
+        warm.to_json_dict()
+    ToolResultMessage(tool_call_id="w", tool_name="w", content=[TextContent(text="w")]).to_json_dict()
     started = []
     for seed in seeds:
         read_end, write_end = os.pipe()
