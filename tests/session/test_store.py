@@ -397,3 +397,20 @@ def test_load_warnings_describe_damage_and_migration(tmp_path: Path) -> None:
     notes = SessionStore.open(store.session_file).load_warnings()
     assert len(notes) == 2
     assert notes[0].startswith("Skipped 1 malformed line(s) in ") and "partly written" in notes[1]
+
+
+def test_branch_with_summary_moves_the_leaf_and_records_where_it_came_from(tmp_path: Path) -> None:
+    store = SessionStore.create("/p", tmp_path)
+    u1 = store.append_message(UserMessage(content="one"))
+    store.append_message(_assistant("r1"))
+    summary_id = store.branch_with_summary(u1, "explored r1", details={"readFiles": ["a"]})
+    entry = store.get_entry(summary_id)
+    assert (entry.parent_id, entry.from_id, entry.details) == (u1, u1, {"readFiles": ["a"]})
+    assert store.leaf_id == summary_id
+    assert [m.role for m in store.build_session_context().messages] == ["user", "branchSummary"]
+    root_summary = store.branch_with_summary(None, "from the top")
+    entry = store.get_entry(root_summary)
+    assert (entry.parent_id, entry.from_id) == (None, "root")
+    assert [m.role for m in store.build_session_context().messages] == ["branchSummary"]
+    store.append_branch_summary("x", "")  # an empty summary adds nothing to the context
+    assert [m.role for m in store.build_session_context().messages] == ["branchSummary"]
