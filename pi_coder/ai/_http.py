@@ -107,6 +107,33 @@ def http_overrides(client: httpx.AsyncClient | None = None, **changes: Any) -> I
         _settings, _injected = saved
 
 
+class _LazyTLSTransport(httpx.AsyncBaseTransport):
+    """Plain-HTTP requests never build an SSL context; HTTPS ones build it on first use.
+
+    httpx loads the CA bundle when a transport is created (20-30 ms, far more on a busy
+    machine), which a local ``http://`` model server never needs.
+    """
+
+    def __init__(self, limits: httpx.Limits) -> None:
+        self._limits = limits
+        self._plain: httpx.AsyncHTTPTransport | None = None
+        self._tls: httpx.AsyncHTTPTransport | None = None
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.scheme == "https":
+            if self._tls is None:
+                self._tls = httpx.AsyncHTTPTransport(limits=self._limits)
+            return await self._tls.handle_async_request(request)
+        if self._plain is None:
+            self._plain = httpx.AsyncHTTPTransport(limits=self._limits, verify=False)  # no TLS on http://
+        return await self._plain.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        for transport in (self._plain, self._tls):
+            if transport is not None:
+                await transport.aclose()
+
+
 def get_client() -> httpx.AsyncClient:
     """The shared client of the running event loop (created on first use)."""
     if _injected is not None:
@@ -116,7 +143,7 @@ def get_client() -> httpx.AsyncClient:
     if client is None or client.is_closed:
         client = httpx.AsyncClient(
             timeout=httpx.Timeout(_settings.idle_timeout_s, connect=_settings.connect_timeout_s),
-            limits=httpx.Limits(max_connections=64, max_keepalive_connections=16),
+            transport=_LazyTLSTransport(httpx.Limits(max_connections=64, max_keepalive_connections=16)),
             follow_redirects=False,
         )
         _clients[loop] = client
