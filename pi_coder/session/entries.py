@@ -93,7 +93,7 @@ class MessageEntry(_Entry):
             message = parse_agent_message(raw["message"], strict=False)
             self._message = message
             # Keep only fields beyond the standard ones (to_json_dict rebuilds the rest).
-            self.raw = {key: value for key, value in raw.items() if key not in _STANDARD_KEYS}
+            self.raw = {} if len(raw) == 5 else {k: v for k, v in raw.items() if k not in _STANDARD_KEYS}
         return message  # type: ignore[no-any-return]
 
     @property

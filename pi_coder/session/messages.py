@@ -9,10 +9,11 @@ kept as :class:`UnknownMessage` with every field, so they survive a load/save ro
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal, TypeAlias
 
 from pydantic import Field, ValidationError
+from pydantic_core import SchemaValidator
 
 from pi_coder.ai.types import (
     AssistantMessage,
@@ -135,6 +136,9 @@ _BY_ROLE: dict[str, type[PiModel]] = {
 }
 
 
+_VALIDATORS: dict[str, Callable[[Any], Any]] = {}
+
+
 def parse_agent_message(data: Mapping[str, Any], *, strict: bool = True) -> AgentMessage:
     """Build the message object for a JSON message dict (Pi's shape).
 
@@ -159,11 +163,18 @@ def parse_agent_message(data: Mapping[str, Any], *, strict: bool = True) -> Agen
     if role == "hookMessage":
         data = {**data, "role": "custom"}
         role = "custom"
-    cls = _BY_ROLE.get(role)
-    if cls is None:
-        return UnknownMessage.model_validate(data)
+    validate = _VALIDATORS.get(role)
     try:
-        return cls.__pydantic_validator__.validate_python(data)  # type: ignore[no-any-return]
+        if validate is not None:
+            return validate(data)  # type: ignore[no-any-return]
+        cls = _BY_ROLE.get(role)
+        if cls is None:
+            return UnknownMessage.model_validate(data)
+        message = cls.__pydantic_validator__.validate_python(data)
+        validator = cls.__pydantic_validator__  # built now (the models defer their schemas)
+        if isinstance(validator, SchemaValidator):
+            _VALIDATORS[role] = validator.validate_python
+        return message  # type: ignore[no-any-return]
     except ValidationError as exc:
         if strict:
             raise ValueError(f"invalid {role} message: {exc.errors()[0].get('msg', exc)}") from exc
