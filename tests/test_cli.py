@@ -289,3 +289,42 @@ def test_interactive_is_not_started_when_stdout_is_piped_with_empty_stdin(pi_a: 
     """Non-terminal stdin means print mode (Pi), so a script never hangs in the TUI."""
     run = pi_a.run(input=b"")
     assert "Nothing to do" in _one_line_error(run)
+
+
+def test_session_of_another_folder_is_forked_here(pi_a: PiHome, tmp_path: Path) -> None:
+    pi_a.server.enqueue(Turn([Text("from elsewhere")]), Turn([Text("continued here")]))
+    other = tmp_path / "other-project"
+    other.mkdir()
+    assert pi_a.run("-p", "asked elsewhere", cwd=other).returncode == 0
+    [source] = pi_a.session_files()
+    session_id = json.loads(source.read_text().splitlines()[0])["id"]
+    run = pi_a.run("--session", session_id[:8], "-p", "asked here")
+    assert run.returncode == 0, run.stderr
+    assert "forking" in run.stderr
+    assert user_texts(pi_a.server.requests[1].json) == ["asked elsewhere", "asked here"]
+    forked = [p for p in pi_a.session_files() if p != source]
+    assert len(forked) == 1
+    header = json.loads(forked[0].read_text().splitlines()[0])
+    assert header["cwd"] == str(pi_a.project) and header["parentSession"] == str(source)
+
+
+def test_tools_flags_choose_the_declared_tools(pi_a: PiHome) -> None:
+    pi_a.server.enqueue(Turn([Text("a")]), Turn([Text("b")]), Turn([Text("c")]))
+    assert pi_a.run("--no-session", "-p", "x").returncode == 0
+    assert pi_a.run("--no-session", "--tools", "read,ls,bogus", "-p", "x").returncode == 0
+    run = pi_a.run("--no-session", "--no-tools", "-p", "x")
+    assert run.returncode == 0
+    names = [sorted(t["name"] for t in r.json.get("tools", [])) for r in pi_a.server.requests]
+    assert names == [["bash", "edit", "read", "write"], ["ls", "read"], []]
+
+
+def test_unknown_provider(pi_a: PiHome) -> None:
+    line = _one_line_error(pi_a.run("--provider", "nowhere", "--model", "x", "-p", "hi"))
+    assert 'Unknown provider "nowhere"' in line
+
+
+def test_provider_alone_picks_its_model(pi_a: PiHome) -> None:
+    pi_a.server.enqueue(Turn([Text("ok")]))
+    run = pi_a.run("--provider", "local", "--no-session", "-p", "hi")
+    assert run.returncode == 0, run.stderr
+    assert pi_a.server.requests[0].json["model"] == "test-model"
