@@ -1,7 +1,7 @@
 """Slash commands: a small table of (name, description, handler).
 
-Handlers receive the app and the text after the command name. Later commands (/model, /resume,
-/tree, /fork, /settings) are added as rows here.
+Handlers receive the app and the text after the command name. /model, /settings, /resume, /tree
+and /fork open the dialogs of ``pi_coder.tui.screens`` (``PiApp`` methods from NavigationMixin).
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ async def _hotkeys(app: PiApp, args: str) -> None:
     keys = app.effective_keys
     rows = ["| Key | Action |", "|---|---|"]
     for action in KEY_ACTIONS:
-        rows.append(f"| `{display_keys(keys[action.id])}` | {action.description} |")
+        rows.append(f"| `{display_keys(keys[action.id])}` | {action.description} (`{action.id}`) |")
     rows += [
         "| `Ctrl+C` twice | Quit |",
         "| `/` | Slash commands |",
@@ -124,10 +124,35 @@ async def _quit(app: PiApp, args: str) -> None:
     await app.quit_app()
 
 
+async def _model(app: PiApp, args: str) -> None:
+    await app.open_model_picker(args.strip())
+
+
+async def _settings(app: PiApp, args: str) -> None:
+    await app.open_settings()
+
+
+async def _resume(app: PiApp, args: str) -> None:
+    await app.open_session_picker()
+
+
+async def _tree(app: PiApp, args: str) -> None:
+    await app.open_tree()
+
+
+async def _fork(app: PiApp, args: str) -> None:
+    await app.open_fork()
+
+
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("new", "Start a new session", _new),
     SlashCommand("compact", "Compact the context (optional focus instructions)", _compact, "[instructions]"),
     SlashCommand("session", "Show session file, id, message counts, tokens and cost", _session),
+    SlashCommand("model", "Select a model (or switch to the one named)", _model, "[term]"),
+    SlashCommand("settings", "Change settings (theme, thinking, queue modes, ...)", _settings),
+    SlashCommand("resume", "Resume another session", _resume),
+    SlashCommand("tree", "Navigate the session tree (same file)", _tree),
+    SlashCommand("fork", "Fork a new session from an earlier message", _fork),
     SlashCommand("name", "Set the session name", _name, "<name>"),
     SlashCommand("copy", "Copy the last answer to the clipboard", _copy),
     SlashCommand("hotkeys", "Show keyboard shortcuts", _hotkeys),
