@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["InteractiveRunner", "run", "run_guarded", "write_crash_log"]
 
 InteractiveRunner = Callable[..., int]
-"""``runner(session, initial_messages, notices) -> exit code`` (the TUI)."""
+"""``runner(session, initial_messages, notices, **tui_options) -> exit code`` (the TUI's ``run_tui``)."""
 
 
 def _say(text: str) -> None:
@@ -112,7 +112,14 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner) -> int:
         notices = list(startup.notices)
         if startup.images:
             notices.append("Images from @file arguments are only sent in print mode (-p); they were left out.")
-        return run_interactive(startup.session, startup.prompts, notices)
+        settings = startup.session.settings
+        return run_interactive(
+            startup.session,
+            startup.prompts,
+            notices,
+            resume=options.resume,
+            hide_thinking=bool(getattr(settings, "hide_thinking_block", False)),
+        )
     for notice in startup.notices:
         print(f"Warning: {notice}", file=sys.stderr)
     if mode == "rpc":

@@ -1,4 +1,4 @@
-"""``pi -r`` before the UI starts: a numbered list of this folder's sessions, read from the terminal."""
+"""``pi -r -p``: a numbered list of this folder's sessions, read from the terminal (the TUI has its own picker)."""
 
 from __future__ import annotations
 

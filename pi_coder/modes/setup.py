@@ -237,7 +237,7 @@ def open_store(options: CliOptions, cwd: str, session_dir: str | None, *, intera
         return SessionStore.open(path, session_dir)
     if options.continue_session:
         return SessionStore.continue_recent(cwd, session_dir)
-    if options.resume:
+    if options.resume and not interactive:  # the TUI opens its own picker (PiApp resume=True)
         from pi_coder.modes.session_picker import pick_session
 
         return SessionStore.open(pick_session(cwd, session_dir), session_dir)
