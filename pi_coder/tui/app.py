@@ -262,6 +262,8 @@ class PiApp(NavigationMixin, App[int]):
             self.refresh_footer()
         elif kind == "session_switched":
             await self._rebuild()
+            if event.reason == "new":
+                await controller.note("✓ New session started", "success")
             return
         await controller.handle(event)
 
@@ -407,7 +409,6 @@ class PiApp(NavigationMixin, App[int]):
             self.session.abort()
             await self.session.wait_for_idle()
         await self.session.new_session()
-        await self.notice("✓ New session started", "success")
 
     async def compact(self, instructions: str | None) -> None:
         if not [m for m in getattr(self.session, "messages", []) if getattr(m, "role", None) != "system"]:

@@ -24,7 +24,11 @@ async def wait_until(pilot: Pilot, condition: Callable[[], bool], timeout: float
 
 
 async def type_text(pilot: Pilot, text: str) -> None:
-    await pilot.press(*text)
+    """Insert ``text`` at the editor's cursor as typing would (one edit instead of a key per character)."""
+    from pi_coder.tui.widgets.prompt_editor import PromptEditor
+
+    pilot.app.query_one(PromptEditor).insert(text)
+    await pilot.pause()
 
 
 class _WaitParams(BaseModel):

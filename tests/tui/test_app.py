@@ -1,0 +1,338 @@
+"""PiApp behaviour on a real AgentSession with the faux provider: bash, slash commands, history, footer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pi_coder.ai.providers.faux import faux_message, faux_tool_call
+from pi_coder.ai.types import Usage
+from pi_coder.tui.app import PiApp
+from pi_coder.tui.widgets.bash_block import BashBlock
+from pi_coder.tui.widgets.status_bar import StatusBar
+from tests.tui.helpers import type_text, user_texts, wait_until
+from tests.tui.screen_text import screen_text
+
+
+def _app(session, **kwargs) -> PiApp:
+    kwargs.setdefault("version", "0.0.0")
+    kwargs.setdefault("cwd_display", "~/project")
+    kwargs.setdefault("branch", "")
+    kwargs.setdefault("animate", False)
+    return PiApp(session, **kwargs)
+
+
+async def _send(pilot, text: str) -> None:
+    await type_text(pilot, text)
+    await pilot.press("enter")
+
+
+async def test_bang_runs_a_command_and_adds_it_to_the_context(make_session) -> None:
+    """``!cmd`` shows a command block with output and exit code; the next request carries it."""
+    session, faux = make_session([faux_message("seen it")])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _send(pilot, "!echo hello-from-bash")
+        await wait_until(pilot, lambda: any(not b.running for b in app.query(BashBlock)), what="bash end")
+        text = screen_text(app)
+        assert "$ echo hello-from-bash" in text
+        assert "hello-from-bash" in text.split("$ echo hello-from-bash", 1)[1]
+        assert "(exit 0)" in text
+        assert [m.role for m in session.messages][-1] == "bashExecution"
+        await _send(pilot, "what did it print?")
+        await wait_until(pilot, lambda: faux.state.call_count == 1 and not session.is_streaming, what="reply")
+        sent = user_texts(faux.state.contexts[0])
+        assert any("hello-from-bash" in t for t in sent)
+
+
+async def test_double_bang_keeps_the_output_out_of_the_context(make_session) -> None:
+    session, faux = make_session([faux_message("ok")])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _send(pilot, "!!echo secret-output; exit 3")
+        await wait_until(pilot, lambda: any(not b.running for b in app.query(BashBlock)), what="bash end")
+        block = app.query_one(BashBlock)
+        assert block.exclude_from_context
+        assert "(exit 3)" in screen_text(app)
+        await _send(pilot, "hi")
+        await wait_until(pilot, lambda: faux.state.call_count == 1 and not session.is_streaming, what="reply")
+        assert not any("secret-output" in t for t in user_texts(faux.state.contexts[0]))
+
+
+async def test_escape_cancels_a_running_command(make_session) -> None:
+    session, _ = make_session([])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _send(pilot, "!sleep 30")
+        await wait_until(pilot, lambda: session.is_bash_running, what="bash running")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: any(not b.running for b in app.query(BashBlock)), what="cancel")
+        assert "(cancelled)" in screen_text(app)
+
+
+async def test_prompt_streams_answer_and_footer_shows_usage(make_session) -> None:
+    """After a turn the footer shows tokens, cost, context % and the model."""
+    usage = Usage(input=12_345, output=678, cache_read=2_000, cache_write=100, total_tokens=15_123)
+    usage.cost.total = 0.0421
+    session, _ = make_session([faux_message("The **answer** is 42.", usage=usage)])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _send(pilot, "question")
+        await wait_until(pilot, lambda: not session.is_streaming and len(session.messages) >= 3, what="reply")
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        assert "The answer is 42." in text
+        footer = app.query_one(StatusBar).info
+        assert (footer.input, footer.output, footer.cache_read, footer.cache_write) == (12_345, 678, 2_000, 100)
+        last_line = text.rstrip().splitlines()[-1]
+        assert "↑12k ↓678 R2.0k W100 $0.042" in last_line
+        assert "11.8%/128k" in last_line
+        assert last_line.rstrip().endswith("faux-1")
+
+
+async def test_history_up_on_empty_editor_browses_prompts(make_session) -> None:
+    session, _ = make_session(["one", "two"])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _send(pilot, "first prompt")
+        await wait_until(pilot, lambda: not session.is_streaming and len(session.messages) >= 3, what="reply 1")
+        await _send(pilot, "second prompt")
+        await wait_until(pilot, lambda: not session.is_streaming and len(session.messages) >= 5, what="reply 2")
+        await pilot.press("up")
+        assert app.editor.text == "second prompt"
+        await pilot.press("up")
+        assert app.editor.text == "first prompt"
+        await pilot.press("down")
+        assert app.editor.text == "second prompt"
+        await pilot.press("down")
+        assert app.editor.text == ""
+
+
+async def test_history_is_prefilled_when_resuming(make_session, project: Path) -> None:
+    from pi_coder.session.store import SessionStore
+
+    first, _ = make_session(["answer"], no_session=False)
+    await first.prompt("remembered prompt")
+    path = first.session_file
+    await first.close()
+    resumed, _ = make_session([], no_session=False, store=SessionStore.open(path))
+    app = _app(resumed)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        assert "remembered prompt" in text and "answer" in text  # transcript rendered at mount
+        await pilot.press("up")
+        assert app.editor.text == "remembered prompt"
+
+
+async def test_trailing_backslash_and_ctrl_j_insert_newlines(make_session) -> None:
+    session, faux = make_session(["ok"])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"line one\\")  # real key presses, one per character
+        await pilot.press("enter")
+        assert app.editor.text == "line one\n"
+        await type_text(pilot, "line two")
+        await pilot.press("ctrl+j")
+        await type_text(pilot, "three")
+        assert app.editor.text == "line one\nline two\nthree"
+        assert faux.state.call_count == 0
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: faux.state.call_count == 1 and not session.is_streaming, what="sent")
+        assert user_texts(faux.state.contexts[0]) == ["line one\nline two\nthree"]
+
+
+async def test_paste_with_newlines_does_not_submit(make_session) -> None:
+    from textual import events
+
+    session, faux = make_session(["ok"])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.editor.post_message(events.Paste("a\nb\r\nc\n"))
+        await pilot.pause(0.1)
+        assert "a\nb" in app.editor.text
+        assert faux.state.call_count == 0
+
+
+async def test_ctrl_c_clears_then_quits_and_ctrl_d_quits_on_empty(make_session) -> None:
+    session, _ = make_session([])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "some text")
+        await pilot.press("ctrl+c")
+        assert app.editor.text == ""
+        assert app.is_running
+        await type_text(pilot, "abc")
+        await pilot.press("left", "ctrl+d")  # not empty: deletes the character under the cursor
+        assert app.editor.text == "ab"
+        await pilot.pause(0.6)
+        await pilot.press("ctrl+c", "ctrl+c")
+        await pilot.pause(0.2)
+    assert app.return_code == 0
+
+    session2, _ = make_session([])
+    app2 = _app(session2)
+    async with app2.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+d")
+        await pilot.pause(0.2)
+    assert app2.return_code == 0
+
+
+# ---------------------------------------------------------------------------- slash commands
+
+
+async def test_unknown_slash_word_is_sent_as_text(make_session) -> None:
+    session, faux = make_session(["ok"])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _send(pilot, "/etc/hosts is the file")
+        await wait_until(pilot, lambda: faux.state.call_count == 1 and not session.is_streaming, what="sent")
+        assert user_texts(faux.state.contexts[0]) == ["/etc/hosts is the file"]
+
+
+async def test_session_name_and_hotkeys_commands(make_session) -> None:
+    usage = Usage(input=1000, output=200, total_tokens=1200)
+    usage.cost.total = 0.5
+    session, _ = make_session([faux_message("hi", usage=usage)])
+    app = _app(session)
+    async with app.run_test(size=(100, 60)) as pilot:
+        await _send(pilot, "hello")
+        await wait_until(pilot, lambda: not session.is_streaming and len(session.messages) >= 3, what="reply")
+        await _send(pilot, "/name my feature")
+        await wait_until(pilot, lambda: session.session_name == "my feature", what="named")
+        await pilot.pause(0.1)
+        assert "• my feature" in screen_text(app)
+        await _send(pilot, "/session")
+        await wait_until(pilot, lambda: "Tool results" in screen_text(app), what="session info")
+        text = screen_text(app)
+        assert "Name: my feature" in text
+        assert "File: In-memory" in text
+        assert "User: 1" in text and "Assistant: 1" in text
+        assert "Input: 1,000" in text and "Output: 200" in text
+        assert "$0.5000" in text
+        await _send(pilot, "/hotkeys")
+        await wait_until(pilot, lambda: "output kept out of the context" in screen_text(app), what="hotkeys")
+        assert "Alt+Enter" in screen_text(app)
+
+
+async def test_copy_puts_last_answer_on_the_clipboard(make_session) -> None:
+    session, _ = make_session(["copy **me**"])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _send(pilot, "/copy")
+        await wait_until(pilot, lambda: "No agent messages to copy yet." in screen_text(app), what="nothing")
+        await _send(pilot, "hello")
+        await wait_until(pilot, lambda: not session.is_streaming and len(session.messages) >= 3, what="reply")
+        await _send(pilot, "/copy")
+        await wait_until(pilot, lambda: app.clipboard == "copy **me**", what="copied")
+
+
+async def test_new_command_clears_the_transcript(make_session) -> None:
+    session, _ = make_session(["old answer"])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _send(pilot, "old question")
+        await wait_until(pilot, lambda: "old answer" in screen_text(app), what="reply")
+        await _send(pilot, "/new")
+        await wait_until(pilot, lambda: "New session started" in screen_text(app), what="new")
+        text = screen_text(app)
+        assert "old question" not in text and "old answer" not in text
+        assert [m.role for m in session.messages if m.role != "system"] == []
+
+
+async def test_compact_with_nothing_to_compact_warns(make_session) -> None:
+    session, _ = make_session([])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _send(pilot, "/compact")
+        await wait_until(pilot, lambda: "Nothing to compact" in screen_text(app), what="warning")
+
+
+async def test_quit_command_exits(make_session) -> None:
+    session, _ = make_session([])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _send(pilot, "/quit")
+        await pilot.pause(0.3)
+    assert app.return_code == 0
+
+
+async def test_slash_completion_offers_commands(make_session) -> None:
+    session, _ = make_session([])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "/ses")
+        await pilot.pause(0.05)
+        assert "/session" in screen_text(app)
+        await pilot.press("tab")
+        assert app.editor.text == "/session "
+
+
+async def test_at_completion_lists_project_files(make_session, project: Path) -> None:
+    (project / "src").mkdir()
+    (project / "src" / "parser.py").write_text("x = 1\n")
+    (project / "README.md").write_text("hi\n")
+    (project / ".gitignore").write_text("ignored.txt\n")
+    (project / "ignored.txt").write_text("no\n")
+    session, _ = make_session([])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "look at @pars")
+        await pilot.pause(0.1)
+        assert "src/parser.py" in screen_text(app)
+        await pilot.press("enter")  # accepts the completion, does not send
+        assert app.editor.text == "look at @src/parser.py "
+
+
+async def test_tab_completes_paths(make_session, project: Path) -> None:
+    (project / "docs").mkdir()
+    (project / "docs" / "guide.md").write_text("x\n")
+    session, _ = make_session([])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "see ./do")
+        await pilot.press("tab")
+        assert app.editor.text == "see ./docs/"
+        await pilot.press("tab")
+        assert app.editor.text == "see ./docs/guide.md"
+
+
+async def test_no_model_shows_how_to_configure(project: Path) -> None:
+    from pi_coder.ai.models import create_models
+    from pi_coder.core import create_agent_session
+    from pi_coder.settings import load_settings
+
+    models = create_models(include_builtin=False, env={}, models_toml=Path("/nonexistent/models.toml"))
+    session = create_agent_session(str(project), settings=load_settings(str(project)), models=models, no_session=True)
+    assert session.model is None
+    app = _app(session)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        assert "No model configured" in text
+        assert "ANTHROPIC_API_KEY" in text and "models.toml" in text
+
+
+async def test_tool_call_block_appears_while_arguments_stream(make_session, project: Path) -> None:
+    """A tool block is on screen before the call finishes streaming; Ctrl+O expands its output."""
+    (project / "big.txt").write_text("".join(f"line {i}\n" for i in range(1, 31)))
+    session, faux = make_session(
+        [faux_message(faux_tool_call("read", {"path": "big.txt"})), faux_message("read it")],
+        tool_names=["read"],
+        faux_options={"chunk_delay": 0.05},
+    )
+    app = _app(session)
+    async with app.run_test(size=(100, 60)) as pilot:
+        await _send(pilot, "read big.txt")
+        from pi_coder.tui.widgets.tool_call import ToolCallBlock
+
+        await wait_until(pilot, lambda: bool(app.query(ToolCallBlock)), what="block", timeout=10)
+        assert app.query_one(ToolCallBlock).view.status in ("streaming", "pending", "running")
+        await wait_until(pilot, lambda: not session.is_streaming and faux.state.call_count == 2, what="done")
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        assert "read big.txt" in text and "line 10" in text and "line 11" not in text
+        assert "20 more lines" in text
+        await pilot.press("ctrl+o")
+        await pilot.pause(0.1)
+        assert "line 30" in screen_text(app)
+
