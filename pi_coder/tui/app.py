@@ -182,6 +182,8 @@ class PiApp(NavigationMixin, App[int]):
         self.controller = TranscriptController(self, self.transcript)
         self._unsubscribe = self.session.subscribe(self._on_session_event)
         self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
+        if not self.animations:
+            self.editor.cursor_blink = False
         self.editor.focus()
         await self._render_start()
         self.refresh_footer()
