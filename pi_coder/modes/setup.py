@@ -102,7 +102,10 @@ def prepare(options: CliOptions, *, mode: RunMode, cwd: str, stdin_text: str | N
 
     interactive = mode == "interactive"
     loaded = load_settings(cwd)
-    models = create_models()
+    # The scripted demo provider is only registered when asked for, so it never shows up as
+    # "available" in --list-models or the model picker.
+    wants_faux = (options.provider or "").lower() == "faux" or (options.model or "").startswith("faux")
+    models = create_models(include_faux=wants_faux)
     notices = list(options.warnings)
 
     cli_model = _cli_model(options, models, notices)
