@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import deque
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -57,6 +56,9 @@ class SessionWriter:
     def model_change(self, entry_id: str, provider: str = "faux", model_id: str = "faux-1") -> str:
         return self._entry("model_change", entry_id, True, provider=provider, modelId=model_id)
 
+    def thinking(self, entry_id: str, level: str = "off") -> str:
+        return self._entry("thinking_level_change", entry_id, True, thinkingLevel=level)
+
     def user(self, entry_id: str, text: str, parent: str | None | bool = True) -> str:
         message = {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": self._ms()}
         return self._entry("message", entry_id, parent, message=message)
@@ -104,6 +106,7 @@ def branchy_session(cwd: str, session_id: str = "11111111-2222-3333-4444-5555555
     """A session with two branches after the first answer; the leaf is on the "try B" branch."""
     w = SessionWriter(cwd, session_id, FIXED_NOW - timedelta(hours=3))
     w.model_change("e0000001")
+    w.thinking("e000000t")
     w.user("e0000002", "hello there")
     w.assistant("e0000003", "Hi! How can I help?")
     w.user("e0000004", "try plan A")
@@ -131,7 +134,6 @@ def faux_models(*specs: tuple[str, str, bool]) -> tuple[Models, dict[str, FauxPr
             first = providers[provider].models[0]
             providers[provider].models.append(first.model_copy(update={"id": model_id, "name": model_id, "reasoning": reasoning}))
     for faux in providers.values():
-        faux.responses = deque()
         models.set_provider(faux)
     return models, providers
 
