@@ -175,7 +175,7 @@ async def navigate(
         new_leaf, editor_text = target.parent_id, _custom_text(target)
     else:
         new_leaf = entry_id
-    if summary is not None:
+    if summary is not None and summary.summary:
         store.branch_with_summary(new_leaf, summary.summary, summary.details, summary.from_hook)
     elif new_leaf is None:
         store.reset_leaf()

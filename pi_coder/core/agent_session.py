@@ -28,6 +28,7 @@ from pi_coder.core import _session_ops as ops
 from pi_coder.core._model_controls import ModelControls
 from pi_coder.core._queue import QueuedTexts, QueueKind, user_text
 from pi_coder.core.bash_exec import execute_user_bash
+from pi_coder.core.compaction_runner import AutoCompaction
 from pi_coder.core.events import (
     BashExecutionEnd,
     BashExecutionStart,
@@ -37,6 +38,7 @@ from pi_coder.core.events import (
     SessionNameChanged,
     SessionSwitched,
 )
+from pi_coder.core.retry import AutoRetry
 from pi_coder.core.session_hooks import BranchSummarizer, RunHook
 from pi_coder.core.stats import SessionStats, UsageTotals, compute_stats
 from pi_coder.session.messages import BashExecutionMessage, CustomMessage
@@ -100,6 +102,12 @@ class AgentSession(ModelControls):
         self._hooks: list[RunHook] = []
         self.summarize_branch: BranchSummarizer | None = None
         """Set by the compaction feature; ``navigate_tree(summarize=True)`` calls it."""
+        # Auto-retry, then compaction (pi_coder/core/retry.py, compaction_runner.py).
+        self._retry = AutoRetry()
+        self._compaction = AutoCompaction()
+        self._hooks.extend((self._retry, self._compaction))
+        self.summarize_branch = self._compaction.summarize_branch
+        self._listeners.append(self._compaction.on_event)
         self._busy = False
         self._idle = asyncio.Event()
         self._idle.set()

@@ -87,5 +87,6 @@ class BranchSummaryResult:
 BranchSummarizer: TypeAlias = Callable[
     ["AgentSession", BranchSummaryRequest], Awaitable[BranchSummaryResult | None]
 ]
-"""Returns the summary, or None when cancelled (then navigation does not happen). Raising aborts
+"""Returns the summary, or None when cancelled (then navigation does not happen); an empty
+summary (nothing to summarise) navigates without a ``branch_summary`` entry. Raising aborts
 navigation with that error; the session is left unchanged."""

@@ -176,11 +176,15 @@ def estimate_context_tokens(messages: list[Any]) -> int | None:
     it: the usage of older replies no longer describes the context.
     """
     last_usage_index = -1
+    # Replies kept by a compaction follow its summary but are older; their usage is stale.
+    compacted_at = next((_get(m, "timestamp", 0) for m in messages if _role(m) == "compactionSummary"), None)
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if _role(message) == "compactionSummary":
             return None
         if _is_usable_assistant(message) and usage_tokens(message.usage) > 0:
+            if compacted_at is not None and message.timestamp < compacted_at:
+                return None
             last_usage_index = index
             break
     if last_usage_index < 0:

@@ -419,7 +419,7 @@ async def test_run_hooks_can_drop_a_failed_reply_and_continue(cwd: Path) -> None
     faux = faux_provider([failure, "recovered"])
     session = make_session(cwd, make_models(faux))
     hook = RetryOnce()
-    session.add_run_hook(hook)
+    session._hooks.insert(0, hook)  # ahead of the built-in retry and compaction hooks
     await session.prompt("x")
     assert hook.before == 1 and hook.seen == ["error", "stop"]
     assert texts(session.messages) == [("user", "x"), ("assistant", "recovered")]
