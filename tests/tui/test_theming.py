@@ -1,0 +1,108 @@
+"""Pi themes on Textual: the mapping, the theme setting, user/project themes and hot reload."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from pi_coder.core.themes import TOKENS, builtin_themes_dir, load_theme
+from pi_coder.tui.theming import textual_theme, theme_variables, token_variable
+from tests.tui.helpers import wait_until
+from tests.tui.screen_text import screen_text
+from tests.tui.screens_support import make_app
+
+
+def _theme_json(name: str, accent: str) -> dict:
+    data = json.loads((builtin_themes_dir() / "dark.json").read_text())
+    data["name"] = name
+    data["colors"]["accent"] = accent
+    return data
+
+
+def _write(path: Path, data: dict, *, bump: float = 0.0) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+    if bump:
+        stat = path.stat()
+        os.utime(path, (stat.st_atime, stat.st_mtime + bump))
+
+
+def test_token_variable_names() -> None:
+    assert token_variable("userMessageBg") == "pi-user-message-bg"
+    assert token_variable("thinkingXhigh") == "pi-thinking-xhigh"
+    assert token_variable("accent") == "pi-accent"
+
+
+def test_builtin_themes_map_onto_textual_colours() -> None:
+    dark, light = load_theme("dark"), load_theme("light")
+    tdark, tlight = textual_theme(dark), textual_theme(light)
+    assert tdark.name == "pi-dark" and tdark.dark is True
+    assert tlight.name == "pi-light" and tlight.dark is False
+    assert tdark.primary == dark.hex("accent")
+    assert tdark.error == dark.hex("error") and tdark.success == dark.hex("success")
+    assert tdark.background == dark.export["pageBg"]
+    variables = theme_variables(dark)
+    assert len([k for k in variables if k.startswith("pi-")]) == len(TOKENS)
+    assert variables["pi-user-message-bg"] == dark.hex("userMessageBg")
+    assert variables["pi-text"] == "ansi_default"  # "" = the terminal's colour
+    assert tdark.variables["block-cursor-background"] == dark.hex("selectedBg")
+
+
+async def test_user_theme_from_the_config_folder_and_hot_reload(project: Path, make_session) -> None:
+    """theme = "ocean" loads home/themes/ocean.json; editing the file while running recolours the app."""
+    home = project.parent / "home"
+    theme_file = home / "themes" / "ocean.json"
+    _write(theme_file, _theme_json("ocean", "#123456"))
+    (home / "settings.toml").write_text('theme = "ocean"\n')
+    session, _ = make_session([])
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert app.theme == "pi-ocean"
+        assert app.current_theme.primary.lower() == "#123456"
+        _write(theme_file, _theme_json("ocean", "#654321"), bump=5)
+        # The 1 s poll picks the change up by itself.
+        await wait_until(pilot, lambda: app.current_theme.primary.lower() == "#654321", timeout=6, what="reload")
+        assert app.themes.theme.color("accent") == "#654321"
+        # A broken save keeps the colours and warns once.
+        theme_file.write_text("{ not json")
+        os.utime(theme_file, (theme_file.stat().st_atime, theme_file.stat().st_mtime + 10))
+        assert app.themes.check_reload() is False
+        assert app.themes.check_reload() is False
+        await wait_until(pilot, lambda: "Theme not reloaded" in screen_text(app), what="warning")
+        assert screen_text(app).count("Theme not reloaded") == 1
+        assert app.current_theme.primary.lower() == "#654321"
+
+
+async def test_project_theme_wins_and_unknown_theme_falls_back_to_dark(project: Path, make_session) -> None:
+    home = project.parent / "home"
+    _write(home / "themes" / "mine.json", _theme_json("mine", "#111111"))
+    _write(project / ".pi" / "themes" / "mine.json", _theme_json("mine", "#222222"))
+    (home / "settings.toml").write_text('theme = "mine"\n')
+    session, _ = make_session([])
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)):
+        assert app.current_theme.primary.lower() == "#222222"
+        assert {info.name for info in app.themes.available()} == {"dark", "light", "mine"}
+
+    (home / "settings.toml").write_text('theme = "nope"\n')
+    session, _ = make_session([])
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.theme == "pi-dark"
+        assert "theme 'nope' not found" in screen_text(app)
+
+
+async def test_settings_dialog_lists_user_themes_and_switching_recolours_the_editor(project: Path, make_session) -> None:
+    home = project.parent / "home"
+    _write(home / "themes" / "ocean.json", _theme_json("ocean", "#123456"))
+    session, _ = make_session([])
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        before = app.editor.styles.border_top[1]
+        app.themes.use("ocean")
+        await pilot.pause()
+        after = app.editor.styles.border_top[1]
+        assert before != after
+        assert app.current_theme.primary == "#123456"
