@@ -354,6 +354,7 @@ def prepare_compaction(branch: Sequence[SessionEntry], *, keep_recent_tokens: in
     if previous is not None:
         current.append(entry_message(previous, summaries=True))  # type: ignore[arg-type]
     current.extend(messages(start, end))
+    estimates = [estimate_tokens(m) for m in current]
     file_ops = FileOperations()
     if previous is not None and not previous.from_hook:
         file_ops.add_details(previous.details)
@@ -374,8 +375,8 @@ def prepare_compaction(branch: Sequence[SessionEntry], *, keep_recent_tokens: in
         turn_prefix_messages=prefix,
         kept_messages=kept,
         is_split_turn=cut.is_split_turn,
-        tokens_before=estimate_context_tokens(current).tokens,
-        estimated_before=sum(estimate_tokens(m) for m in current),
+        tokens_before=estimate_context_tokens(current, estimates).tokens,
+        estimated_before=sum(estimates),
         previous_summary=previous.summary if previous is not None else None,
         latest_request=latest_request,
         file_ops=file_ops,

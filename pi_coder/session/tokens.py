@@ -31,9 +31,13 @@ IMAGE_CHARS = 4800
 
 
 def _get(obj: Any, name: str, key: str | None = None) -> Any:
-    if isinstance(obj, dict):
+    if type(obj) is dict:
         return obj.get(key or name)
     return getattr(obj, name, None)
+
+
+def _json_chars(arguments: Any) -> int:
+    return len(json.dumps(arguments if arguments is not None else {}, ensure_ascii=False, separators=(",", ":")))
 
 
 def _blocks_chars(content: Any) -> int:
@@ -43,17 +47,26 @@ def _blocks_chars(content: Any) -> int:
         return len(content)
     chars = 0
     for block in content:
-        kind = _get(block, "type")
+        if isinstance(block, dict):
+            kind = block.get("type")
+            if kind == "text":
+                chars += len(block.get("text") or "")
+            elif kind == "thinking":
+                chars += len(block.get("thinking") or "")
+            elif kind == "image":
+                chars += IMAGE_CHARS
+            elif kind == "toolCall":
+                chars += len(block.get("name") or "") + _json_chars(block.get("arguments"))
+            continue
+        kind = getattr(block, "type", None)
         if kind == "text":
-            chars += len(_get(block, "text") or "")
+            chars += len(block.text or "")
         elif kind == "thinking":
-            chars += len(_get(block, "thinking") or "")
+            chars += len(block.thinking or "")
         elif kind == "image":
             chars += IMAGE_CHARS
         elif kind == "toolCall":
-            arguments = _get(block, "arguments")
-            chars += len(_get(block, "name") or "")
-            chars += len(json.dumps(arguments if arguments is not None else {}, ensure_ascii=False, separators=(",", ":")))
+            chars += len(block.name or "") + _json_chars(block.arguments)
     return chars
 
 
@@ -112,7 +125,7 @@ class ContextEstimate:
     """Index of the reply whose usage was used."""
 
 
-def estimate_context_tokens(messages: Sequence[Any]) -> ContextEstimate:
+def estimate_context_tokens(messages: Sequence[Any], estimates: Sequence[int] | None = None) -> ContextEstimate:
     """Estimate the context size of ``messages`` (Pi's ``estimateContextTokens``).
 
     The last assistant message that did not fail or get aborted and reported a non-zero usage
@@ -122,10 +135,17 @@ def estimate_context_tokens(messages: Sequence[Any]) -> ContextEstimate:
 
     Args:
         messages: The context (system messages are ignored).
+        estimates: :func:`estimate_tokens` of each message, when the caller has them.
 
     Returns:
         The estimate.
     """
+
+    def trailing_from(start: int) -> int:
+        if estimates is None:
+            return estimate_messages_tokens(messages[start:])
+        return sum(e for m, e in zip(messages[start:], estimates[start:], strict=True) if _get(m, "role") != "system")
+
     compacted_at = None
     for message in messages:
         if _get(message, "role") == "compactionSummary":
@@ -141,9 +161,9 @@ def estimate_context_tokens(messages: Sequence[Any]) -> ContextEstimate:
         used = usage_context_tokens(_get(message, "usage"))
         if used <= 0:
             continue
-        trailing = estimate_messages_tokens(messages[index + 1 :])
+        trailing = trailing_from(index + 1)
         return ContextEstimate(used + trailing, used, trailing, index)
-    estimated = estimate_messages_tokens(messages)
+    estimated = trailing_from(0)
     return ContextEstimate(estimated, 0, estimated, None)
 
 
