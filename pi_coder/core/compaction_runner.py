@@ -12,7 +12,8 @@
 Guarantees on top of Pi: ``compaction.enabled = false`` stops every automatic path (overflow
 included); at most one automatic compaction per user request (the prompt, or a queued
 steering/follow-up message), so compaction can never loop; a compaction that fails or is
-cancelled appends nothing and leaves the context as it was. Summaries use the session's model
+cancelled appends nothing and leaves the context as it was; a threshold check that finds only
+recent history (nothing to summarise) is skipped without events. Summaries use the session's model
 through the agent's stream function.
 """
 
@@ -29,6 +30,7 @@ from pi_coder.session.branch_summary import collect_branch_entries, generate_bra
 from pi_coder.session.compaction import (
     CompactionCancelled,
     CompactionError,
+    CompactionPreparation,
     CompactionResult,
     compact,
     nothing_to_compact_reason,
@@ -154,9 +156,14 @@ class AutoCompaction(RunHook):
         return False
 
     async def _run_auto(self, session: AgentSession, reason: str, *, will_retry: bool) -> bool:
+        if session.model is None or self._controller is not None:
+            return False
+        preparation = self._prepare(session)
+        if preparation is None and reason == "threshold":
+            return False  # only recent history left: nothing to do, and nothing worth reporting
         await session.emit(AutoCompactionStart(reason=reason))  # type: ignore[arg-type]
         try:
-            result = await self._compact(session, None)
+            result = await self._compact(session, None, preparation)
         except CompactionCancelled:
             await session.emit(AutoCompactionEnd(aborted=True))
             return False
@@ -191,18 +198,25 @@ class AutoCompaction(RunHook):
         await session.emit(AutoCompactionEnd(result=result))
         return result
 
-    async def _compact(self, session: AgentSession, instructions: str | None) -> CompactionResult:
+    @staticmethod
+    def _prepare(session: AgentSession) -> CompactionPreparation | None:
+        keep = session.settings.compaction.keep_recent_tokens
+        return prepare_compaction(session.store.get_branch(), keep_recent_tokens=keep)
+
+    async def _compact(
+        self, session: AgentSession, instructions: str | None, preparation: CompactionPreparation | None = None
+    ) -> CompactionResult:
         model = session.model
         if model is None:
             raise CompactionError("No model available to write the summary")
         if self._controller is not None:
             raise CompactionError("A compaction is already running")
         store = session.store
-        branch = store.get_branch()
         settings = session.settings.compaction
-        preparation = prepare_compaction(branch, keep_recent_tokens=settings.keep_recent_tokens)
         if preparation is None:
-            raise CompactionError(nothing_to_compact_reason(branch))
+            preparation = self._prepare(session)
+            if preparation is None:
+                raise CompactionError(nothing_to_compact_reason(store.get_branch()))
         controller = self._controller = AbortController()
         leaf = store.leaf_id
         try:

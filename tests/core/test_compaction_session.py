@@ -322,3 +322,42 @@ async def test_branch_summary_on_navigation(cwd: Path) -> None:
     await session.navigate_tree(branch[-1].id, summarize=True)
     assert len(router.summary_prompts) == 1 and len(session.store.get_entries()) == count
     assert session.store.leaf_id == branch[-1].id
+
+
+async def test_threshold_before_the_prompt_and_one_automatic_compaction_per_request(cwd: Path) -> None:
+    """A context already past the threshold is compacted before the prompt is sent; the reply of
+    that same request does not trigger a second automatic compaction."""
+    _settings(cwd, "[compaction]\nenabled = false\nreserve_tokens = 2000\nkeep_recent_tokens = 300\n")
+    replies = [_reply(words(200, "a0"), 3000), _reply(words(200, "a1"), 5000), _reply(words(200, "a2"), 8500)]
+    router = Router([*replies, _reply("still big", 9000), _reply("small", 1000)], ["SUMMARY"])
+    session = make_session(cwd, make_models(router.provider))
+    await _history(session)
+    assert _compactions(session) == []
+    session.settings.compaction.enabled = True
+    events = _events(session)
+
+    await session.prompt("after enabling")
+    assert [(type(e).__name__, getattr(e, "reason", None)) for e in events] == [
+        ("AutoCompactionStart", "threshold"),
+        ("AutoCompactionEnd", None),
+    ]
+    sent = router.agent_contexts[3]
+    assert sent.messages[1].content[0].text.startswith(COMPACTION_SUMMARY_PREFIX)
+    assert _prompt_text(sent) == "after enabling"
+    assert len(_compactions(session)) == 1  # the 9000-token reply of this request did not compact again
+
+    # Still past the threshold by the reported usage, but everything left is recent history:
+    # an automatic compaction with nothing to do is skipped quietly.
+    await session.prompt("next request")
+    assert len(events) == 2 and len(_compactions(session)) == 1
+
+
+async def test_overflow_with_nothing_to_compact_is_reported(cwd: Path) -> None:
+    router = Router([_error(OVERFLOW)], ["UNUSED"])
+    session = make_session(cwd, make_models(router.provider))
+    events = _events(session)
+    await session.prompt("a huge paste")
+    assert [type(e).__name__ for e in events] == ["AutoCompactionStart", "AutoCompactionEnd"]
+    assert events[-1].error_message == "Context overflow recovery failed: Nothing to compact (session too small)"
+    assert router.summary_prompts == [] and _compactions(session) == []
+    assert session.messages[-1].stop_reason == "error"
