@@ -5,6 +5,18 @@ Depends on ``pi_coder.ai`` only; no network I/O.
 
 from __future__ import annotations
 
+from pi_coder.session.branch_summary import BranchSummary, collect_branch_entries, generate_branch_summary
+from pi_coder.session.compaction import (
+    CompactionCancelled,
+    CompactionError,
+    CompactionPreparation,
+    CompactionResult,
+    FileOperations,
+    compact,
+    find_cut_point,
+    prepare_compaction,
+    serialize_conversation,
+)
 from pi_coder.session.context import (
     INTERRUPTED_TOOL_CALL_TEXT,
     SessionContext,
@@ -51,6 +63,7 @@ from pi_coder.session.messages import (
     parse_agent_message,
 )
 from pi_coder.session.store import SessionStore, SessionTreeNode
+from pi_coder.session.tokens import estimate_context_tokens, estimate_tokens, should_compact
 
 __all__ = [
     "AgentMessage",
@@ -58,16 +71,22 @@ __all__ = [
     "BRANCH_SUMMARY_PREFIX",
     "BRANCH_SUMMARY_SUFFIX",
     "BashExecutionMessage",
+    "BranchSummary",
     "BranchSummaryEntry",
     "BranchSummaryMessage",
     "COMPACTION_SUMMARY_PREFIX",
     "COMPACTION_SUMMARY_SUFFIX",
     "CURRENT_SESSION_VERSION",
+    "CompactionCancelled",
     "CompactionEntry",
+    "CompactionError",
+    "CompactionPreparation",
+    "CompactionResult",
     "CompactionSummaryMessage",
     "CustomEntry",
     "CustomMessage",
     "CustomMessageEntry",
+    "FileOperations",
     "INTERRUPTED_TOOL_CALL_TEXT",
     "InvalidSessionFileError",
     "LabelEntry",
@@ -86,12 +105,21 @@ __all__ = [
     "UnknownMessage",
     "bash_execution_to_text",
     "build_session_context",
+    "collect_branch_entries",
+    "compact",
     "convert_to_llm",
+    "estimate_context_tokens",
+    "estimate_tokens",
+    "find_cut_point",
     "find_most_recent_session",
+    "generate_branch_summary",
     "list_all_sessions",
     "list_sessions",
     "parse_agent_message",
+    "prepare_compaction",
     "read_session_info",
     "repair_tool_pairing",
     "resolve_session",
+    "serialize_conversation",
+    "should_compact",
 ]
