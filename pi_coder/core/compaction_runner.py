@@ -134,7 +134,8 @@ class AutoCompaction(RunHook):
                 await session.emit(Notice(level="error", text=OVERFLOW_RECOVERY_FAILED))
                 return False
             self._auto_done = True
-            retry = not before_prompt
+            # A silent overflow (a reply whose usage exceeds the window) has nothing to retry.
+            retry = not before_prompt and message.stop_reason == "error"
             if not await self._run_auto(session, "overflow", will_retry=retry) or not retry:
                 return False
             messages = session.messages

@@ -361,3 +361,25 @@ async def test_overflow_with_nothing_to_compact_is_reported(cwd: Path) -> None:
     assert events[-1].error_message == "Context overflow recovery failed: Nothing to compact (session too small)"
     assert router.summary_prompts == [] and _compactions(session) == []
     assert session.messages[-1].stop_reason == "error"
+
+
+async def test_abort_cancels_a_branch_summary_and_navigation(cwd: Path) -> None:
+    started = asyncio.Event()
+
+    async def hang(context: Any, options: Any) -> Any:
+        started.set()
+        await asyncio.sleep(30)
+        return "too late"
+
+    router = Router(["a0", "a1"], [hang])
+    session = make_session(cwd, make_models(router.provider))
+    await session.prompt("first")
+    await session.prompt("second")
+    leaf = session.store.leaf_id
+    count = len(session.store.get_entries())
+    target = session.store.get_branch()[-2]  # the second user message
+    navigation = asyncio.create_task(session.navigate_tree(target.id, summarize=True))
+    await asyncio.wait_for(started.wait(), 5)
+    session.abort()
+    assert await asyncio.wait_for(navigation, 5) is None
+    assert session.store.leaf_id == leaf and len(session.store.get_entries()) == count
