@@ -109,7 +109,7 @@ class SessionPicker(PickerScreen[Path]):
         super().__init__(
             _TITLES["current"],
             placeholder="Search sessions...",
-            hint="Tab all/current · ^S sort · ^N named · ^P paths · ^R rename · ^D delete · Enter open · Esc cancel",
+            hint="Tab all/here · ^S sort · ^N named · ^P paths · ^R rename · ^D delete · Esc close",
         )
         self.cwd = cwd
         self.session_dir = session_dir
