@@ -19,10 +19,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Input, Static
 
 from pi_coder.tui.screens._fuzzy import rank
+from pi_coder.tui.screens._rows import Row, RowList
 from pi_coder.tui.screens.dialogs import animations_enabled
 
 __all__ = ["PickerEntry", "PickerScreen"]
@@ -38,8 +38,8 @@ class PickerEntry(Generic[T]):
     """Unique within the list (the option id)."""
     value: T
     """What the screen returns when this entry is chosen."""
-    prompt: RenderableType
-    """What the line shows."""
+    prompt: Row
+    """What the line shows: a ``Text``, or ``(left, right)`` with the right part right-aligned."""
     search: str
     """The text the query is matched against."""
 
@@ -90,7 +90,7 @@ class PickerScreen(ModalScreen[T | None]):
         with Vertical(id="picker"):
             yield Static("", id="picker-header")
             yield Input(value=self.initial_query, placeholder=self.placeholder, id="picker-search")
-            yield OptionList(id="picker-list")
+            yield RowList(id="picker-list")
             yield Static("", id="picker-detail")
             yield Static(Text(self.hint, style="dim"), id="picker-hint")
 
@@ -100,7 +100,7 @@ class PickerScreen(ModalScreen[T | None]):
         search = self.query_one("#picker-search", Input)
         search.cursor_blink = animations_enabled(self.app)
         search.focus()
-        self.query_one("#picker-list", OptionList).can_focus = False
+        self.option_list.can_focus = False
         self.reload()
 
     @property
@@ -108,8 +108,8 @@ class PickerScreen(ModalScreen[T | None]):
         return self.query_one("#picker-search", Input)
 
     @property
-    def option_list(self) -> OptionList:
-        return self.query_one("#picker-list", OptionList)
+    def option_list(self) -> RowList:
+        return self.query_one("#picker-list", RowList)
 
     # ------------------------------------------------------------------ for subclasses
 
@@ -148,8 +148,8 @@ class PickerScreen(ModalScreen[T | None]):
         if keep_key is None:
             current = self.highlighted_entry()
             keep_key = current.key if current is not None else self.initial_key
-        self.shown = self.order(self.search_input.value, self.entries)
-        options.set_options(Option(entry.prompt, id=entry.key) for entry in self.shown)
+        self.shown = shown = self.order(self.search_input.value, self.entries)
+        options.set_rows(lambda i: shown[i].prompt, len(shown))
         index = next((i for i, entry in enumerate(self.shown) if entry.key == keep_key), 0)
         options.highlighted = index if self.shown else None
         self._refresh_lines()
@@ -171,30 +171,21 @@ class PickerScreen(ModalScreen[T | None]):
         event.stop()
         self.refilter()
 
-    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+    def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
         event.stop()
         self._refresh_lines()
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+    def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
         self.run_worker(self.action_choose(), exclusive=True, group="picker-choose")
 
     # ------------------------------------------------------------------ actions
 
     def action_move(self, step: int) -> None:
-        options = self.option_list
-        if not self.shown:
-            return
-        index = options.highlighted or 0
-        options.highlighted = (index + step) % len(self.shown)
+        self.option_list.action_move(step)
 
     def action_page(self, step: int) -> None:
-        options = self.option_list
-        if not self.shown:
-            return
-        page = max(1, options.scrollable_content_region.height - 1)
-        index = (options.highlighted or 0) + step * page
-        options.highlighted = max(0, min(len(self.shown) - 1, index))
+        self.option_list.action_page(step)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -1,7 +1,7 @@
 """Session picker (``pi -r``, ``/resume``): this folder's sessions or all, searchable (pi-product 3.4).
 
 Lines show the session name (or its first message), the message count and how long ago it was
-active; with Ctrl+P the file path too, and the folder in the "All" view. Keys: Tab current
+active, and the folder in the "All" view; Ctrl+P shows the highlighted session's file path. Keys: Tab current
 folder / all, Ctrl+S sort (recent / relevance), Ctrl+N named sessions only, Ctrl+P paths,
 Ctrl+R rename, Ctrl+D (or Ctrl+Backspace on an empty search) delete after a confirmation.
 Listing runs in a thread. The result is the chosen file's ``Path``.
@@ -18,8 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rich.console import Group, RenderableType
-from rich.table import Table
+from rich.console import RenderableType
 from rich.text import Text
 from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
@@ -34,6 +33,13 @@ __all__ = ["SessionPicker", "delete_session_file", "format_age", "rename_session
 
 _TITLES = {"current": "Resume Session (Current Folder)", "all": "Resume Session (All)"}
 _FIRST_MESSAGE_LIMIT = 200
+
+
+def _short_dir(cwd: str) -> str:
+    """``~/code/project`` for the "All" view (the last two parts of long paths)."""
+    shown = shorten_home(cwd)
+    parts = shown.split("/")
+    return shown if len(parts) <= 3 else ".../" + "/".join(parts[-2:])
 
 
 def format_age(then: datetime, now: datetime) -> str:
@@ -122,6 +128,7 @@ class SessionPicker(PickerScreen[Path]):
         self.named_only = False
         self.show_paths = False
         self.loaded: dict[str, list[SessionInfo]] = {}
+        self._current_paths: set[Path] = set()
         self.loading = False
 
     # ------------------------------------------------------------------ loading
@@ -139,14 +146,25 @@ class SessionPicker(PickerScreen[Path]):
         self.run_worker(self._load(self.scope), group="session-list", exit_on_error=False)
 
     async def _load(self, scope: str) -> None:
-        if scope == "current":
-            infos = await asyncio.to_thread(list_sessions, self.cwd, self.session_dir)
-        else:
-            infos = await asyncio.to_thread(list_all_sessions, self.sessions_root)
-        self.loaded[scope] = infos
+        self.loaded[scope] = await asyncio.to_thread(self._list, scope)
         if scope == self.scope:
             self.loading = False
             self.reload()
+
+    def _list(self, scope: str) -> list[SessionInfo]:
+        if scope == "current":
+            infos = list_sessions(self.cwd, self.session_dir)
+        else:
+            infos = list_all_sessions(self.sessions_root)
+        if self.current_file is not None:
+            for info in infos:
+                if info.path.resolve() == self.current_file:
+                    self._current_paths.add(info.path)
+                    break
+        return infos
+
+    def _is_current(self, info: SessionInfo) -> bool:
+        return info.path in self._current_paths
 
     @property
     def is_loaded(self) -> bool:
@@ -177,29 +195,21 @@ class SessionPicker(PickerScreen[Path]):
             )
         return entries
 
-    def _line(self, info: SessionInfo, first: str, now: datetime) -> RenderableType:
-        title = Text(no_wrap=True, overflow="ellipsis")
+    def _line(self, info: SessionInfo, first: str, now: datetime) -> tuple[Text, Text]:
+        title = Text()
         if info.name:
             title.append(info.name, style="bold")
             title.append("  " + first, style="dim")
         else:
             title.append(first)
-        is_current = self.current_file is not None and info.path.resolve() == self.current_file
-        meta = Text(no_wrap=True, justify="right")
-        if is_current:
+        meta = Text()
+        if self._is_current(info):
             meta.append("current · ", style="green")
+        if self.scope == "all" and info.cwd:
+            meta.append(_short_dir(info.cwd) + " · ", style="dim")
         count = info.message_count
         meta.append(f"{count} msg{'s' if count != 1 else ''} · {format_age(info.modified, now)}", style="dim")
-        grid = Table.grid(expand=True, padding=(0, 1))
-        grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
-        grid.add_column(no_wrap=True, justify="right")
-        grid.add_row(title, meta)
-        extra = []
-        if self.scope == "all" and info.cwd:
-            extra.append(Text("  " + shorten_home(info.cwd), style="dim", no_wrap=True, overflow="ellipsis"))
-        if self.show_paths:
-            extra.append(Text("  " + shorten_home(str(info.path)), style="dim", no_wrap=True, overflow="ellipsis"))
-        return Group(grid, *extra) if extra else grid
+        return title, meta
 
     def order(self, query: str, entries: Sequence[PickerEntry[Path]]) -> list[PickerEntry[Path]]:
         return rank(query, entries, lambda entry: entry.search, stable=self.sort == "recent")
@@ -220,7 +230,10 @@ class SessionPicker(PickerScreen[Path]):
             if self.entries:
                 return Text("  No matching sessions", style="dim")
             return Text("  No sessions found" if self.scope == "all" else "  No sessions in this folder", style="dim")
-        return super().detail(entry)
+        line = super().detail(entry)
+        if self.show_paths and entry is not None and isinstance(line, Text):
+            line.append("  " + shorten_home(str(entry.value)), style="dim")
+        return line
 
     # ------------------------------------------------------------------ actions
 
@@ -272,7 +285,7 @@ class SessionPicker(PickerScreen[Path]):
         info = self._info(self.highlighted_entry())
         if info is None:
             return
-        if self.current_file is not None and info.path.resolve() == self.current_file:
+        if self._is_current(info):
             self.app.notify("The current session cannot be deleted", severity="warning")
             return
 

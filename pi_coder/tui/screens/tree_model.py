@@ -135,19 +135,27 @@ def _tool_summary(name: str, args: dict[str, Any]) -> str:
     return f"[{name}: {dumped[:40]}{'...' if len(dumped) > 40 else ''}]"
 
 
+def _field(entry: MessageEntry, camel: str, snake: str) -> Any:
+    """A message field without re-serialising an already parsed message."""
+    raw = entry.raw.get("message")
+    if isinstance(raw, dict):
+        return raw.get(camel)
+    return getattr(entry.message, snake, None)
+
+
 def _describe(entry: Any, tools: dict[str, tuple[str, dict[str, Any]]]) -> TreeItem:
     entry_id = entry.id
     if isinstance(entry, MessageEntry):
         role = entry.role or "message"
         if role == "user":
-            return TreeItem(entry_id, "user", "user: ", _flat(_content_text(entry.message_field("content"))))
+            return TreeItem(entry_id, "user", "user: ", _flat(_content_text(_field(entry, "content", "content"))))
         if role == "assistant":
-            content = entry.message_field("content")
+            content = _field(entry, "content", "content")
             for call_id, name, args in _tool_calls(content):
                 tools[call_id] = (name, args)
             text = _flat(_content_text(content))
-            stop = entry.message_field("stopReason")
-            error = entry.message_field("errorMessage")
+            stop = _field(entry, "stopReason", "stop_reason")
+            error = _field(entry, "errorMessage", "error_message")
             item = TreeItem(entry_id, "assistant", "assistant: ", text)
             if not text:
                 if stop == "aborted":
@@ -159,11 +167,12 @@ def _describe(entry: Any, tools: dict[str, tuple[str, dict[str, Any]]]) -> TreeI
                     item.tool_only = bool(_tool_calls(content)) or stop == "toolUse"
             return item
         if role == "toolResult":
-            call = tools.get(entry.message_field("toolCallId") or "")
-            body = _tool_summary(*call) if call else f"[{entry.message_field('toolName') or 'tool'}]"
+            call = tools.get(_field(entry, "toolCallId", "tool_call_id") or "")
+            body = _tool_summary(*call) if call else f"[{_field(entry, 'toolName', 'tool_name') or 'tool'}]"
             return TreeItem(entry_id, "toolResult", "", body)
         if role == "bashExecution":
-            return TreeItem(entry_id, "bashExecution", "", f"[bash]: {_flat(str(entry.message_field('command') or ''))}")
+            command = _flat(str(_field(entry, "command", "command") or ""))
+            return TreeItem(entry_id, "bashExecution", "", f"[bash]: {command}")
         return TreeItem(entry_id, role, "", f"[{role}]")
     if isinstance(entry, CustomMessageEntry):
         return TreeItem(entry_id, "custom_message", f"[{entry.custom_type}]: ", _flat(_content_text(entry.content)))

@@ -21,9 +21,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Static
 
+from pi_coder.tui.screens._rows import RowList
 from pi_coder.tui.screens.dialogs import InputDialog
 from pi_coder.tui.screens.tree_model import FILTER_LABELS, TreeModel, TreeRow
 
@@ -117,7 +117,7 @@ class TreeScreen(ModalScreen[str | None]):
                 id="tree-hint",
             )
             yield Static("", id="tree-search")
-            yield OptionList(id="tree-list")
+            yield RowList(id="tree-list")
             yield Static("", id="tree-status")
 
     def on_mount(self) -> None:
@@ -126,8 +126,8 @@ class TreeScreen(ModalScreen[str | None]):
         self._redraw(self.model.initial_index())
 
     @property
-    def tree_list(self) -> OptionList:
-        return self.query_one("#tree-list", OptionList)
+    def tree_list(self) -> RowList:
+        return self.query_one("#tree-list", RowList)
 
     # ------------------------------------------------------------------ drawing
 
@@ -139,7 +139,7 @@ class TreeScreen(ModalScreen[str | None]):
     def _redraw(self, index: int | None = None, keep: str | None = None) -> None:
         rows = self.model.rows()
         options = self.tree_list
-        options.set_options(Option(row_text(row), id=row.entry_id) for row in rows)
+        options.set_rows(lambda i: row_text(rows[i]), len(rows))
         if keep is not None:
             found = self.model.index_of(keep)
             index = found if found is not None else self.model.initial_index()
@@ -162,14 +162,15 @@ class TreeScreen(ModalScreen[str | None]):
             status = Text(f"({position}/{len(rows)}) {label}".rstrip(), style="dim")
         self.query_one("#tree-status", Static).update(status)
 
-    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+    def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
         event.stop()
         self._update_status()
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+    def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
-        if event.option.id is not None:
-            self.dismiss(event.option.id)
+        rows = self.model.rows()
+        if 0 <= event.index < len(rows):
+            self.dismiss(rows[event.index].entry_id)
 
     # ------------------------------------------------------------------ search
 
@@ -198,12 +199,7 @@ class TreeScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
     def action_page(self, step: int) -> None:
-        rows = self.model.rows()
-        if not rows:
-            return
-        options = self.tree_list
-        page = max(1, options.scrollable_content_region.height - 1)
-        options.highlighted = max(0, min(len(rows) - 1, (options.highlighted or 0) + step * page))
+        self.tree_list.action_page(step)
 
     def action_filter(self, mode: str) -> None:
         current = self.selected_row()
