@@ -290,3 +290,25 @@ async def test_double_escape_none_does_nothing(project: Path, tree_session) -> N
         await pilot.press("escape", "escape")
         await pilot.pause(0.1)
         assert len(app.screen_stack) == 1
+
+
+def test_tree_model_long_chain_and_orphans(project: Path) -> None:
+    """Thousands of entries in one chain lay out without recursion; orphans become extra roots."""
+    from pi_coder.tui.screens.tree_model import TreeModel
+    from tests.tui.screens_support import FIXED_NOW, SessionWriter
+
+    writer = SessionWriter(str(project), "99999999-0000-0000-0000-000000000000", FIXED_NOW)
+    for index in range(1500):
+        writer.user(f"u{index:07d}", f"question {index}")
+        writer.assistant(f"a{index:07d}", f"answer {index}")
+    writer.user("orphan01", "from a lost parent", parent="missing0")
+    store = SessionStore.open(writer.write())
+    model = TreeModel(store.get_tree(), store.leaf_id)
+    rows = model.rows()
+    assert len(rows) == 3001
+    # The root holding the active leaf comes first.
+    assert rows[0].entry_id == "orphan01" and rows[0].active and rows[0].on_path
+    assert rows[1].entry_id == "u0000000" and rows[1].prefix == "" and not rows[1].on_path
+    assert rows[-1].entry_id == "a0001499"
+    model.set_query("question 149")
+    assert [r.entry_id for r in model.rows()][:2] == ["u0000149", "u0001490"]
