@@ -311,4 +311,4 @@ def test_tree_model_long_chain_and_orphans(project: Path) -> None:
     assert rows[1].entry_id == "u0000000" and rows[1].prefix == "" and not rows[1].on_path
     assert rows[-1].entry_id == "a0001499"
     model.set_query("question 149")
-    assert [r.entry_id for r in model.rows()][:2] == ["u0000149", "u0001490"]
+    assert [r.entry_id for r in model.rows()][:3] == ["u0000149", "u0001149", "u0001490"]
