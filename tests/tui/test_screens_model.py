@@ -128,3 +128,23 @@ def test_exact_match_needs_a_unique_id_or_provider_id() -> None:
     assert exact_model_match("same", every) is None
     assert exact_model_match("OTHER", every).id == "other"
     assert exact_model_match("oth", every) is None
+
+
+async def test_enabled_models_setting_scopes_ctrl_p_and_the_picker(project: Path) -> None:
+    (project.parent / "home" / "settings.toml").write_text('enabled_models = ["beta/*"]\n')
+    models, _ = faux_models(*SPECS)
+    session = session_for(project, models, models.get_model("beta", "beta-smart"))
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen = []
+        for _ in range(3):
+            await pilot.press("ctrl+p")
+            await pilot.pause()
+            seen.append(session.model.id)
+        assert seen == ["beta-large", "beta-smart", "beta-large"]
+        await pilot.press("ctrl+l")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker), what="picker")
+        await pilot.pause()
+        assert _picker_lines(app) == ["beta/beta-large", "beta/beta-smart"]
+        assert "scoped" in screen_text(app)
+        await pilot.press("escape")
