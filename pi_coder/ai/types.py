@@ -133,7 +133,8 @@ class Tool(PiModel):
     description: str
     parameters: dict[str, Any] = Field(default_factory=dict)
     """JSON Schema of the arguments."""
-    constrained_sampling: bool | None = None
+    constrained_sampling: bool | dict[str, Any] | None = None
+    """Pi 1.x writes an object here (e.g. ``{"type": "json_schema", "strict": "prefer"}``)."""
 
 
 class ToolRef(PiModel):

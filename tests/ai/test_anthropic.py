@@ -295,17 +295,17 @@ async def test_budget_thinking_for_older_reasoning_models(sse_server: SSEServer)
     model = sse_server.model(API, id="claude-sonnet-4-5", reasoning=True, max_tokens=64_000)
     await run(sse_server, Turn([Text("ok")]), model=model, reasoning="medium")
     body = sse_server.requests[0].json
-    assert body["thinking"] == {"type": "enabled", "budget_tokens": 8192}
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 8192, "display": "summarized"}
     assert body["max_tokens"] == 32_000 + 8192
     assert "interleaved-thinking-2025-05-14" in sse_server.requests[0].headers["anthropic-beta"]
 
     await run(sse_server, Turn([Text("ok")]), model=model, reasoning="high", thinking_budgets={"high": 20_000})
-    assert sse_server.requests[1].json["thinking"] == {"type": "enabled", "budget_tokens": 20_000}
+    assert sse_server.requests[1].json["thinking"] == {"type": "enabled", "budget_tokens": 20_000, "display": "summarized"}
     assert sse_server.requests[1].json["max_tokens"] == 52_000
 
     small = sse_server.model(API, id="claude-3-7-sonnet-latest", reasoning=True, max_tokens=10_000)
     await run(sse_server, Turn([Text("ok")]), model=small, reasoning="minimal")
-    assert sse_server.requests[2].json["thinking"] == {"type": "enabled", "budget_tokens": 1024}
+    assert sse_server.requests[2].json["thinking"] == {"type": "enabled", "budget_tokens": 1024, "display": "summarized"}
     assert sse_server.requests[2].json["max_tokens"] == 10_000
 
 
@@ -327,7 +327,7 @@ async def test_adaptive_thinking_effort_for_4_6_models(
     model = sse_server.model(API, id=model_id, reasoning=True, max_tokens=128_000)
     await run(sse_server, Turn([Text("ok")]), model=model, reasoning=level, temperature=0.5)
     body = sse_server.requests[0].json
-    assert body["thinking"] == {"type": "adaptive"}
+    assert body["thinking"] == {"type": "adaptive", "display": "summarized"}
     assert body["output_config"] == {"effort": effort}
     assert body["max_tokens"] == 32_000
     assert "temperature" not in body  # not allowed with thinking

@@ -359,8 +359,8 @@ async def test_images_tool_results_and_assistant_replay(sse_server: SSEServer) -
         "content": "Let me look.",
         "reasoning_content": "think",
         "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": '{"path": "x.png"}'}},
-            {"id": "call_2", "type": "function", "function": {"name": "read", "arguments": '{"path": "y.txt"}'}},
+            {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": '{"path":"x.png"}'}},
+            {"id": "call_2", "type": "function", "function": {"name": "read", "arguments": '{"path":"y.txt"}'}},
         ],
     }
     assert messages[3] == {"role": "tool", "tool_call_id": "call_1", "content": "Read image"}

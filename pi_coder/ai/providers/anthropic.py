@@ -206,7 +206,8 @@ def _thinking(model: Model, options: StreamOptions, base_max: int) -> tuple[dict
             effort = "max" if _MAX_EFFORT.search(model.id) else "high"
         else:
             effort = mapped
-        return {"thinking": {"type": "adaptive"}, "output_config": {"effort": effort}}, base_max, False
+        # Newer models (Opus 4.7+) omit the thinking text unless asked; Pi 1.6 always asks.
+        return {"thinking": {"type": "adaptive", "display": "summarized"}, "output_config": {"effort": effort}}, base_max, False
     budgets = {**DEFAULT_THINKING_BUDGETS, **(options.thinking_budgets or {})}
     clamped = "high" if mapped in ("xhigh", "max") and mapped not in budgets else mapped
     budget = budgets.get(clamped, budgets["medium"])
@@ -215,7 +216,7 @@ def _thinking(model: Model, options: StreamOptions, base_max: int) -> tuple[dict
         budget = max_tokens - MIN_OUTPUT_TOKENS
     if budget < 1024:  # the API's minimum budget; no room to think
         return {"thinking": {"type": "disabled"}}, max_tokens, False
-    return {"thinking": {"type": "enabled", "budget_tokens": budget}}, max_tokens, True
+    return {"thinking": {"type": "enabled", "budget_tokens": budget, "display": "summarized"}}, max_tokens, True
 
 
 def build_payload(model: Model, context: Context, options: StreamOptions) -> tuple[dict[str, Any], bool]:

@@ -140,6 +140,11 @@ def _user_content(content: Any, model: Model) -> str | list[dict[str, Any]] | No
     return parts
 
 
+def _compact_json(value: Any) -> str:
+    # JSON.stringify's form (what Pi sends and what models emit): no spaces, UTF-8 kept.
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 def _assistant_message(message: AssistantMessage, compat: dict[str, Any]) -> dict[str, Any] | None:
     texts: list[str] = []
     reasoning: dict[str, list[str]] = {}
@@ -160,7 +165,7 @@ def _assistant_message(message: AssistantMessage, compat: dict[str, Any]) -> dic
                 {
                     "id": block.id,
                     "type": "function",
-                    "function": {"name": block.name, "arguments": json.dumps(block.arguments)},
+                    "function": {"name": block.name, "arguments": _compact_json(block.arguments)},
                 }
             )
     if not texts and not calls and not reasoning:
