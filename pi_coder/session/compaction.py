@@ -165,7 +165,8 @@ def entry_message(entry: SessionEntry, *, summaries: bool = False) -> AgentMessa
     """
     kind = type(entry)
     if kind is MessageEntry:
-        return entry.message  # type: ignore[union-attr]
+        # A Pi 1.x system message (its prompt and tools) is not conversation.
+        return None if entry.role == "system" else entry.message  # type: ignore[union-attr]
     if kind is CustomMessageEntry:
         return CustomMessage.model_validate(
             {

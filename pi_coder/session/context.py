@@ -3,6 +3,12 @@
 On top of Pi's rules, the rebuilt context never holds an unanswered tool call: a call whose
 result was never written (abort, crash, kill) gets a synthetic error result right after its
 assistant message, so a damaged session can always be continued.
+
+Files written by Pi 1.x carry two more things this applies: ``system`` messages (the prompt and
+tool declarations Pi used) are left out, because the host declares its own prompt and tools at
+the head of the transcript; and ``context_edit`` entries (``targetId``, ``replacement``) edit
+what the model sees of an earlier entry on the path: ``null`` omits it, anything else replaces
+its content (the latest edit on the path wins). Both stay in the file untouched.
 """
 
 from __future__ import annotations
@@ -20,12 +26,15 @@ from pi_coder.session.entries import (
     ModelChangeEntry,
     SessionEntry,
     ThinkingLevelChangeEntry,
+    UnknownEntry,
 )
 from pi_coder.session.messages import (
     AgentMessage,
     BranchSummaryMessage,
     CompactionSummaryMessage,
     CustomMessage,
+    message_to_dict,
+    parse_agent_message,
 )
 
 __all__ = [
@@ -66,16 +75,23 @@ def path_to(leaf: SessionEntry | None, by_id: Mapping[str, SessionEntry]) -> lis
     return path
 
 
-def _entry_message(entry: SessionEntry) -> AgentMessage | None:
+def _entry_message(entry: SessionEntry, edits: Mapping[str, Any] | None = None) -> AgentMessage | None:
     kind = type(entry)
+    edit = edits.get(entry.id, _UNSET) if edits else _UNSET
+    if edit is None:
+        return None
     if kind is MessageEntry:
+        if entry.role == "system":  # type: ignore[union-attr]
+            return None
+        if edit is not _UNSET:
+            return _replace_content(entry.message, edit)  # type: ignore[union-attr]
         return entry.message  # type: ignore[union-attr]
     if kind is CustomMessageEntry:
         return CustomMessage.model_validate(
             {
                 "role": "custom",
                 "customType": entry.custom_type,  # type: ignore[union-attr]
-                "content": entry.content,  # type: ignore[union-attr]
+                "content": entry.content if edit is _UNSET else edit,  # type: ignore[union-attr]
                 "display": entry.display,  # type: ignore[union-attr]
                 "details": entry.details,  # type: ignore[union-attr]
                 "timestamp": iso_to_ms(entry.timestamp),
@@ -90,6 +106,31 @@ def _entry_message(entry: SessionEntry) -> AgentMessage | None:
     return None
 
 
+def _replace_content(message: AgentMessage, replacement: Any) -> AgentMessage | None:
+    """``message`` with a ``context_edit`` replacement as its content (unchanged if it does not fit)."""
+    data = message_to_dict(message)
+    if data.get("role") not in ("user", "assistant", "toolResult", "custom"):
+        return message
+    if isinstance(replacement, str) and data["role"] in ("assistant", "toolResult"):
+        replacement = [{"type": "text", "text": replacement}]
+    try:
+        return parse_agent_message({**data, "content": replacement})
+    except ValueError:
+        return message
+
+
+def _context_edits(path: Sequence[SessionEntry]) -> dict[str, Any]:
+    """``targetId -> replacement`` of the ``context_edit`` entries on ``path`` (latest wins)."""
+    edits: dict[str, Any] = {}
+    for entry in path:
+        if type(entry) is UnknownEntry and entry.type == "context_edit":
+            raw = entry.raw
+            target = raw.get("targetId")
+            if isinstance(target, str) and "replacement" in raw:
+                edits[target] = raw["replacement"]
+    return edits
+
+
 def build_context_from_path(path: Sequence[SessionEntry]) -> SessionContext:
     """Pi's context rules applied to a root-to-leaf path, plus tool-call pairing repair.
 
@@ -100,9 +141,12 @@ def build_context_from_path(path: Sequence[SessionEntry]) -> SessionContext:
     thinking = "off"
     model: tuple[str, str] | None = None
     compaction_index = -1
+    has_edits = False
     for index, entry in enumerate(path):
         kind = type(entry)
-        if kind is MessageEntry:
+        if kind is UnknownEntry:
+            has_edits = has_edits or entry.type == "context_edit"  # type: ignore[union-attr]
+        elif kind is MessageEntry:
             if entry.role == "assistant":  # type: ignore[union-attr]
                 provider = entry.message_field("provider")  # type: ignore[union-attr]
                 model_id = entry.message_field("model")  # type: ignore[union-attr]
@@ -114,6 +158,7 @@ def build_context_from_path(path: Sequence[SessionEntry]) -> SessionContext:
         elif kind is CompactionEntry:
             compaction_index = index
 
+    edits = _context_edits(path) if has_edits else None
     messages: list[AgentMessage] = []
     if compaction_index >= 0:
         compaction: CompactionEntry = path[compaction_index]  # type: ignore[assignment]
@@ -128,13 +173,13 @@ def build_context_from_path(path: Sequence[SessionEntry]) -> SessionContext:
         for entry in path[:compaction_index]:
             if entry.id == compaction.first_kept_entry_id:
                 kept = True
-            if kept and (message := _entry_message(entry)) is not None:
+            if kept and (message := _entry_message(entry, edits)) is not None:
                 messages.append(message)
         rest = path[compaction_index + 1 :]
     else:
         rest = path
     for entry in rest:
-        if (message := _entry_message(entry)) is not None:
+        if (message := _entry_message(entry, edits)) is not None:
             messages.append(message)
     return SessionContext(repair_tool_pairing(messages), thinking, model)
 
