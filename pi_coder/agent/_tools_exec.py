@@ -12,6 +12,7 @@ import asyncio
 import copy
 import inspect
 import json
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -81,6 +82,8 @@ class _Outcome:
     call: ToolCall
     result: AgentToolResult
     is_error: bool
+    duration_ms: int | None = None
+    """How long ``execute()`` ran; None when the tool did not run."""
 
 
 def _error_result(text: str) -> AgentToolResult:
@@ -105,7 +108,15 @@ def _result_message(outcome: _Outcome) -> ToolResultMessage:
 
 async def _emit_result(emit: Emit, outcome: _Outcome) -> None:
     call = outcome.call
-    await emit(ToolExecutionEnd(tool_call_id=call.id, tool_name=call.name, result=outcome.result, is_error=outcome.is_error))
+    await emit(
+        ToolExecutionEnd(
+            tool_call_id=call.id,
+            tool_name=call.name,
+            result=outcome.result,
+            is_error=outcome.is_error,
+            duration_ms=outcome.duration_ms,
+        )
+    )
 
 
 async def _emit_message(emit: Emit, message: ToolResultMessage) -> None:
@@ -271,6 +282,7 @@ class _Runner:
                 )
                 updates.append(asyncio.ensure_future(self.emit(event)))
 
+        started = time.monotonic()
         try:
             result = await maybe_await(prepared.tool.execute(call.id, prepared.args, self.signal, on_update))
             if not isinstance(result, AgentToolResult):
@@ -280,12 +292,13 @@ class _Runner:
             result, is_error = _error_result(_message_of(exc)), True
         finally:
             running = False
+        duration_ms = round((time.monotonic() - started) * 1000)
         if updates:
             await asyncio.gather(*updates)
 
         after = self.config.after_tool_call
         if after is None:
-            return _Outcome(call, result, is_error)
+            return _Outcome(call, result, is_error, duration_ms)
         context = AfterToolCallContext(
             assistant_message=self.message,
             tool_call=call,
@@ -297,16 +310,16 @@ class _Runner:
         try:
             override = await maybe_await(after(context, self.signal))
         except Exception as exc:
-            return _Outcome(call, _error_result(_message_of(exc)), True)
+            return _Outcome(call, _error_result(_message_of(exc)), True, duration_ms)
         if override is None:
-            return _Outcome(call, result, is_error)
+            return _Outcome(call, result, is_error, duration_ms)
         result = AgentToolResult(
             content=_provided(override, "content", result.content),
             details=_provided(override, "details", result.details),
             usage=_provided(override, "usage", result.usage),
             terminate=_provided(override, "terminate", result.terminate),
         )
-        return _Outcome(call, result, _provided(override, "is_error", is_error))
+        return _Outcome(call, result, _provided(override, "is_error", is_error), duration_ms)
 
 
 def _batch_terminates(outcomes: list[_Outcome]) -> bool:

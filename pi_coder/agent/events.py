@@ -113,11 +113,22 @@ class MessageUpdate:
     type: Literal["message_update"] = "message_update"
 
     def to_json_dict(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "message": message_to_json(self.message),
-            "assistantMessageEvent": event_to_json(self.assistant_message_event),
-        }
+        """Pi's wire form: delta-only, so a stream's size stays linear in the answer's length.
+
+        The cumulative ``message`` and the event's ``partial`` are left out; ``usage`` is the
+        partial's latest usage, and ``toolcall_start`` also names the call (``id``,
+        ``toolName``), which the deltas that follow no longer carry.
+        """
+        event = self.assistant_message_event
+        data = event_to_json(event, include_partial=False)
+        if event.type == "toolcall_start":
+            content = self.message.content
+            index = data.get("contentIndex")
+            block = content[index] if isinstance(index, int) and 0 <= index < len(content) else None
+            if block is not None and block.type == "toolCall":
+                data["id"] = block.id
+                data["toolName"] = block.name
+        return {"type": self.type, "usage": self.message.usage.to_json_dict(), "assistantMessageEvent": data}
 
 
 @dataclass(slots=True, kw_only=True)
@@ -168,16 +179,21 @@ class ToolExecutionEnd:
     result: AgentToolResult
     """The final result, ``terminate`` included."""
     is_error: bool
+    duration_ms: int | None = None
+    """How long the tool's ``execute()`` took (monotonic clock); None when it did not run."""
     type: Literal["tool_execution_end"] = "tool_execution_end"
 
     def to_json_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "type": self.type,
             "toolCallId": self.tool_call_id,
             "toolName": self.tool_name,
             "result": _result_json(self.result),
             "isError": self.is_error,
         }
+        if self.duration_ms is not None:
+            out["durationMs"] = self.duration_ms
+        return out
 
 
 def _result_json(result: Any) -> Any:

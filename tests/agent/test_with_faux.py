@@ -70,9 +70,14 @@ async def test_event_json_uses_pi_camel_case_names() -> None:
     assert by_type["tool_execution_start"] == {"type": "tool_execution_start", "toolCallId": "c1", "toolName": "echo", "args": {"value": "x"}}
     end = by_type["tool_execution_end"]
     assert end["isError"] is False and end["result"] == {"content": [{"type": "text", "text": "echoed: x"}], "details": {"value": "x"}}
-    update = next(d for d in dumped if d["type"] == "message_update")
-    assert set(update) == {"type", "message", "assistantMessageEvent"}
-    assert update["assistantMessageEvent"]["type"] == "start" or "contentIndex" in update["assistantMessageEvent"]
+    assert isinstance(end["durationMs"], int) and end["durationMs"] >= 0
+    # Pi 1.6's wire form of updates is delta-only: no cumulative message, no partial snapshot.
+    updates = [d for d in dumped if d["type"] == "message_update"]
+    assert all(set(u) == {"type", "usage", "assistantMessageEvent"} for u in updates)
+    assert all("partial" not in u["assistantMessageEvent"] for u in updates)
+    assert all("contentIndex" in u["assistantMessageEvent"] for u in updates)
+    call_start = next(u["assistantMessageEvent"] for u in updates if u["assistantMessageEvent"]["type"] == "toolcall_start")
+    assert call_start["id"] == "c1" and call_start["toolName"] == "echo"
     turn_end = [d for d in dumped if d["type"] == "turn_end"][0]
     assert turn_end["toolResults"][0]["toolCallId"] == "c1" and turn_end["message"]["stopReason"] == "toolUse"
     assert [m["role"] for m in by_type["agent_end"]["messages"]] == ["user", "assistant", "toolResult", "assistant"]
