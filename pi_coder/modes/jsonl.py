@@ -1,4 +1,11 @@
-"""One JSON object per LF-terminated line on stdout, flushed per line (JSON and RPC modes)."""
+"""One JSON object per LF-terminated line on stdout, flushed per line (JSON and RPC modes).
+
+Session events whose Pi 1.6 wire name differs from the in-process event's ``type`` are renamed
+on the way out (``queue_changed`` -> ``queue_update``, ``session_name_changed`` ->
+``session_info_changed``, ``auto_compaction_start``/``end`` -> ``compaction_start``/``end``
+with the ``reason`` on both, ``thinking_level_changed`` with ``level``), so JSON and RPC
+clients written for Pi read the same records.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +13,15 @@ import sys
 from pathlib import Path
 from typing import Any, BinaryIO
 
-__all__ = ["JsonLineWriter", "to_jsonable"]
+__all__ = ["JsonLineWriter", "settled_event", "to_jsonable"]
+
+_RENAMED = {
+    "queue_changed": "queue_update",
+    "session_name_changed": "session_info_changed",
+    "auto_compaction_start": "compaction_start",
+    "auto_compaction_end": "compaction_end",
+}
+_WIRE_TYPES = frozenset((*_RENAMED, "thinking_level_changed"))
 
 
 def _default(value: Any) -> Any:
@@ -26,6 +41,19 @@ def to_jsonable(value: Any) -> Any:
     return to_json() if to_json is not None else value
 
 
+def settled_event(messages: list[Any]) -> dict[str, Any]:
+    """Pi's ``agent_settled`` record for a finished prompt, given the session's messages."""
+    aborted = False
+    for message in reversed(messages):
+        role = getattr(message, "role", None)
+        if role == "assistant":
+            aborted = getattr(message, "stop_reason", None) == "aborted"
+            break
+        if role in ("user", "toolResult"):
+            break
+    return {"type": "agent_settled", "aborted": aborted}
+
+
 class JsonLineWriter:
     """Writes JSON lines to a binary stream; stops quietly once the reader has gone (EPIPE)."""
 
@@ -33,6 +61,21 @@ class JsonLineWriter:
         self._out: BinaryIO = stream if stream is not None else sys.stdout.buffer
         self.closed = False
         """True after the reader went away; later writes are dropped."""
+        self._compaction_reason: Any = None
+
+    def _to_wire(self, data: dict[str, Any]) -> dict[str, Any]:
+        kind = data.get("type")
+        if kind == "thinking_level_changed" and "thinkingLevel" in data:
+            return {"type": kind, "level": data["thinkingLevel"]}
+        renamed = _RENAMED.get(kind)  # type: ignore[arg-type]
+        if renamed is None:
+            return data
+        data = {**data, "type": renamed}
+        if kind == "auto_compaction_start":
+            self._compaction_reason = data.get("reason")
+        elif kind == "auto_compaction_end" and "reason" not in data and self._compaction_reason is not None:
+            data = {"type": renamed, "reason": self._compaction_reason, **data}
+        return data
 
     def write(self, obj: Any) -> None:
         """Serialise ``obj`` (objects with ``to_json_dict`` are converted) and write one line."""
@@ -40,7 +83,10 @@ class JsonLineWriter:
 
         if self.closed:
             return
-        data = orjson.dumps(to_jsonable(obj), default=_default) + b"\n"
+        value = to_jsonable(obj)
+        if isinstance(value, dict) and value.get("type") in _WIRE_TYPES:
+            value = self._to_wire(value)
+        data = orjson.dumps(value, default=_default) + b"\n"
         try:
             self._out.write(data)
             self._out.flush()

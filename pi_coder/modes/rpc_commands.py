@@ -109,10 +109,14 @@ async def _prompt(server: RpcServer, command: dict[str, Any]) -> Any:
     server.respond("prompt", request_id)
 
     async def run() -> None:
+        from pi_coder.modes.jsonl import settled_event
+
         try:
             await session.prompt(text, images)
         except Exception as exc:
             server.respond("prompt", request_id, error=str(exc) or type(exc).__name__)
+            return
+        server.writer.write(settled_event(session.messages))
 
     server.prompt_task = server.spawn(run())
     await asyncio.sleep(0)  # let the run start so that is_streaming is true for the next command

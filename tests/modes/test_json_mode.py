@@ -29,7 +29,7 @@ def _shape(events: list[dict[str, Any]]) -> list[str]:
         message = event.get("message")
         role = message.get("role") if isinstance(message, dict) and event["type"].startswith("message_") else None
         name = f"{event['type']}:{role}" if role else event["type"]
-        if not (out and out[-1] == name == "message_update:assistant"):
+        if not (out and out[-1] == name == "message_update"):
             out.append(name)
     return out
 
@@ -51,7 +51,7 @@ def test_tool_turn_event_order(pi: PiHome) -> None:
         "message_start:user",
         "message_end:user",
         "message_start:assistant",
-        "message_update:assistant",
+        "message_update",
         "message_end:assistant",
         "tool_execution_start",
         "tool_execution_end",
@@ -60,7 +60,7 @@ def test_tool_turn_event_order(pi: PiHome) -> None:
         "turn_end",
         "turn_start",
         "message_start:assistant",
-        "message_update:assistant",
+        "message_update",
         "message_end:assistant",
         "turn_end",
         "agent_end",
@@ -72,7 +72,13 @@ def test_tool_turn_event_order(pi: PiHome) -> None:
     deltas = [e["assistantMessageEvent"] for e in events if e["type"] == "message_update"]
     text = "".join(d["delta"] for d in deltas if d["type"] == "text_delta")
     assert text == "Reading.It says hello."
-    assert all("partial" in d for d in deltas if d["type"] == "text_delta")
+    # Pi 1.6's wire form: delta-only updates with the running usage; no cumulative snapshots.
+    updates = [e for e in events if e["type"] == "message_update"]
+    assert all(set(u) == {"type", "usage", "assistantMessageEvent"} for u in updates)
+    assert not any("partial" in d for d in deltas)
+    call_start = next(d for d in deltas if d["type"] == "toolcall_start")
+    assert call_start["id"] == "call_1" and call_start["toolName"] == "read"
+    assert isinstance(end["durationMs"], int)
     turn_end = next(e for e in events if e["type"] == "turn_end")
     assert turn_end["message"]["stopReason"] == "toolUse" and turn_end["toolResults"][0]["toolCallId"] == "call_1"
     agent_end = events[-1]

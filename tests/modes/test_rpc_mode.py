@@ -213,8 +213,9 @@ def test_end_of_input_finishes_the_current_run_then_exits(pi: PiHome, rpc: RpcCl
     lines = []
     while (line := rpc.lines.get(timeout=10)) is not None:
         lines.append(line)
-    assert lines[-1]["type"] == "agent_end"
-    assert lines[-1]["messages"][-1]["content"][0]["text"] == "finished anyway"
+    assert lines[-1] == {"type": "agent_settled", "aborted": False}
+    assert lines[-2]["type"] == "agent_end"
+    assert lines[-2]["messages"][-1]["content"][0]["text"] == "finished anyway"
 
 
 def test_compact_always_answers(rpc: RpcClient) -> None:
