@@ -43,6 +43,7 @@ __all__ = [
     "default_theme_variables",
     "textual_theme",
     "textual_theme_name",
+    "theme_style",
     "theme_variables",
     "token_variable",
 ]
@@ -53,6 +54,20 @@ _FALLBACK_FG = {True: "#d4d4d4", False: "#1e1e1e"}
 def token_variable(token: str) -> str:
     """CSS variable name of a token: ``userMessageBg`` -> ``pi-user-message-bg``."""
     return "pi-" + re.sub(r"(?<=[a-z0-9])([A-Z])", r"-\1", token).lower()
+
+
+def theme_style(app: Any, token: str, fallback: str, *, extra: str = "") -> str:
+    """A Rich style: ``token``'s colour in the app's Pi theme (``app.themes``), else ``fallback``.
+
+    ``extra`` is prepended (``"bold"``). A token set to the terminal default gives just ``extra``.
+    """
+    themes = getattr(app, "themes", None)
+    color = themes.rich(token) if isinstance(themes, ThemeController) else None
+    if color is None or (color == "default" and themes is not None and themes.shown is None):
+        color = fallback
+    if color == "default":
+        return extra or "none"
+    return f"{extra} {color}".strip()
 
 
 def textual_theme_name(theme: Theme) -> str:

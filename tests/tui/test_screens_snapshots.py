@@ -35,7 +35,8 @@ class ScreenHost(App[None]):
     def __init__(self, screen: Screen[Any]) -> None:
         super().__init__()
         self.first_screen = screen
-        ThemeController(self).use("dark")
+        self.themes = ThemeController(self)
+        self.themes.use("dark")
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return {**super().get_theme_variable_defaults(), **default_theme_variables()}

@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from pi_coder.ai.types import Model
 from pi_coder.tui.screens._fuzzy import rank
 from pi_coder.tui.screens._picker import PickerEntry, PickerScreen
+from pi_coder.tui.theming import theme_style
 
 __all__ = ["ModelPicker", "exact_model_match"]
 
@@ -95,7 +96,7 @@ class ModelPicker(PickerScreen[Model]):
                 line.append("  ")
                 line.append(model.name, style="dim")
             if _same(model, self.current):
-                line.append(" ✓", style="bold green")
+                line.append(" ✓", style=theme_style(self.app, "success", "green", extra="bold"))
             entries.append(
                 PickerEntry(
                     key=f"{model.provider}/{model.id}",

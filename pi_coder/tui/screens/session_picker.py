@@ -28,6 +28,7 @@ from pi_coder.tui.format import shorten_home
 from pi_coder.tui.screens._fuzzy import rank
 from pi_coder.tui.screens._picker import PickerEntry, PickerScreen
 from pi_coder.tui.screens.dialogs import ConfirmDialog, InputDialog
+from pi_coder.tui.theming import theme_style
 
 __all__ = ["SessionPicker", "delete_session_file", "format_age", "rename_session_file"]
 
@@ -204,7 +205,7 @@ class SessionPicker(PickerScreen[Path]):
             title.append(first)
         meta = Text()
         if self._is_current(info):
-            meta.append("current · ", style="green")
+            meta.append("current · ", style=theme_style(self.app, "success", "green"))
         if self.scope == "all" and info.cwd:
             meta.append(_short_dir(info.cwd) + " · ", style="dim")
         count = info.message_count

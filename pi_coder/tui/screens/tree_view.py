@@ -26,43 +26,53 @@ from textual.widgets import Static
 from pi_coder.tui.screens._rows import RowList
 from pi_coder.tui.screens.dialogs import InputDialog
 from pi_coder.tui.screens.tree_model import FILTER_LABELS, TreeModel, TreeRow
+from pi_coder.tui.theming import theme_style
 
 __all__ = ["TreeScreen"]
 
-_KIND_STYLES = {
-    "user": "bold cyan",
-    "assistant": "bold green",
-    "custom_message": "magenta",
-    "branch_summary": "yellow",
-}
-_BODY_STYLES = {
-    "toolResult": "dim",
-    "bashExecution": "dim",
-    "compaction": "blue",
-    "model_change": "dim",
-    "thinking_level_change": "dim",
-    "custom": "dim",
-    "label": "dim",
-    "session_info": "dim",
-}
+_DIM_BODIES = frozenset(
+    {"toolResult", "bashExecution", "model_change", "thinking_level_change", "custom", "label", "session_info"}
+)
 
 
-def row_text(row: TreeRow) -> Text:
+def palette(app: Any) -> dict[str, str]:
+    """Rich styles of the tree's parts from the app's theme."""
+    return {
+        "path": theme_style(app, "accent", "cyan"),
+        "active": theme_style(app, "accent", "cyan", extra="bold"),
+        "label": theme_style(app, "warning", "yellow"),
+        "user": theme_style(app, "accent", "cyan", extra="bold"),
+        "assistant": theme_style(app, "success", "green", extra="bold"),
+        "custom_message": theme_style(app, "customMessageLabel", "magenta"),
+        "branch_summary": theme_style(app, "warning", "yellow"),
+        "compaction": theme_style(app, "borderAccent", "blue"),
+        "error": theme_style(app, "error", "red"),
+    }
+
+
+def row_text(row: TreeRow, styles: dict[str, str] | None = None) -> Text:
     """One tree line: gutters, fold marker, active-path dot, label, role and text."""
+    styles = styles or palette(None)
     line = Text(no_wrap=True, overflow="ellipsis")
     line.append(row.prefix, style="dim")
     if row.foldable:
         line.append("⊞ " if row.folded else "⊟ ", style="dim")
     if row.on_path:
-        line.append("• ", style="cyan")
+        line.append("• ", style=styles["path"])
     item = row.item
     if item.label:
-        line.append(f"[{item.label}] ", style="yellow")
+        line.append(f"[{item.label}] ", style=styles["label"])
     if item.head:
-        line.append(item.head, style=_KIND_STYLES.get(item.kind, ""))
-    line.append(item.body, style="red" if item.error else _BODY_STYLES.get(item.kind, ""))
+        line.append(item.head, style=styles.get(item.kind, ""))
+    if item.error:
+        body_style = styles["error"]
+    elif item.kind in _DIM_BODIES:
+        body_style = "dim"
+    else:
+        body_style = styles.get(item.kind, "") if not item.head else ""
+    line.append(item.body, style=body_style)
     if row.active:
-        line.append("  ← active", style="bold cyan")
+        line.append("  ← active", style=styles["active"])
     return line
 
 
@@ -139,7 +149,8 @@ class TreeScreen(ModalScreen[str | None]):
     def _redraw(self, index: int | None = None, keep: str | None = None) -> None:
         rows = self.model.rows()
         options = self.tree_list
-        options.set_rows(lambda i: row_text(rows[i]), len(rows))
+        styles = palette(self.app)
+        options.set_rows(lambda i: row_text(rows[i], styles), len(rows))
         if keep is not None:
             found = self.model.index_of(keep)
             index = found if found is not None else self.model.initial_index()
