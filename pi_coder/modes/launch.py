@@ -56,7 +56,9 @@ def write_crash_log(exc: BaseException) -> Path | None:
 def run_guarded(options: CliOptions, *, run_interactive: InteractiveRunner) -> int:
     """``run`` with every failure turned into a message and an exit code (never a traceback)."""
     from pi_coder.modes.setup import StartupExit
+    from pi_coder.modes.stop_signals import install_backstop
 
+    install_backstop()
     try:
         return run(options, run_interactive=run_interactive)
     except StartupExit as exc:

@@ -3,15 +3,18 @@
 Text mode prints the final assistant message's text blocks, one per line; an error or abort
 prints the error on stderr and exits 1. JSON mode writes the session header, then every agent
 and session event as one JSON line, and exits 0 even when the model fails. Ctrl+C aborts the
-run (the session keeps what was said) and exits 130; a second Ctrl+C stops at once.
+run (the session keeps what was said) and exits 130; a second Ctrl+C stops at once. SIGTERM and
+SIGHUP abort the same way (exit 143 / 129), so a running bash command is killed, not orphaned.
 """
 
 from __future__ import annotations
 
 import asyncio
-import signal
+import contextlib
 import sys
 from typing import TYPE_CHECKING, Literal
+
+from pi_coder.modes.stop_signals import StopSignals, exit_code_for
 
 if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
@@ -20,43 +23,28 @@ if TYPE_CHECKING:
 __all__ = ["EXIT_INTERRUPTED", "run_print_mode"]
 
 EXIT_INTERRUPTED = 130
+"""The exit code after Ctrl+C (SIGTERM: 143, SIGHUP: 129)."""
 
 
 def run_print_mode(startup: Startup, *, output: Literal["text", "json"] = "text") -> int:
     """Run ``startup.prompts`` one after another and report the outcome.
 
     Returns:
-        The exit code: 0, 1 (text mode: the last reply is an error or was aborted), or 130 (Ctrl+C).
+        The exit code: 0, 1 (text mode: the last reply is an error or was aborted), or 128 + the
+        signal that stopped the run (130 for Ctrl+C, 143 for SIGTERM, 129 for SIGHUP).
     """
     return asyncio.run(_run(startup, output))
 
 
-class _Interrupt:
-    """First Ctrl+C aborts the session; the default handler returns for the next one."""
+class _Interrupt(StopSignals):
+    """The first Ctrl+C, SIGTERM or SIGHUP aborts the session; a second one acts as before."""
 
     def __init__(self, session: AgentSession) -> None:
-        self.session = session
-        self.fired = False
-        self._loop: asyncio.AbstractEventLoop | None = None
+        super().__init__(lambda _signum: session.abort())
 
-    def install(self) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            loop.add_signal_handler(signal.SIGINT, self._on_sigint)
-        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
-            return
-        self._loop = loop
-
-    def _on_sigint(self) -> None:
-        self.fired = True
-        self.uninstall()
-        self.session.abort()
-
-    def uninstall(self) -> None:
-        if self._loop is not None:
-            self._loop.remove_signal_handler(signal.SIGINT)
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-            self._loop = None
+    @property
+    def fired(self) -> bool:
+        return self.received is not None
 
 
 async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
@@ -77,9 +65,10 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
     finally:
         interrupt.uninstall()
         await session.close()
-    if interrupt.fired:
-        print("Aborted.", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    if interrupt.received is not None:
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            print("Aborted.", file=sys.stderr)
+        return exit_code_for(interrupt.received)
     if output == "json":
         return 0
     return _print_final(session)

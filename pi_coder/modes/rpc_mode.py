@@ -9,18 +9,21 @@ response with ``command: "parse"`` and the server keeps going.
 ``prompt`` answers at once and the run continues in the background; ``bash`` and ``compact``
 answer when they finish, so ``abort``/``abort_bash`` can be sent meanwhile. stdin is read by a
 thread that feeds an asyncio queue. At end of input the server waits for the current run (and
-its queued follow-ups) to finish, then exits 0.
+its queued follow-ups) to finish, then exits 0. SIGINT, SIGTERM and SIGHUP abort the run (and a
+running bash command), then exit with 128 + the signal.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pi_coder.modes.jsonl import JsonLineWriter
+from pi_coder.modes.stop_signals import StopSignals, exit_code_for
 
 if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
@@ -42,10 +45,23 @@ Handler = Callable[["RpcServer", dict[str, Any]], Awaitable[Any]]
 
 
 def run_rpc_mode(session: AgentSession, *, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
-    """Serve RPC commands until stdin ends; returns the exit code (0)."""
+    """Serve RPC commands until stdin ends; returns the exit code (0, or 128 + a stop signal)."""
     server = RpcServer(session, JsonLineWriter(stdout))
-    source = stdin if stdin is not None else sys.stdin.buffer
+    source = stdin if stdin is not None else _private_stdin()
     return asyncio.run(server.serve(source))
+
+
+def _private_stdin() -> BinaryIO:
+    """A reader of its own on stdin's descriptor.
+
+    The reader thread blocks in ``readline`` holding its reader's lock. Were that reader
+    ``sys.stdin.buffer``, leaving before end of input (after SIGTERM) would abort the
+    interpreter at shutdown, which closes ``sys.stdin``; a private reader is never touched.
+    """
+    try:
+        return open(os.dup(sys.stdin.fileno()), "rb")  # noqa: SIM115 (lives until the process ends)
+    except (AttributeError, OSError, ValueError):
+        return sys.stdin.buffer
 
 
 class RpcServer:
@@ -94,6 +110,8 @@ class RpcServer:
         loop = asyncio.get_running_loop()
         threading.Thread(target=_read_lines, args=(source, loop, queue), name="pi-rpc-stdin", daemon=True).start()
         unsubscribe = self.session.subscribe(self.writer.write)
+        stop = StopSignals(lambda _signum: self._stop(queue))
+        stop.install()
         try:
             while (line := await queue.get()) is not None:
                 await self.handle_line(line)
@@ -101,9 +119,15 @@ class RpcServer:
                 await asyncio.gather(*tuple(self._tasks), return_exceptions=True)
             await self.session.wait_for_idle()
         finally:
+            stop.uninstall()
             unsubscribe()
             await self.session.close()
-        return 0
+        return exit_code_for(stop.received) if stop.received is not None else 0
+
+    def _stop(self, queue: asyncio.Queue[bytes | None]) -> None:
+        """SIGINT/SIGTERM/SIGHUP: abort the run and any bash command, read no more commands."""
+        self.session.abort()
+        queue.put_nowait(None)
 
     async def handle_line(self, line: bytes) -> None:
         """Parse one line and run its command; every failure becomes an error response."""

@@ -33,7 +33,7 @@ from pi_coder.ai.abort import AbortSignal
 from pi_coder.errors import ToolError
 from pi_coder.tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, truncate_tail
 
-__all__ = ["ShellResult", "resolve_shell", "run_shell_command", "sanitize_output"]
+__all__ = ["ShellResult", "kill_running_commands", "resolve_shell", "run_shell_command", "sanitize_output"]
 
 _log = logging.getLogger(__name__)
 
@@ -218,7 +218,8 @@ _live_groups: set[int] = set()
 _atexit_registered = False
 
 
-def _kill_live_groups() -> None:
+def kill_running_commands() -> None:
+    """SIGKILL the process group of every command still running (at exit, or on SIGTERM/SIGHUP)."""
     for pgid in list(_live_groups):
         with contextlib.suppress(OSError):
             os.killpg(pgid, signals.SIGKILL)
@@ -227,7 +228,7 @@ def _kill_live_groups() -> None:
 def _track(pgid: int) -> None:
     global _atexit_registered
     if not _atexit_registered:
-        atexit.register(_kill_live_groups)
+        atexit.register(kill_running_commands)
         _atexit_registered = True
     _live_groups.add(pgid)
 

@@ -1,0 +1,144 @@
+"""The real ``pi`` under hostile conditions: signals, broken configuration, unusable paths.
+
+Each test is a regression test for a problem found by driving ``pi`` as a demanding user would:
+a user mistake must end in one line on stderr and a non-zero exit (never a traceback), and a
+stopped run must leave no process behind and a valid session file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.modes.pirun import PI, PiHome, RpcClient
+from tests.support.sse_server import SSEServer, Text, ToolCall, Turn
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and process groups")
+
+
+@pytest.fixture
+def pi_a(tmp_path: Path, sse_server: SSEServer) -> PiHome:
+    return PiHome(tmp_path, sse_server, "anthropic")
+
+
+def _wait_for_file(path: Path, timeout: float = 30) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().strip():
+            return path.read_text().strip()
+        time.sleep(0.05)
+    raise AssertionError(f"{path} was never written")
+
+
+def _group_gone(pgid: int, timeout: float = 10) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _sleeper(pi: PiHome) -> tuple[str, Path]:
+    """A bash command that records its process group id, then sleeps."""
+    marker = pi.project / "pgid.txt"
+    return f"echo $$ > {marker}; sleep 100", marker
+
+
+def _session_lines(pi: PiHome) -> list[dict[str, object]]:
+    [path] = pi.session_files()
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+# ---------------------------------------------------------------------------- signals
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_in_print_mode_kill_the_bash_command(pi_a: PiHome, sig: int) -> None:
+    """The tool's process group does not outlive pi, and the session records the abort."""
+    command, marker = _sleeper(pi_a)
+    pi_a.server.enqueue(Turn([ToolCall("bash", {"command": command}, id="c1")]), Turn([Text("never")]))
+    proc = subprocess.Popen(
+        [*PI, "-p", "run it"], cwd=pi_a.project, env=pi_a.env(),
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    pgid = int(_wait_for_file(marker))
+    try:
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 128 + sig, err
+        assert b"Traceback" not in err
+        assert _group_gone(pgid), "the bash command survived pi"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        _kill_group(pgid)
+    lines = _session_lines(pi_a)
+    results = [e["message"] for e in lines if e.get("type") == "message" and e["message"]["role"] == "toolResult"]  # type: ignore[index]
+    assert results and results[0]["isError"] is True  # type: ignore[index]
+    assert lines[-1]["message"]["stopReason"] == "aborted"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_rpc_mode_stops_cleanly_on_a_signal(pi_a: PiHome, sig: int) -> None:
+    """SIGTERM/SIGINT abort the run and its bash command; exit 128+N, no interpreter abort."""
+    command, marker = _sleeper(pi_a)
+    pi_a.server.enqueue(Turn([ToolCall("bash", {"command": command}, id="c1")]), Turn([Text("never")]))
+    client = RpcClient(pi_a)
+    pgid = 0
+    try:
+        assert client.call({"type": "prompt", "message": "run it"})["success"]
+        pgid = int(_wait_for_file(marker))
+        client.proc.send_signal(sig)
+        assert client.proc.wait(30) == 128 + sig
+        err = client.stderr()
+        assert "Fatal Python error" not in err and "Traceback" not in err, err
+        assert _group_gone(pgid), "the bash command survived pi"
+    finally:
+        if client.proc.poll() is None:
+            client.proc.kill()
+        if pgid:
+            _kill_group(pgid)
+    assert _session_lines(pi_a)[-1]["message"]["stopReason"] == "aborted"  # type: ignore[index]
+
+
+def test_backstop_kills_running_commands_when_sigterm_is_not_handled(tmp_path: Path) -> None:
+    """Outside the print/RPC run loop (the TUI), SIGTERM still takes the command's group down."""
+    marker = tmp_path / "pgid.txt"
+    script = textwrap.dedent(
+        f"""
+        import asyncio
+        from pi_coder.modes.stop_signals import install_backstop
+        from pi_coder.tools import run_shell_command
+
+        install_backstop()
+        asyncio.run(run_shell_command("echo $$ > {marker}; sleep 100", {str(tmp_path)!r}))
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    pgid = int(_wait_for_file(marker))
+    try:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == -signal.SIGTERM
+        assert _group_gone(pgid), "the command survived its parent"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        _kill_group(pgid)
