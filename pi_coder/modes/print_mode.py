@@ -2,7 +2,8 @@
 
 Text mode prints the final assistant message's text blocks, one per line; an error or abort
 prints the error on stderr and exits 1. JSON mode writes the session header, then every agent
-and session event as one JSON line, and exits 0 even when the model fails. Ctrl+C aborts the
+and session event as one JSON line (Pi 1.6's ``agent_settled`` after each prompt's whole run),
+and exits 0 even when the model fails. Ctrl+C aborts the
 run (the session keeps what was said) and exits 130; a second Ctrl+C stops at once. SIGTERM and
 SIGHUP abort the same way (exit 143 / 129), so a running bash command is killed, not orphaned.
 """
@@ -50,7 +51,7 @@ class _Interrupt(StopSignals):
 async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
     session = startup.session
     if output == "json":
-        from pi_coder.modes.jsonl import JsonLineWriter
+        from pi_coder.modes.jsonl import JsonLineWriter, settled_event
 
         writer = JsonLineWriter()
         writer.write(session.store.header)
@@ -60,6 +61,8 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
     try:
         for index, text in enumerate(startup.prompts):
             await session.prompt(text, startup.images if index == 0 else None)
+            if output == "json":
+                writer.write(settled_event(session.messages))
             if interrupt.fired or _failed(session):
                 break
     finally:

@@ -64,6 +64,7 @@ def test_tool_turn_event_order(pi: PiHome) -> None:
         "message_end:assistant",
         "turn_end",
         "agent_end",
+        "agent_settled",
     ]
     start = next(e for e in events if e["type"] == "tool_execution_start")
     assert start == {"type": "tool_execution_start", "toolCallId": "call_1", "toolName": "read", "args": {"path": "a.txt"}}
@@ -81,7 +82,8 @@ def test_tool_turn_event_order(pi: PiHome) -> None:
     assert isinstance(end["durationMs"], int)
     turn_end = next(e for e in events if e["type"] == "turn_end")
     assert turn_end["message"]["stopReason"] == "toolUse" and turn_end["toolResults"][0]["toolCallId"] == "call_1"
-    agent_end = events[-1]
+    assert events[-1] == {"type": "agent_settled", "aborted": False}
+    agent_end = events[-2]
     assert [m["role"] for m in agent_end["messages"]] == ["user", "assistant", "toolResult", "assistant"]
 
 
@@ -92,7 +94,7 @@ def test_model_error_is_in_the_stream_and_exit_is_zero(pi: PiHome) -> None:
     events = _lines(run.stdout)
     final = [e for e in events if e["type"] == "message_end"][-1]["message"]
     assert final["stopReason"] == "error" and "no such thing" in final["errorMessage"]
-    assert events[-1]["type"] == "agent_end"
+    assert [e["type"] for e in events[-2:]] == ["agent_end", "agent_settled"]
 
 
 def test_json_mode_with_piped_stdin_stays_json(pi: PiHome) -> None:
