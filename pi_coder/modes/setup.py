@@ -218,7 +218,7 @@ def open_store(options: CliOptions, cwd: str, session_dir: str | None, *, intera
 
     Raises:
         UserError: No session matches ``--session``, or the prefix is ambiguous, or the file is not
-            a session file.
+            a session file, or the session folder cannot be written.
         StartupExit: The user declined to fork another project's session, or picked none (``-r``).
     """
     from pi_coder.paths import session_dir_for_cwd
@@ -226,6 +226,18 @@ def open_store(options: CliOptions, cwd: str, session_dir: str | None, *, intera
 
     if options.no_session:
         return SessionStore.in_memory(cwd)
+    if options.session and _looks_like_path(options.session):
+        file = Path(os.path.expanduser(options.session))
+        if file.is_dir():
+            raise UserError(
+                f"--session {options.session} is a folder: give a session file (.jsonl) or a session id "
+                "(--session-dir chooses the folder)"
+            )
+        if not file.exists():
+            _check_writable_folder(file.parent, "give --session a file in a writable folder, or use --no-session")
+    else:
+        folder = Path(session_dir) if session_dir else session_dir_for_cwd(cwd)
+        _check_writable_folder(folder, "use --session-dir with a writable folder, or --no-session")
     if options.session:
         arg = options.session
         if _looks_like_path(arg):
@@ -245,6 +257,23 @@ def open_store(options: CliOptions, cwd: str, session_dir: str | None, *, intera
 
         return SessionStore.open(pick_session(cwd, session_dir), session_dir)
     return SessionStore.create(cwd, session_dir)
+
+
+def _check_writable_folder(folder: Path, advice: str) -> None:
+    """Fail now, not at the first save in the middle of a run, if sessions cannot go in ``folder``.
+
+    Nothing is created: the nearest existing folder on the way must be a writable folder.
+    """
+    existing = folder.absolute()
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if not existing.is_dir():
+        problem = f"{existing} is not a folder"
+    elif not os.access(existing, os.W_OK | os.X_OK):
+        problem = f"{existing} is not writable"
+    else:
+        return
+    raise UserError(f"Cannot save sessions in {folder}: {problem}; {advice}")
 
 
 def _confirm_fork(path: Path) -> None:

@@ -142,3 +142,36 @@ def test_backstop_kills_running_commands_when_sigterm_is_not_handled(tmp_path: P
         if proc.poll() is None:
             proc.kill()
         _kill_group(pgid)
+
+
+# ---------------------------------------------------------------------------- user mistakes
+
+
+def _one_line_error(run: subprocess.CompletedProcess[str], pi: PiHome) -> str:
+    assert run.returncode == 1, (run.stdout, run.stderr)
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert not (pi.home / "logs").exists(), "a user mistake wrote a crash log"
+    return lines[0]
+
+
+def test_session_that_is_a_folder(pi_a: PiHome) -> None:
+    folder = pi_a.project / "somewhere"
+    folder.mkdir()
+    line = _one_line_error(pi_a.run("--session", f"{folder}/", "-p", "hi"), pi_a)
+    assert "is a folder" in line and "session id" in line
+    assert pi_a.server.requests == []
+
+
+@pytest.mark.parametrize("flags", [["--session-dir", "{file}"], ["--session-dir", "{file}/sub", "-c"], ["--session", "{file}/s.jsonl"]])
+def test_session_folder_that_cannot_hold_sessions_fails_before_the_run(pi_a: PiHome, flags: list[str]) -> None:
+    """Not mid-run at the first save (that was an internal error after the model had answered)."""
+    blocker = pi_a.project / "a-file"
+    blocker.write_text("not a folder\n")
+    pi_a.server.enqueue(Turn([Text("hello")]))
+    args = [flag.format(file=blocker) for flag in flags]
+    line = _one_line_error(pi_a.run(*args, "-p", "hi"), pi_a)
+    assert "Cannot save sessions" in line and "is not a folder" in line and "--no-session" in line
+    assert pi_a.server.requests == []
+    assert pi_a.run(*args, "--no-session", "-p", "hi").returncode == 0
