@@ -104,9 +104,9 @@ async def _prompt(server: RpcServer, command: dict[str, Any]) -> Any:
             session.steer(text, images)
         else:
             session.follow_up(text, images)
-        return None
+        return {"disposition": "queued"}
     request_id = command.get("id")
-    server.respond("prompt", request_id)
+    server.respond("prompt", request_id, data={"disposition": "started"})
 
     async def run() -> None:
         from pi_coder.modes.jsonl import settled_event

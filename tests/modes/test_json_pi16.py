@@ -86,3 +86,35 @@ def test_json_stream_matches_pi16(tmp_path: Path, sse_server: SSEServer, wire: s
     assert call == pi_call
     last_usage = [r["usage"] for r in ours if r["type"] == "message_update"][-1]
     assert last_usage["input"] == 20 and last_usage["output"] == 3
+
+
+def test_session_events_use_pi16_wire_names() -> None:
+    import io
+
+    from pi_coder.core.events import (
+        AutoCompactionEnd,
+        AutoCompactionStart,
+        QueueChanged,
+        SessionNameChanged,
+        ThinkingLevelChanged,
+    )
+    from pi_coder.modes.jsonl import JsonLineWriter
+
+    out = io.BytesIO()
+    writer = JsonLineWriter(out)
+    for event in (
+        QueueChanged(steering=["a"], follow_up=[]),
+        SessionNameChanged(name="Compat test"),
+        ThinkingLevelChanged(thinking_level="high"),
+        AutoCompactionStart(reason="manual"),
+        AutoCompactionEnd(result={"summary": "s"}, aborted=False, will_retry=False),
+    ):
+        writer.write(event)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert lines == [
+        {"type": "queue_update", "steering": ["a"], "followUp": []},
+        {"type": "session_info_changed", "name": "Compat test"},
+        {"type": "thinking_level_changed", "level": "high"},
+        {"type": "compaction_start", "reason": "manual"},
+        {"type": "compaction_end", "reason": "manual", "result": {"summary": "s"}, "aborted": False, "willRetry": False},
+    ]

@@ -51,7 +51,9 @@ def test_prompt_answers_at_once_then_streams_events(pi: PiHome, rpc: RpcClient) 
     pi.server.enqueue(Turn([ToolCall("read", {"path": "a.txt"}, id="c1")]), Turn([Text("hello there")]))
     request_id = rpc.send({"type": "prompt", "message": "hi"})
     response = rpc.response(request_id)
-    assert response == {"id": request_id, "type": "response", "command": "prompt", "success": True}
+    assert response == {
+        "id": request_id, "type": "response", "command": "prompt", "success": True, "data": {"disposition": "started"},
+    }  # fmt: skip
     rpc.event("agent_end")
     kinds = [line["type"] for line in rpc.seen]
     assert kinds.index("response", kinds.index("response") + 1) < kinds.index("agent_start")
@@ -75,7 +77,8 @@ def test_steer_and_follow_up_while_streaming(pi: PiHome, rpc: RpcClient) -> None
     assert pi.server.wait_for_requests(1, timeout=30)
     busy = rpc.call({"type": "prompt", "message": "too eager"})
     assert busy["success"] is False and "streamingBehavior" in busy["error"]
-    assert rpc.call({"type": "prompt", "message": "change course", "streamingBehavior": "steer"})["success"]
+    steered = rpc.call({"type": "prompt", "message": "change course", "streamingBehavior": "steer"})
+    assert steered["success"] and steered["data"] == {"disposition": "queued"}
     assert rpc.call({"type": "follow_up", "message": "and afterwards this"})["success"]
     state = rpc.call({"type": "get_state"})["data"]
     assert state["isStreaming"] is True and state["pendingMessageCount"] == 2
