@@ -392,7 +392,9 @@ class _Handler(BaseHTTPRequestHandler):
         )
         owner = self.server.owner
         turn = owner._take(record)
-        fmt: WireFormat = "anthropic" if self.path.rstrip("/").endswith("/messages") else "openai"
+        # Pi's Anthropic client posts to /v1/messages?beta=true: the query does not pick the format.
+        path = self.path.split("?", 1)[0].rstrip("/")
+        fmt: WireFormat = "anthropic" if path.endswith("/messages") else "openai"
         if turn is None:
             message = "sse_server: no scripted response left"
             self._reply_json(400, json.loads(_error_body(Turn(error_message=message, error_type="invalid_request_error"), fmt)))
