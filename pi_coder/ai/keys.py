@@ -17,6 +17,7 @@ __all__ = [
     "SHELL_TIMEOUT_S",
     "clear_command_cache",
     "env_api_key",
+    "env_reference",
     "env_vars_for",
     "resolve_config_value",
 ]
@@ -65,6 +66,12 @@ def env_api_key(provider: str, env: Mapping[str, str] | None = None) -> str | No
         if value:
             return value
     return None
+
+
+def env_reference(value: str | None) -> str | None:
+    """The variable name when ``value`` is a ``"$NAME"`` or ``"${NAME}"`` reference, else None."""
+    match = _ENV_REF.match(value or "")
+    return (match.group(1) or match.group(2)) if match is not None else None
 
 
 def resolve_config_value(value: str | None, env: Mapping[str, str] | None = None) -> str | None:

@@ -240,6 +240,21 @@ class Models:
         """The user-facing explanation of a missing key (names the variable, never a key)."""
         names = sorted(self.env_vars(provider), key=lambda n: not n.endswith("_API_KEY"))
         where = f" in {self.models_toml_path}" if self.models_toml_path is not None else " in models.toml"
+        record = self.get_provider(provider)
+        configured = record.api_key if record is not None else None
+        if configured:  # api_key is set but gave nothing: say why, not "add api_key"
+            table = f"[providers.{provider}]{where}"
+            variable = keys.env_reference(configured)
+            if variable is not None:
+                return (
+                    f'No API key for provider "{provider}": its api_key is ${variable}, which is not set. '
+                    f"Export {variable}, or change api_key in {table}."
+                )
+            if configured.startswith("!"):
+                return (
+                    f'No API key for provider "{provider}": its api_key command failed or printed nothing. '
+                    f"Run the command of api_key in {table} in a shell to see why."
+                )
         if names:
             return (
                 f'No API key for provider "{provider}". Set {" or ".join(names)}, '

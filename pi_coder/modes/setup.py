@@ -188,11 +188,10 @@ def _scoped_models(options: CliOptions, models: Models, notices: list[str]) -> l
 def _model_problem(models: Models, model: Model | None, explicit: bool) -> str | None:
     if model is not None and models.has_key(model.provider):
         return None
+    if model is not None and explicit:  # the user named the model: say what its key lacks, in one line
+        return models.missing_key_message(model.provider)
     if not models.available_models():
-        text = no_model_guidance(models)
-        if model is not None and explicit:
-            text = models.missing_key_message(model.provider) + "\n" + text
-        return text
+        return no_model_guidance(models)
     if model is None:  # pragma: no cover - pick_start_model returns an available model here
         return "No model selected. Use --model (see --list-models)."
     return models.missing_key_message(model.provider)

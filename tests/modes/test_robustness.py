@@ -175,3 +175,29 @@ def test_session_folder_that_cannot_hold_sessions_fails_before_the_run(pi_a: PiH
     assert "Cannot save sessions" in line and "is not a folder" in line and "--no-session" in line
     assert pi_a.server.requests == []
     assert pi_a.run(*args, "--no-session", "-p", "hi").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("api_key", "expected"),
+    [
+        ("$PI_QA_UNSET_VAR", "its api_key is $PI_QA_UNSET_VAR, which is not set. Export PI_QA_UNSET_VAR"),
+        ("${PI_QA_UNSET_VAR}", "its api_key is $PI_QA_UNSET_VAR, which is not set"),
+        ("!exit 3", "its api_key command failed or printed nothing"),
+        ("!true", "its api_key command failed or printed nothing"),
+    ],
+)
+def test_api_key_that_resolves_to_nothing_says_why(pi_a: PiHome, api_key: str, expected: str) -> None:
+    """Not "add api_key to [providers.local]" when api_key is there but gives no key."""
+    models = (pi_a.home / "models.toml").read_text().replace('api_key = "none"', f"api_key = {json.dumps(api_key)}")
+    (pi_a.home / "models.toml").write_text(models)
+    line = _one_line_error(pi_a.run("--model", "local/test-model", "-p", "hi"), pi_a)
+    assert expected in line and "[providers.local]" in line
+    assert pi_a.server.requests == []
+
+
+def test_failing_key_command_output_is_never_shown(pi_a: PiHome) -> None:
+    models = (pi_a.home / "models.toml").read_text().replace('api_key = "none"', 'api_key = "!echo sk-test-SECRET123; exit 1"')
+    (pi_a.home / "models.toml").write_text(models)
+    run = pi_a.run("--model", "local/test-model", "-p", "hi")
+    assert run.returncode == 1
+    assert "SECRET123" not in run.stderr + run.stdout
