@@ -141,13 +141,21 @@ def _last_role(session: Any) -> str | None:
 
 
 def _export(options: CliOptions, cwd: str) -> int:
-    from pi_coder.core.export_html import export_session_html
+    from pi_coder.core.export_html import default_export_path, export_session_html
 
     source = Path(os.path.expanduser(options.export or ""))
     output = Path(os.path.expanduser(options.messages[0])) if options.messages else None
+    if source.is_dir():
+        raise UserError(f"--export takes a session file (.jsonl); {source} is a folder")
     if not source.is_file():
         raise UserError(f"Session file not found: {source}")
-    path = export_session_html(source, output, cwd=cwd)
+    if output is not None and output.is_dir():
+        output = default_export_path(source, output)
+    try:
+        path = export_session_html(source, output, cwd=cwd)
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise UserError(f"Cannot export {source}: {exc.strerror or exc}{where}") from None
     print(f"Exported to: {path}")
     return 0
 

@@ -201,3 +201,29 @@ def test_failing_key_command_output_is_never_shown(pi_a: PiHome) -> None:
     run = pi_a.run("--model", "local/test-model", "-p", "hi")
     assert run.returncode == 1
     assert "SECRET123" not in run.stderr + run.stdout
+
+
+def _a_session(pi: PiHome) -> Path:
+    pi.server.enqueue(Turn([Text("hello")]))
+    assert pi.run("-p", "hi").returncode == 0
+    [path] = pi.session_files()
+    return path
+
+
+def test_export_into_a_folder_uses_the_default_name(pi_a: PiHome, tmp_path: Path) -> None:
+    source = _a_session(pi_a)
+    out = tmp_path / "exports"
+    out.mkdir()
+    run = pi_a.run("--export", str(source), str(out))
+    assert run.returncode == 0, run.stderr
+    assert (out / f"pi-session-{source.stem}.html").is_file()
+
+
+def test_export_errors_are_one_line(pi_a: PiHome, tmp_path: Path) -> None:
+    source = _a_session(pi_a)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    line = _one_line_error(pi_a.run("--export", str(source), str(blocker / "out.html")), pi_a)
+    assert line.startswith("pi: Cannot export") and str(blocker) in line
+    line = _one_line_error(pi_a.run("--export", str(tmp_path)), pi_a)
+    assert "is a folder" in line
