@@ -38,7 +38,12 @@ from pi_coder.session.entries import (
     ThinkingLevelChangeEntry,
     UnknownEntry,
 )
-from pi_coder.session.errors import AmbiguousSessionError, InvalidSessionFileError, SessionNotFoundError
+from pi_coder.session.errors import (
+    AmbiguousSessionError,
+    InvalidSessionFileError,
+    SessionNotFoundError,
+    SessionWriteError,
+)
 from pi_coder.session.listing import (
     SessionInfo,
     find_most_recent_session,
@@ -100,6 +105,7 @@ __all__ = [
     "SessionNotFoundError",
     "SessionStore",
     "SessionTreeNode",
+    "SessionWriteError",
     "ThinkingLevelChangeEntry",
     "UnknownEntry",
     "UnknownMessage",

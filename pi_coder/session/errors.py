@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pi_coder.errors import SessionNotFoundError, UserError
 
-__all__ = ["AmbiguousSessionError", "InvalidSessionFileError", "SessionNotFoundError"]
+__all__ = ["AmbiguousSessionError", "InvalidSessionFileError", "SessionNotFoundError", "SessionWriteError"]
 
 
 class InvalidSessionFileError(UserError):
@@ -18,3 +18,7 @@ class AmbiguousSessionError(UserError):
         super().__init__(message)
         self.candidates = candidates
         """Paths of the matching session files."""
+
+
+class SessionWriteError(UserError):
+    """The session file cannot be written (disk full, folder gone or read-only)."""

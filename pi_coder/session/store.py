@@ -35,7 +35,7 @@ from pi_coder.session.entries import (
     SessionHeader,
     SessionInfoEntry,
 )
-from pi_coder.session.errors import InvalidSessionFileError
+from pi_coder.session.errors import InvalidSessionFileError, SessionWriteError
 from pi_coder.session.messages import (
     AgentMessage,
     BranchSummaryMessage,
@@ -348,6 +348,15 @@ class SessionStore:
         return entry.id
 
     def _write(self, entry: SessionEntry) -> None:
+        try:
+            self._write_entry(entry)
+        except OSError as exc:
+            raise SessionWriteError(
+                f"Cannot save the session to {self._file}: {exc.strerror or exc}. "
+                "Free some space or fix the folder, or run with --no-session."
+            ) from exc
+
+    def _write_entry(self, entry: SessionEntry) -> None:
         if not self._persist or self._file is None:
             return
         if self._on_disk:

@@ -227,3 +227,11 @@ def test_export_errors_are_one_line(pi_a: PiHome, tmp_path: Path) -> None:
     assert line.startswith("pi: Cannot export") and str(blocker) in line
     line = _one_line_error(pi_a.run("--export", str(tmp_path)), pi_a)
     assert "is a folder" in line
+
+
+def test_session_that_cannot_be_saved_mid_run_is_one_line(pi_a: PiHome) -> None:
+    """A write failure (disk full, file replaced) is reported as such, not as an internal error."""
+    sabotage = f'for f in {pi_a.home}/sessions/*/*.jsonl; do rm "$f"; mkdir "$f"; done'
+    pi_a.server.enqueue(Turn([ToolCall("bash", {"command": sabotage}, id="c1")]), Turn([Text("done")]))
+    line = _one_line_error(pi_a.run("-p", "go"), pi_a)
+    assert "Cannot save the session" in line and "Is a directory" in line and "--no-session" in line
