@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pi_coder.errors import UserError
+from pi_coder.errors import SessionNotFoundError, UserError
 
 if TYPE_CHECKING:
     from pi_coder.ai.models import Models
@@ -243,7 +243,10 @@ def open_store(options: CliOptions, cwd: str, session_dir: str | None, *, intera
             return SessionStore.open(Path(os.path.expanduser(arg)), session_dir)
         from pi_coder.session.listing import resolve_session
 
-        path = resolve_session(arg, cwd, session_dir)
+        try:
+            path = resolve_session(arg, cwd, session_dir)
+        except SessionNotFoundError as exc:
+            raise SessionNotFoundError(f"{exc}; run pi -r to pick one") from None
         local = Path(session_dir) if session_dir else session_dir_for_cwd(cwd)
         if path.parent.resolve() != local.resolve():
             _confirm_fork(path)

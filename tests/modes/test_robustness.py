@@ -235,3 +235,8 @@ def test_session_that_cannot_be_saved_mid_run_is_one_line(pi_a: PiHome) -> None:
     pi_a.server.enqueue(Turn([ToolCall("bash", {"command": sabotage}, id="c1")]), Turn([Text("done")]))
     line = _one_line_error(pi_a.run("-p", "go"), pi_a)
     assert "Cannot save the session" in line and "Is a directory" in line and "--no-session" in line
+
+
+def test_unknown_session_id_says_how_to_find_one(pi_a: PiHome) -> None:
+    line = _one_line_error(pi_a.run("--session", "deadbeef", "-p", "hi"), pi_a)
+    assert "No session found matching 'deadbeef'" in line and "pi -r" in line
