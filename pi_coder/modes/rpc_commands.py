@@ -93,6 +93,8 @@ async def _prompt(server: RpcServer, command: dict[str, Any]) -> Any:
 
     text = _str(command, "message", allow_empty=True)
     images = _images(command)
+    if not text.strip() and not images:  # a provider would reject the empty message mid-run
+        raise RpcError('"message" must be a non-empty string (or send images)')
     behavior = command.get("streamingBehavior")
     if behavior not in (None, "steer", "followUp", "follow_up"):
         raise RpcError(f'Invalid streamingBehavior "{behavior}": use "steer" or "followUp"')

@@ -240,3 +240,16 @@ def test_session_that_cannot_be_saved_mid_run_is_one_line(pi_a: PiHome) -> None:
 def test_unknown_session_id_says_how_to_find_one(pi_a: PiHome) -> None:
     line = _one_line_error(pi_a.run("--session", "deadbeef", "-p", "hi"), pi_a)
     assert "No session found matching 'deadbeef'" in line and "pi -r" in line
+
+
+def test_rpc_rejects_an_empty_prompt_and_keeps_serving(pi_a: PiHome) -> None:
+    pi_a.server.enqueue(Turn([Text("fine")]))
+    client = RpcClient(pi_a)
+    try:
+        reply = client.call({"type": "prompt", "message": "  "})
+        assert reply["success"] is False and "non-empty" in reply["error"]
+        assert client.call({"type": "prompt", "message": "real"})["success"] is True
+        assert client.event("agent_end")["type"] == "agent_end"
+    finally:
+        assert client.close() == 0
+    assert len(pi_a.server.requests) == 1
