@@ -253,3 +253,50 @@ def test_rpc_rejects_an_empty_prompt_and_keeps_serving(pi_a: PiHome) -> None:
     finally:
         assert client.close() == 0
     assert len(pi_a.server.requests) == 1
+
+
+# ---------------------------------------------------------------------------- secrets
+
+SECRET = "sk-test-SECRET123"
+
+
+def _key_from_env(pi: PiHome) -> None:
+    models = (pi.home / "models.toml").read_text().replace('api_key = "none"', 'api_key = "$PI_QA_KEY"')
+    (pi.home / "models.toml").write_text(models)
+
+
+def _no_secret_anywhere(pi: PiHome, run: subprocess.CompletedProcess[str]) -> None:
+    assert SECRET not in run.stdout + run.stderr
+    for path in pi.home.rglob("*"):
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), path
+
+
+@pytest.mark.parametrize("key", [f"{SECRET}\nX-Injected: 1", f"{SECRET}\u00e9"])
+def test_key_with_a_line_break_or_non_ascii_is_refused_without_showing_it(pi_a: PiHome, key: str) -> None:
+    """httpx's "Illegal header value b'...\\n...'" used to carry the key past the redaction."""
+    _key_from_env(pi_a)
+    run = pi_a.run("-p", "hi", PI_QA_KEY=key)
+    assert run.returncode == 1
+    assert "contains a line break, a control character or a non-ASCII character" in run.stderr
+    assert "[providers.local]" in run.stderr
+    _no_secret_anywhere(pi_a, run)
+    assert pi_a.server.requests == []
+
+
+def test_key_with_surrounding_whitespace_is_trimmed(pi_a: PiHome) -> None:
+    _key_from_env(pi_a)
+    pi_a.server.enqueue(Turn([Text("ok")]))
+    run = pi_a.run("-p", "hi", PI_QA_KEY=f" {SECRET}\r\n")
+    assert run.returncode == 0, run.stderr
+    assert pi_a.server.requests[0].headers["x-api-key"] == SECRET
+
+
+def test_error_messages_scrub_escaped_forms_of_the_key() -> None:
+    from pi_coder.ai.providers._common import StreamWriter
+    from pi_coder.ai.types import Model
+
+    writer = StreamWriter(Model(id="m", api="anthropic-messages", provider="p", base_url="http://127.0.0.1:9"))
+    writer.secret = f"{SECRET}\tx\u00e9"
+    writer.fail(f"Illegal header value {writer.secret.encode('utf-8', 'backslashreplace')!r} or {writer.secret!r}")
+    assert "SECRET123" not in (writer.output.error_message or "")

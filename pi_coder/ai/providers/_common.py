@@ -94,8 +94,15 @@ def require_api_key(model: Model, options: StreamOptions) -> str | None:
     Raises:
         ProviderError: The provider needs a key and ``options.api_key`` is empty.
     """
-    key = options.api_key
+    key = options.api_key.strip() if options.api_key else None
     if key:
+        if not key.isascii() or any(ch < " " or ch == "\x7f" for ch in key):
+            # httpx would refuse the header with the key in its message, or fail with a bare codec error.
+            where = env_hint(model) or f"api_key of [providers.{model.provider}] in models.toml"
+            raise ProviderError(
+                f'The API key for provider "{model.provider}" contains a line break, a control character '
+                f"or a non-ASCII character; check {where}."
+            )
         return key
     hint = env_hint(model)
     if hint is None:
@@ -279,7 +286,9 @@ class StreamWriter:
         self.flush()
         secret = self.secret
         if secret and len(secret) >= 4:
-            message = message.replace(secret, "***")
+            # Also the escaped forms a repr() of the header value shows (b'...\\n...').
+            for form in {secret, repr(secret)[1:-1], repr(secret.encode("utf-8", "backslashreplace"))[2:-1]}:
+                message = message.replace(form, "***")
         output = self.output
         output.stop_reason = "aborted" if aborted else "error"
         output.error_message = message
