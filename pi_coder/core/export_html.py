@@ -105,7 +105,10 @@ def render_session_html(store: SessionStore) -> str:
     body: list[str] = []
     models: list[str] = []
     for entry in entries:
-        body.append(_render_entry(entry, results, models))
+        try:
+            body.append(_render_entry(entry, results, models))
+        except (TypeError, ValueError, AttributeError, KeyError):  # a hand-edited or damaged entry
+            body.append('<div class="note">(an entry of this session could not be read)</div>')
     title = store.name or _first_user_text(entries) or "Session"
     return "".join(
         [
@@ -144,7 +147,7 @@ def _plain_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(b.get("text", "") for b in content if isinstance(b, Mapping) and b.get("type") == "text")
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, Mapping) and b.get("type") == "text")
     return ""
 
 
@@ -157,6 +160,10 @@ def _tool_results(entries: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[str
     return found
 
 
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
 def _meta(
     session_id: str, cwd: str, created: str, models: list[str], entries: list[Mapping[str, Any]]
 ) -> str:
@@ -166,10 +173,10 @@ def _meta(
         message = entry.get("message")
         usage = message.get("usage") if isinstance(message, Mapping) else None
         if isinstance(usage, Mapping):
-            tokens_in += int(usage.get("input") or 0) + int(usage.get("cacheRead") or 0)
-            tokens_out += int(usage.get("output") or 0)
+            tokens_in += int(_number(usage.get("input")) + _number(usage.get("cacheRead")))
+            tokens_out += int(_number(usage.get("output")))
             total = usage.get("cost", {}).get("total") if isinstance(usage.get("cost"), Mapping) else None
-            cost += float(total or 0)
+            cost += _number(total)
     parts = [
         f"<span>Session {escape(session_id)}</span>",
         f"<span>{escape(cwd)}</span>",
@@ -278,7 +285,8 @@ def _render_assistant(message: Mapping[str, Any], results: Mapping[str, Mapping[
     if message.get("provider"):
         models.append(name)
     parts: list[str] = []
-    for block in message.get("content") or ():
+    content = message.get("content")
+    for block in content if isinstance(content, list) else ():
         if not isinstance(block, Mapping):
             continue
         kind = block.get("type")
@@ -323,7 +331,8 @@ def _render_tool(call: Mapping[str, Any], result: Mapping[str, Any] | None) -> s
         body.append(_diff(diff))
     elif result is not None:
         text = _plain_text(result.get("content"))
-        images = [b for b in result.get("content") or () if isinstance(b, Mapping) and b.get("type") == "image"]
+        blocks = result.get("content")
+        images = [b for b in blocks if isinstance(b, Mapping) and b.get("type") == "image"] if isinstance(blocks, list) else []
         if text:
             body.append(f'<div class="result">{_collapsible("output", text)}</div>')
         body.extend(_image(b) for b in images)

@@ -300,3 +300,20 @@ def test_error_messages_scrub_escaped_forms_of_the_key() -> None:
     writer.secret = f"{SECRET}\tx\u00e9"
     writer.fail(f"Illegal header value {writer.secret.encode('utf-8', 'backslashreplace')!r} or {writer.secret!r}")
     assert "SECRET123" not in (writer.output.error_message or "")
+
+
+def test_export_of_a_hand_damaged_session_still_writes_html(pi_a: PiHome, tmp_path: Path) -> None:
+    source = _a_session(pi_a)
+    lines = [json.loads(line) for line in source.read_text().splitlines()]
+    for entry in lines:
+        message = entry.get("message")
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            message["content"] = 5
+            message["usage"] = {"input": [1], "output": "x", "cost": {"total": None}}
+        elif isinstance(message, dict) and message.get("role") == "user":
+            message["content"] = [{"type": "text", "text": ["not", "text"]}]
+    source.write_text("".join(json.dumps(entry) + "\n" for entry in lines))
+    out = tmp_path / "out.html"
+    run = pi_a.run("--export", str(source), str(out))
+    assert run.returncode == 0, run.stderr
+    assert out.read_text().startswith("<!DOCTYPE html>")
