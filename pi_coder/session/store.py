@@ -128,10 +128,17 @@ class SessionStore:
             session_dir: Folder for sessions created from this one (default: the file's folder).
 
         Raises:
-            InvalidSessionFileError: The file is not empty and does not start with a header.
+            InvalidSessionFileError: The file is not empty and does not start with a header, or is
+                not a regular file (a folder, a device, a FIFO).
         """
         file = Path(path).absolute()
         directory = Path(session_dir) if session_dir is not None else file.parent
+        if file.exists() and not file.is_file():
+            # A device or FIFO (--session /dev/null): reading could block, and the first save
+            # would replace the node with a regular file.
+            raise InvalidSessionFileError(
+                f"Not a session file: {file} is not a regular file (--no-session runs without saving)"
+            )
         if not file.exists():
             store = cls(os.getcwd(), directory, persist=True)
             store.new_session()

@@ -317,3 +317,13 @@ def test_export_of_a_hand_damaged_session_still_writes_html(pi_a: PiHome, tmp_pa
     run = pi_a.run("--export", str(source), str(out))
     assert run.returncode == 0, run.stderr
     assert out.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_session_that_is_not_a_regular_file_is_refused(pi_a: PiHome) -> None:
+    """A FIFO blocked the start forever; a device (--session /dev/null) was replaced by a file."""
+    fifo = pi_a.project / "pipe.jsonl"
+    os.mkfifo(fifo)
+    line = _one_line_error(pi_a.run("--session", str(fifo), "-p", "hi", timeout=20), pi_a)
+    assert "is not a regular file" in line and "--no-session" in line
+    assert fifo.is_fifo()
+    assert pi_a.server.requests == []
