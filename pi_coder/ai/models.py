@@ -430,6 +430,19 @@ def load_models_toml(path: Path) -> dict[str, dict[str, Any]]:
     return providers
 
 
+def _check_base_url(url: str, where: str, fail: Any) -> None:
+    """A base URL httpx can use, so a typo is a config error now rather than a connection error later."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for a port that is not a number in range)
+    except ValueError as exc:
+        raise fail(f"{where}.base_url {url!r} is not a valid URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise fail(f'{where}.base_url {url!r} must start with http:// or https:// and name a host')
+
+
 def _check_keys(table: dict[str, Any], allowed: set[str], where: str, fail: Any) -> None:
     unknown = sorted(set(table) - allowed)
     if unknown:
@@ -488,6 +501,8 @@ def _apply_config(models: Models, providers: dict[str, dict[str, Any]], path: Pa
         for i, entry in enumerate(table.get("models", [])):
             if entry.get("api") is not None and entry["api"] not in API_STREAMS:
                 raise ConfigError(f"{path}: providers.{name}.models[{i}].api {entry['api']!r} is not supported")
+        if table.get("base_url"):
+            _check_base_url(table["base_url"], f"providers.{name}", lambda message: ConfigError(f"{path}: {message}"))
         if provider is None:
             if not api:
                 raise ConfigError(f"{path}: providers.{name}.api is required for a new provider")

@@ -327,3 +327,21 @@ def test_session_that_is_not_a_regular_file_is_refused(pi_a: PiHome) -> None:
     assert "is not a regular file" in line and "--no-session" in line
     assert fifo.is_fifo()
     assert pi_a.server.requests == []
+
+
+@pytest.mark.parametrize(
+    ("base_url", "expected"),
+    [
+        ("127.0.0.1:8080/v1", "must start with http:// or https://"),
+        ("ftp://127.0.0.1/v1", "must start with http:// or https://"),
+        ("http://[::1/v1", "is not a valid URL"),
+        ("http://127.0.0.1:99999/v1", "is not a valid URL"),
+    ],
+)
+def test_bad_base_url_is_a_config_error_not_a_connection_error(pi_a: PiHome, base_url: str, expected: str) -> None:
+    """It used to fail only at the request, after retries, as "Connection error: Invalid port"."""
+    (pi_a.home / "models.toml").write_text(
+        f'[providers.x]\napi = "openai-completions"\nbase_url = "{base_url}"\napi_key = "none"\nmodels = [{{ id = "m" }}]\n'
+    )
+    line = _one_line_error(pi_a.run("--model", "x/m", "-p", "hi"), pi_a)
+    assert "models.toml" in line and "providers.x.base_url" in line and expected in line
