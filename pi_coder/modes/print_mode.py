@@ -1,7 +1,8 @@
 """``pi -p`` (text) and ``pi --mode json``: run the prompts once and exit (pi-product 1.4).
 
 Text mode prints the final assistant message's text blocks, one per line; an error or abort
-prints the error on stderr and exits 1. JSON mode writes the session header, then every agent
+prints the error on stderr and exits 1; each automatic retry of a failed request is noted on
+stderr as it starts. JSON mode writes the session header, then every agent
 and session event as one JSON line (Pi 1.6's ``agent_settled`` after each prompt's whole run),
 and exits 0 even when the model fails. Ctrl+C aborts the
 run (the session keeps what was said) and exits 130; a second Ctrl+C stops at once. SIGTERM and
@@ -56,6 +57,8 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
         writer = JsonLineWriter()
         writer.write(session.store.header)
         session.subscribe(writer.write)
+    else:
+        session.subscribe(_note_retry)
     interrupt = _Interrupt(session)
     interrupt.install()
     try:
@@ -75,6 +78,16 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
     if output == "json":
         return 0
     return _print_final(session)
+
+
+def _note_retry(event: object) -> None:
+    """Text mode: say on stderr why nothing happens while a failed request waits for its retry."""
+    if getattr(event, "type", None) != "auto_retry_start":
+        return
+    seconds = getattr(event, "delay_ms", 0) / 1000
+    attempt, total = getattr(event, "attempt", "?"), getattr(event, "max_attempts", "?")
+    with contextlib.suppress(OSError):
+        print(f"{getattr(event, 'error_message', 'Request failed')} (retry {attempt} of {total} in {seconds:g} s)", file=sys.stderr)
 
 
 def _last_assistant(session: AgentSession) -> object | None:

@@ -345,3 +345,16 @@ def test_bad_base_url_is_a_config_error_not_a_connection_error(pi_a: PiHome, bas
     )
     line = _one_line_error(pi_a.run("--model", "x/m", "-p", "hi"), pi_a)
     assert "models.toml" in line and "providers.x.base_url" in line and expected in line
+
+
+# ---------------------------------------------------------------------------- runtime failures
+
+
+def test_text_mode_notes_each_retry_on_stderr(pi_a: PiHome) -> None:
+    """A retried request is not a silent wait (a dead local server took 40 s with no output)."""
+    (pi_a.home / "settings.toml").write_text("[retry]\nbase_delay_ms = 10\n")
+    pi_a.server.enqueue(Turn([Text("par")], error_event="Overloaded"), Turn([Text("recovered")]))
+    run = pi_a.run("-p", "hi")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "recovered\n"
+    assert "Overloaded" in run.stderr and "retry 1 of 3" in run.stderr
