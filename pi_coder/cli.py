@@ -342,8 +342,29 @@ def _say(line: str) -> None:
     print(f"pi: {line}", file=sys.stderr)
 
 
+def _reopen_closed_std_streams() -> None:
+    """Point a closed stdin/stdout/stderr (``pi -p x >&-``) at /dev/null.
+
+    Python leaves ``sys.stdout`` None then, and the modes would crash on it; worse, the first
+    file opened later would take the free descriptor 1 or 2 and receive what is printed.
+    """
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        setattr(sys, name, open(fd, "r" if fd == 0 else "w", encoding="utf-8", errors="replace", closefd=False))  # noqa: SIM115
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``pi``; returns the exit code (the console script passes it to ``sys.exit``)."""
+    if sys.stdin is None or sys.stdout is None or sys.stderr is None:
+        _reopen_closed_std_streams()
     args = sys.argv[1:] if argv is None else list(argv)
     head = args[: args.index("--")] if "--" in args else args
     if "-v" in head or "--version" in head:

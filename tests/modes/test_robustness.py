@@ -358,3 +358,19 @@ def test_text_mode_notes_each_retry_on_stderr(pi_a: PiHome) -> None:
     assert run.returncode == 0, run.stderr
     assert run.stdout == "recovered\n"
     assert "Overloaded" in run.stderr and "retry 1 of 3" in run.stderr
+
+
+@pytest.mark.parametrize(("mode", "closed"), [("-p", 1), ("--mode=json", 1), ("--mode=rpc", 0)])
+def test_closed_standard_streams_are_not_an_internal_error(pi_a: PiHome, mode: str, closed: int) -> None:
+    """``pi -p x >&-`` (a daemon with no stdout) crashed on ``sys.stdout`` being None."""
+    pi_a.server.enqueue(Turn([Text("hello")]))
+    stdin = subprocess.DEVNULL if closed != 0 else None
+    proc = subprocess.run(
+        [*PI, mode, *(["hi"] if closed else [])], cwd=pi_a.project, env=pi_a.env(), stdin=stdin,
+        stderr=subprocess.PIPE, timeout=60, preexec_fn=lambda: os.close(closed),  # noqa: PLW1509
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert b"internal error" not in proc.stderr
+    for path in pi_a.session_files():
+        for line in path.read_text().splitlines():
+            json.loads(line)
