@@ -17,7 +17,7 @@ from textual.widgets import Markdown
 
 from pi_coder.tui.commands import COMMANDS, find_command, parse_command
 from pi_coder.tui.completion import Completion, CompletionContext, ProjectFiles, fuzzy_filter
-from pi_coder.tui.controller import TranscriptController
+from pi_coder.tui.controller import StreamDelta, TranscriptController
 from pi_coder.tui.format import git_branch, shorten_home
 from pi_coder.tui.keys import bindings_for, display_keys, effective_keys
 from pi_coder.tui.messages import SessionEventsPosted
@@ -32,6 +32,8 @@ from pi_coder.tui.widgets.transcript import Transcript
 __all__ = ["PiApp", "no_model_help"]
 
 _DOUBLE_PRESS_SECONDS = 0.5
+_DRAIN_INTERVAL = 1 / 60
+_STREAM_DELTAS = frozenset({"text_delta", "thinking_delta"})
 
 
 def no_model_help() -> str:
@@ -115,6 +117,8 @@ class PiApp(NavigationMixin, App[int]):
         self.tools_expanded = False
         self.commands = COMMANDS
         self._events: deque[Any] = deque()
+        self._drain_posted = False
+        self._last_drain = 0.0
         self._unsubscribe: Any = None
         self._last_clear = 0.0
         self._project_files = ProjectFiles(cwd)
@@ -217,23 +221,52 @@ class PiApp(NavigationMixin, App[int]):
     # ------------------------------------------------------------------ session events
 
     def _on_session_event(self, event: Any) -> None:
-        """AgentSession listener: only queue the event and wake the message pump."""
+        """AgentSession listener: only queue the event and wake the message pump.
+
+        At most one wake-up message is in flight, and wake-ups are spaced by a 60th of a second,
+        so a fast stream is handled in batches instead of one Textual message per delta.
+        """
+        if event.type == "message_update":
+            # Keep only the delta text: the event's partial message may be a fresh copy of the
+            # whole answer, and holding hundreds of those until the next drain is costly.
+            ame = event.assistant_message_event
+            if ame.type in _STREAM_DELTAS:
+                events = self._events
+                last = events[-1] if events else None
+                if isinstance(last, StreamDelta) and last.kind == ame.type and last.content_index == ame.content_index:
+                    last.parts.append(ame.delta)
+                    return
+                event = StreamDelta(ame.type, ame.content_index, [ame.delta])
         self._events.append(event)
-        if len(self._events) == 1:
+        if self._drain_posted:
+            return
+        self._drain_posted = True
+        delay = self._last_drain + _DRAIN_INTERVAL - time.monotonic()
+        if delay <= 0:
             self.post_message(SessionEventsPosted())
+        else:
+            asyncio.get_running_loop().call_later(delay, self.post_message, SessionEventsPosted())
+
+    @property
+    def events_pending(self) -> bool:
+        """True while session events wait to be rendered."""
+        return bool(self._events)
 
     async def on_session_events_posted(self, message: SessionEventsPosted) -> None:
         controller = self.controller
+        self._drain_posted = False
+        self._last_drain = time.monotonic()
         if controller is None:
             return
         events = self._events
         while events:
             event = events.popleft()
             await self._dispatch(event, controller)
+        self.transcript.note_activity()
 
     async def _dispatch(self, event: Any, controller: TranscriptController) -> None:
         kind = event.type
-        if kind == "message_update":
+        if kind == "message_update" or kind == "stream_delta":
             await controller.handle(event)
             return
         if kind == "agent_start":

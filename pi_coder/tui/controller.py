@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from textual.widget import Widget
@@ -15,7 +16,18 @@ from pi_coder.tui.widgets.transcript import Transcript, UserMessageBlock
 if TYPE_CHECKING:
     from pi_coder.tui.app import PiApp
 
-__all__ = ["TranscriptController", "message_text"]
+__all__ = ["StreamDelta", "TranscriptController", "message_text"]
+
+
+@dataclass(slots=True)
+class StreamDelta:
+    """Consecutive text or thinking deltas of one content block, without their partial messages."""
+
+    kind: str
+    """``text_delta`` or ``thinking_delta``."""
+    content_index: int
+    parts: list[str]
+    type: str = "stream_delta"
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
@@ -109,6 +121,8 @@ class TranscriptController:
                 await self.add(part)
             if kind == "text_delta":
                 part.append(ame.delta)
+            elif kind == "text_end":
+                await part.finish()
         elif kind in ("thinking_start", "thinking_delta", "thinking_end"):
             if not isinstance(part, ThinkingBlock):
                 part = ThinkingBlock(hidden=self.app.hide_thinking)
@@ -117,7 +131,7 @@ class TranscriptController:
             if kind == "thinking_delta":
                 part.append(ame.delta)
             elif kind == "thinking_end":
-                part.set_text(ame.content)
+                await part.finish()
         elif kind in ("toolcall_start", "toolcall_delta", "toolcall_end"):
             call = ame.tool_call if kind == "toolcall_end" else _content_at(ame.partial, index)
             if call is None:
@@ -131,7 +145,22 @@ class TranscriptController:
             part.update_args(call.arguments or {}, complete=kind == "toolcall_end")
             if kind == "toolcall_end" and call.name == "edit":
                 self.app.schedule_edit_preview(part)
-        self.transcript.note_activity()
+
+    async def _on_stream_delta(self, event: StreamDelta) -> None:
+        part = self._parts.get(event.content_index)
+        text = "".join(event.parts)
+        if event.kind == "text_delta":
+            if not isinstance(part, AssistantText):
+                part = AssistantText()
+                self._parts[event.content_index] = part
+                await self.add(part)
+            part.append(text)
+        else:
+            if not isinstance(part, ThinkingBlock):
+                part = ThinkingBlock(hidden=self.app.hide_thinking)
+                self._parts[event.content_index] = part
+                await self.add(part)
+            part.append(text)
 
     async def _on_message_end(self, event: Any) -> None:
         message = event.message
@@ -182,7 +211,6 @@ class TranscriptController:
         block = self._tools.get(event.tool_call_id)
         if block is not None:
             block.partial(event.partial_result)
-            self.transcript.note_activity()
 
     async def _on_tool_execution_end(self, event: Any) -> None:
         block = self._tools.get(event.tool_call_id)
@@ -211,7 +239,6 @@ class TranscriptController:
     async def _on_bash_execution_update(self, event: Any) -> None:
         if self._bash is not None:
             self._bash.update_output(event.output)
-            self.transcript.note_activity()
 
     async def _on_bash_execution_end(self, event: Any) -> None:
         if self._bash is None:

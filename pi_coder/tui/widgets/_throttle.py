@@ -10,6 +10,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 FRAME_SECONDS = 1 / 30
+MAX_FRAME_SECONDS = 0.25
 
 
 class Throttle:
@@ -24,15 +25,19 @@ class Throttle:
     ) -> None:
         self._widget = widget
         self._callback = callback
-        self._frame = frame
+        self.frame = frame
         self._timer: Timer | None = None
         self._last = 0.0
         self._pending = False
 
+    @property
+    def pending(self) -> bool:
+        return self._pending
+
     def request(self) -> None:
         self._pending = True
         if self._timer is None:
-            delay = max(0.001, self._frame - (time.monotonic() - self._last))
+            delay = max(0.001, self.frame - (time.monotonic() - self._last))
             self._timer = self._widget.set_timer(delay, self._fire, name="throttle")
 
     async def _fire(self) -> None:

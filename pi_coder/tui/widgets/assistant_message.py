@@ -1,118 +1,130 @@
 """Assistant output: streamed Markdown text and thinking blocks.
 
-Text deltas are collected and written to Textual's ``MarkdownStream`` at most 30 times a second;
-``Markdown.append`` re-parses only from the start of the last top-level block, so only the last
-block is re-rendered while the answer grows.
+Text deltas are collected and rendered at most 30 times a second by
+:class:`~pi_coder.tui.widgets.markdown_view.StreamingMarkdown`, which re-renders only the live
+tail of the answer (see that module for why Textual's ``Markdown`` widget is not used here).
 """
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Static
 
-from pi_coder.tui.widgets._throttle import Throttle
+from pi_coder.tui.widgets._throttle import FRAME_SECONDS, MAX_FRAME_SECONDS, Throttle
+from pi_coder.tui.widgets.markdown_view import StreamingMarkdown
 
 __all__ = ["AssistantText", "MessageNote", "ThinkingBlock"]
+
+FLOOD_CHARS = 4000
+"""More text than this in one frame means the stream is far faster than anyone reads."""
+FLOOD_FRAME_SECONDS = 0.2
 
 
 class AssistantText(Widget):
     """One text block of an assistant message, streamable."""
 
     DEFAULT_CSS = """
-    AssistantText { height: auto; margin: 1 1 0 1; }
-    AssistantText > Markdown { padding: 0 1; margin: 0; }
-    AssistantText MarkdownFence { margin: 0 0 1 0; padding: 0 1; }
-    AssistantText > Markdown > *:last-child { margin-bottom: 0; }
+    AssistantText { height: auto; margin: 1 1 0 1; padding: 0 1; }
     """
 
     def __init__(self, text: str = "") -> None:
         super().__init__()
         self._initial = text.strip()
-        self._source = self._initial
-        self._pending: list[str] = []
-        self._stream: MarkdownStream | None = None
-        self._throttle = Throttle(self, self._write_pending)
+        self._started = False
+        self._view: StreamingMarkdown | None = None
+        self._throttle = Throttle(self, self._render_pending)
 
     @property
     def source(self) -> str:
         """All text received so far (including what is not rendered yet)."""
-        return self._source
+        return self._view.source if self._view is not None else self._initial
+
+    @property
+    def has_pending(self) -> bool:
+        return self._throttle.pending
 
     def compose(self) -> ComposeResult:
-        yield Markdown(self._initial)
+        self._view = StreamingMarkdown(self._initial)
+        yield self._view
 
     def append(self, delta: str) -> None:
         """Queue a text delta; it is rendered with the next frame."""
-        if not delta:
+        if not delta or self._view is None:
             return
-        if not self._source and not self._pending:
+        if not self._started:
             delta = delta.lstrip()
             if not delta:
                 return
-        self._source += delta
-        self._pending.append(delta)
+            self._started = True
+        self._view.add_text(delta)
         self._throttle.request()
 
-    async def _write_pending(self) -> None:
-        if not self._pending:
-            return
-        text = "".join(self._pending)
-        self._pending.clear()
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self.query_one(Markdown))
-        await self._stream.write(text)
+    async def _render_pending(self) -> None:
+        assert self._view is not None
+        burst = self._view.render_pending()
+        self.call_after_refresh(self._frame_done, time.perf_counter(), burst)
+
+    def _frame_done(self, started: float, burst: int) -> None:
+        # While a stream outpaces reading (a huge answer, a fast local model), frames get rarer:
+        # drawing then takes at most about a quarter of the time and does not slow the stream.
+        cost = time.perf_counter() - started
+        frame = max(FRAME_SECONDS, 4 * cost)
+        if burst > FLOOD_CHARS:
+            frame = max(frame, FLOOD_FRAME_SECONDS)
+        self._throttle.frame = min(MAX_FRAME_SECONDS, frame)
 
     async def finish(self) -> None:
-        """Render what is pending and stop the stream."""
+        """Render what is pending; sealed chunks are then rendered exactly in idle time."""
         await self._throttle.flush()
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
+        if self._view is not None:
+            self._view.finish_rendering()
 
 
-class ThinkingBlock(Static):
-    """A thinking block: italic text, or a one-line "Thinking..." label when hidden."""
+class ThinkingBlock(Widget):
+    """A thinking block: muted italic Markdown, or a one-line "Thinking..." label when hidden."""
 
     DEFAULT_CSS = """
     ThinkingBlock { height: auto; margin: 1 1 0 1; padding: 0 1; color: $text-muted; text-style: italic; }
+    ThinkingBlock > Static { display: none; }
+    ThinkingBlock.-hidden > Static { display: block; }
+    ThinkingBlock.-hidden > StreamingMarkdown { display: none; }
     """
 
     def __init__(self, text: str = "", *, hidden: bool = False) -> None:
-        super().__init__("")
-        self._text = text
-        self._hidden = hidden
-        self._throttle = Throttle(self, self._render_now)
+        super().__init__(classes="-hidden" if hidden else "")
+        self._initial = text.strip()
+        self._view: StreamingMarkdown | None = None
+        self._throttle = Throttle(self, self._render_pending)
 
     @property
     def text(self) -> str:
-        return self._text
+        return self._view.source if self._view is not None else self._initial
 
-    def on_mount(self) -> None:
-        self._render_now()
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Thinking...", style="italic"))
+        self._view = StreamingMarkdown(self._initial)
+        yield self._view
 
     def append(self, delta: str) -> None:
-        self._text += delta
-        self._throttle.request()
+        if self._view is not None and delta:
+            self._view.add_text(delta)
+            self._throttle.request()
 
-    def set_text(self, text: str) -> None:
-        self._text = text
-        self._throttle.request()
+    def _render_pending(self) -> None:
+        if self._view is not None:
+            self._view.render_pending()
 
     def set_hidden(self, hidden: bool) -> None:
-        self._hidden = hidden
-        self._render_now()
-
-    def _render_now(self) -> None:
-        if self._hidden:
-            self.update(Text("Thinking...", style="italic"))
-        else:
-            self.update(Text(self._text.strip() or "Thinking...", style="italic"))
+        self.set_class(hidden, "-hidden")
 
     async def finish(self) -> None:
         await self._throttle.flush()
+        if self._view is not None:
+            self._view.finish_rendering()
 
 
 class MessageNote(Static):

@@ -65,7 +65,7 @@ class Transcript(VerticalScroll, can_focus=False):
         return self.scroll_y >= self.max_scroll_y - 1
 
     async def add(self, *widgets: Widget) -> None:
-        await self.mount_all(widgets, before=self.query_one(JumpMarker))
+        await self.mount_all(widgets)  # at the end: JumpMarker is docked, its position is irrelevant
         self.note_activity()
 
     def note_activity(self) -> None:

@@ -1,0 +1,305 @@
+"""Fast streaming Markdown for assistant answers.
+
+Textual's ``Markdown`` widget keeps one widget per block and lays them all out again on every
+change: a 400 KB answer becomes thousands of widgets and seconds per frame. Here an answer is a
+single line-API widget over a list of *chunks* of Markdown source, each a few KB:
+
+- only the last ("live") chunk changes while text streams in; it is re-rendered (Rich's Markdown
+  renderer) at most once per frame, and when its height is unchanged only its lines repaint;
+- when the live chunk passes :data:`SEAL_CHARS` at a block boundary (a blank line outside a code
+  fence), the finished part is sealed and never re-rendered;
+- a sealed chunk is rendered lazily: until it is painted (or rendered in idle time after the
+  stream), layout uses a cheap height estimate.
+
+So the cost of a frame does not grow with the length of the answer.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import time
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import Heading, Markdown
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Region, Size
+from textual.strip import Strip
+from textual.timer import Timer
+from textual.widget import Widget
+
+__all__ = ["PiMarkdown", "StreamingMarkdown", "estimate_height", "split_sealable"]
+
+SEAL_CHARS = 2000
+"""The live chunk is sealed at the first block boundary past this many characters."""
+CODE_THEME = "ansi_dark"
+
+
+class _LeftHeading(Heading):
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        text = self.text.copy()
+        text.justify = "left"
+        if self.tag == "h1":
+            text.stylize("bold underline")
+        yield text
+
+
+class PiMarkdown(Markdown):
+    """Rich Markdown with left-aligned headings."""
+
+    elements: ClassVar = {**Markdown.elements, "heading_open": _LeftHeading}
+
+
+def _fence_marker(line: str) -> str | None:
+    stripped = line.lstrip()
+    if stripped.startswith("```"):
+        return "```"
+    if stripped.startswith("~~~"):
+        return "~~~"
+    return None
+
+
+def split_sealable(text: str, min_chars: int = SEAL_CHARS) -> int:
+    """Length of the shortest prefix of ``text`` past ``min_chars`` that ends at a block boundary.
+
+    A boundary is a blank line outside a code fence. Returns 0 when there is none yet (or when
+    the boundary is the very end, where more text may still belong to the same block).
+    """
+    if len(text) <= min_chars:
+        return 0
+    fence: str | None = None
+    position = 0
+    for line in text.splitlines(keepends=True):
+        position += len(line)
+        marker = _fence_marker(line)
+        if fence is None and marker is not None:
+            fence = marker
+        elif fence is not None and marker == fence:
+            fence = None
+        elif fence is None and position >= min_chars and not line.strip() and line.endswith("\n"):
+            return position if position < len(text) else 0
+    return 0
+
+
+def estimate_height(source: str, width: int) -> int:
+    """A cheap guess of the rendered height (used until a chunk is really rendered)."""
+    width = max(8, width)
+    rows = 0
+    fence: str | None = None
+    for line in source.split("\n"):
+        marker = _fence_marker(line)
+        if marker is not None and (fence is None or marker == fence):
+            fence = marker if fence is None else None
+            rows += 1
+        elif fence is not None:
+            rows += max(1, math.ceil((len(line) + 2) / width))
+        else:
+            rows += max(1, math.ceil(len(line) / width)) if line.strip() else 1
+    return rows
+
+
+@dataclass(slots=True)
+class _Chunk:
+    source: str
+    sealed: bool = False
+    lines: list[Strip] | None = None
+    width: int = -1
+    estimate: tuple[int, int] = (-1, 0)
+    render_seconds: float = 0.0
+
+    def height(self, width: int) -> int | None:
+        """Exact height when rendered for ``width``, else None."""
+        return len(self.lines) if self.lines is not None and self.width == width else None
+
+    def estimated(self, width: int) -> int:
+        if self.estimate[0] != width:
+            self.estimate = (width, estimate_height(self.source.strip("\n"), width) + int(self.sealed))
+        return self.estimate[1]
+
+
+class StreamingMarkdown(Widget):
+    """An answer as Markdown chunks: :meth:`add_text` + :meth:`render_pending` stream it."""
+
+    DEFAULT_CSS = """
+    StreamingMarkdown { height: auto; }
+    """
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__()
+        self._chunks: list[_Chunk] = [_Chunk("")]
+        self._parts: list[str] = []
+        self._live_parts: list[str] = []
+        self._initial = text
+        self._offsets: list[int] = [0]
+        self._offsets_width = -1
+        self._idle_timer: Timer | None = None
+        self.live_render_seconds = 0.0
+
+    # ------------------------------------------------------------------ text
+
+    @property
+    def source(self) -> str:
+        """All text received so far."""
+        if len(self._parts) > 1:
+            self._parts = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    def add_text(self, delta: str) -> None:
+        """Record text; it is shown by the next :meth:`render_pending`."""
+        self._parts.append(delta)
+        self._live_parts.append(delta)
+
+    def render_pending(self) -> int:
+        """Seal finished blocks and re-render the live chunk (call at most once per frame).
+
+        Returns:
+            How many characters were added since the last call.
+        """
+        if not self._live_parts:
+            return 0
+        live = self._chunks[-1]
+        added = "".join(self._live_parts)
+        text = live.source + added
+        self._live_parts = []
+        while (cut := split_sealable(text)) > 0:
+            live.source, live.sealed, live.lines = text[:cut], True, None
+            live.estimate = (-1, 0)
+            text = text[cut:]
+            live = _Chunk("")
+            self._chunks.append(live)
+        old_height = live.height(self._width())
+        live.source = text
+        live.lines = None
+        width = self._width()
+        if width > 0 and len(self._chunks) > 1:
+            self._render_tail(width)
+        if width > 0 and old_height is not None:
+            self._render_chunk(live, width)
+            if live.height(width) == old_height:
+                top = self._offsets[-2] if self._offsets_width == width and len(self._offsets) >= 2 else 0
+                self.refresh(Region(0, top, self.size.width, old_height))
+                return len(added)
+        self._offsets_width = -1
+        self.refresh(layout=True)
+        return len(added)
+
+    async def on_mount(self) -> None:
+        if self._initial:
+            self.add_text(self._initial.strip())
+            self._initial = ""
+            self.render_pending()
+            self.finish_rendering()
+
+    # ------------------------------------------------------------------ rendering
+
+    def _width(self) -> int:
+        return self.content_region.width or self.size.width
+
+    def _render_chunk(self, chunk: _Chunk, width: int) -> None:
+        start = time.perf_counter()
+        text = chunk.source.strip("\n")
+        style = self.rich_style
+        if not text:
+            lines: list[Strip] = []
+        else:
+            console = self.app.console
+            options = console.options.update(width=width, height=None, highlight=False)
+            renderable = PiMarkdown(text, code_theme=CODE_THEME, hyperlinks=True)
+            lines = [Strip(line, width) for line in console.render_lines(renderable, options, style=style)]
+        if chunk.sealed:  # the blank line that separated this chunk from the next block
+            lines.append(_blank(width, style))
+        chunk.lines, chunk.width = lines, width
+        chunk.render_seconds = time.perf_counter() - start
+        if chunk is self._chunks[-1]:
+            self.live_render_seconds = chunk.render_seconds
+
+    def _render_tail(self, width: int) -> None:
+        """Render the sealed chunks that fill the screen above the live one (what a view
+        following the stream shows), so their first paint does not trigger a second layout."""
+        rows = self.app.size.height
+        for chunk in reversed(self._chunks[:-1]):
+            if rows <= 0:
+                break
+            if chunk.height(width) is None:
+                self._render_chunk(chunk, width)
+            rows -= chunk.height(width) or 0
+
+    def _chunk_height(self, chunk: _Chunk, width: int) -> int:
+        height = chunk.height(width)
+        if height is not None:
+            return height
+        if chunk.sealed:
+            return chunk.estimated(width)
+        self._render_chunk(chunk, width)
+        return len(chunk.lines or ())
+
+    def _layout(self, width: int) -> list[int]:
+        if self._offsets_width != width:
+            offsets = [0]
+            for chunk in self._chunks:
+                offsets.append(offsets[-1] + self._chunk_height(chunk, width))
+            self._offsets, self._offsets_width = offsets, width
+        return self._offsets
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self._layout(width)[-1]
+
+    def render_line(self, y: int) -> Strip:
+        width = self._width()
+        offsets = self._layout(width)
+        index = bisect.bisect_right(offsets, y) - 1
+        if not 0 <= index < len(self._chunks):
+            return _blank(width, self.rich_style)
+        chunk = self._chunks[index]
+        if chunk.height(width) is None:
+            estimate = offsets[index + 1] - offsets[index]
+            self._render_chunk(chunk, width)
+            if chunk.height(width) != estimate:
+                self._offsets_width = -1
+                self.call_after_refresh(self.refresh, layout=True)
+        lines = chunk.lines or []
+        row = y - offsets[index]
+        return lines[row] if row < len(lines) else _blank(width, self.rich_style)
+
+    def finish_rendering(self) -> None:
+        """Render sealed chunks exactly in idle time (a few per tick), for scrollback."""
+        if self._idle_timer is None and len(self._chunks) > 1:
+            self._idle_timer = self.set_interval(0.05, self._render_some, name="markdown-idle")
+
+    def _render_some(self) -> None:
+        width = self._width()
+        if width <= 0:
+            return
+        budget = time.perf_counter() + 0.01
+        changed = False
+        for chunk in self._chunks:
+            if chunk.height(width) is not None:
+                continue
+            if time.perf_counter() > budget:
+                break
+            before = chunk.estimated(width)
+            self._render_chunk(chunk, width)
+            changed = changed or chunk.height(width) != before
+        else:
+            if self._idle_timer is not None:
+                self._idle_timer.stop()
+                self._idle_timer = None
+        if changed:
+            self._offsets_width = -1
+            self.refresh(layout=True)
+
+    @property
+    def chunk_count(self) -> int:
+        return len(self._chunks)
+
+    @property
+    def fully_rendered(self) -> bool:
+        width = self._width()
+        return all(chunk.height(width) is not None for chunk in self._chunks)
+
+
+def _blank(width: int, style: Style) -> Strip:
+    return Strip([Segment(" " * max(0, width), style)], max(0, width))
