@@ -86,7 +86,13 @@ class JsonLineWriter:
         value = to_jsonable(obj)
         if isinstance(value, dict) and value.get("type") in _WIRE_TYPES:
             value = self._to_wire(value)
-        data = orjson.dumps(value, default=_default) + b"\n"
+        try:
+            data = orjson.dumps(value, default=_default) + b"\n"
+        except orjson.JSONEncodeError:
+            # orjson refuses lone surrogates; a failing listener would break the run, so escape them.
+            import json
+
+            data = json.dumps(value, default=_default, separators=(",", ":")).encode() + b"\n"
         try:
             self._out.write(data)
             self._out.flush()

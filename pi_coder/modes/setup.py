@@ -67,9 +67,24 @@ def read_piped_stdin() -> str | None:
 def build_prompts(messages: list[str], file_text: str, stdin_text: str | None) -> list[str]:
     """The prompts to send: @file text, then piped stdin, then the first message form prompt one."""
     head = file_text + (stdin_text + "\n\n" if stdin_text and messages else stdin_text or "")
-    if messages:
-        return [head + messages[0], *messages[1:]]
-    return [head] if head else []
+    prompts = [head + messages[0], *messages[1:]] if messages else [head] if head else []
+    return [_valid_unicode(prompt) for prompt in prompts]
+
+
+def _valid_unicode(text: str) -> str:
+    """``text`` with lone surrogates (bytes of argv or file names that are not UTF-8) as U+FFFD.
+
+    They cannot be encoded as UTF-8, so JSON output and provider requests would fail on them.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            raw = text.encode("utf-8", "surrogateescape")  # the original bytes: one U+FFFD per bad byte
+        except UnicodeEncodeError:
+            raw = text.encode("utf-8", "surrogatepass")
+        return raw.decode("utf-8", "replace")
+    return text
 
 
 def no_model_guidance(models: Models) -> str:

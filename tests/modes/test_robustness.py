@@ -374,3 +374,28 @@ def test_closed_standard_streams_are_not_an_internal_error(pi_a: PiHome, mode: s
     for path in pi_a.session_files():
         for line in path.read_text().splitlines():
             json.loads(line)
+
+
+def test_argument_that_is_not_utf8_reaches_the_model_as_replacement_characters(pi_a: PiHome) -> None:
+    """Bytes of argv that are not UTF-8 became lone surrogates; JSON mode then lost the prompt."""
+    pi_a.server.enqueue(Turn([Text("ok")]))
+    proc = subprocess.run(
+        [*PI, "--mode", "json", b"caf\xe9 \xff".decode("utf-8", "surrogateescape")],
+        cwd=pi_a.project, env=pi_a.env(), stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [e for e in events if e["type"] == "message_end"][-1]["message"]["stopReason"] == "stop"
+    assert pi_a.server.requests[0].json["messages"][0]["content"][0]["text"] == "caf\ufffd \ufffd"
+    roles = [e["message"]["role"] for e in _session_lines(pi_a) if e.get("type") == "message"]  # type: ignore[index]
+    assert roles == ["user", "assistant"]
+
+
+def test_json_writer_escapes_lone_surrogates_instead_of_failing() -> None:
+    import io
+
+    from pi_coder.modes.jsonl import JsonLineWriter
+
+    out = io.BytesIO()
+    JsonLineWriter(out).write({"type": "x", "text": "a\udcffb"})
+    assert json.loads(out.getvalue()) == {"type": "x", "text": "a\udcffb"}
