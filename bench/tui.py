@@ -251,6 +251,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--idle", type=float, default=5.0, help="seconds of idle CPU measurement")
     parser.add_argument("--skip-terminal", action="store_true", help="skip the pty measurements")
+    parser.add_argument("--skip-stream", action="store_true", help="skip the streaming comparison")
     args = parser.parse_args()
 
     if not args.skip_terminal:
@@ -261,6 +262,8 @@ def main() -> None:
         if idle is not None:
             print(f"idle CPU: {idle:.2f} % over {args.idle:.0f} s  [target < 1 %]")
 
+    if args.skip_stream:
+        return
     res = bench_streaming(args.runs)
     p, d, t = (statistics.median(res[k]) for k in ("print", "drain", "tui"))
     size_kb = len(big_answer()) // 1000

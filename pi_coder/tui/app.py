@@ -10,10 +10,12 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rich.console import Group
+from rich.text import Text
 from textual.actions import SkipAction
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Markdown
+from textual.widgets import Static
 
 from pi_coder.tui.commands import COMMANDS, find_command, parse_command
 from pi_coder.tui.completion import Completion, CompletionContext, ProjectFiles, fuzzy_filter
@@ -36,20 +38,28 @@ _DRAIN_INTERVAL = 1 / 60
 _STREAM_DELTAS = frozenset({"text_delta", "thinking_delta"})
 
 
-def no_model_help() -> str:
-    from pi_coder.paths import config_dir
+def no_model_help(models_toml: str | None = None) -> Group:
+    """How to configure a model, as a light renderable (no Markdown parser at start-up)."""
+    if models_toml is None:
+        from pi_coder.paths import config_dir
 
-    try:
-        models_toml = shorten_home(str(config_dir() / "models.toml"))
-    except Exception:  # paths may not be importable/configured in odd environments
-        models_toml = "models.toml"
-    return (
-        "**No model configured.** To use pi, either:\n\n"
-        "- set `ANTHROPIC_API_KEY` or `OPENAI_API_KEY` (or another provider's key) and restart, or\n"
-        f"- add a provider to `{models_toml}`, for example a local OpenAI-compatible server:\n\n"
-        "```toml\n[providers.local]\napi = \"openai-completions\"\nbase_url = \"http://127.0.0.1:8080/v1\"\n"
-        "api_key = \"none\"\nmodels = [{ id = \"qwen2.5-coder\", context_window = 32768 }]\n```\n\n"
-        "then start `pi --model local/qwen2.5-coder`."
+        models_toml = str(config_dir() / "models.toml")
+    models_toml = shorten_home(models_toml)
+    example = (
+        '[providers.local]\napi = "openai-completions"\nbase_url = "http://127.0.0.1:8080/v1"\n'
+        'api_key = "none"\nmodels = [{ id = "qwen2.5-coder", context_window = 32768 }]'
+    )
+    return Group(
+        Text.assemble(("No model configured.", "bold yellow"), " To use pi, either:"),
+        Text.assemble(
+            "  • set ", ("ANTHROPIC_API_KEY", "bold"), " or ", ("OPENAI_API_KEY", "bold"),
+            " (or another provider's key) and restart, or",
+        ),
+        Text.assemble("  • add a provider to ", (models_toml, "bold"), ", e.g. a local OpenAI-compatible server:"),
+        Text(""),
+        Text(example, style="cyan"),
+        Text(""),
+        Text.assemble("then start ", ("pi --model local/qwen2.5-coder", "bold"), " (or pick one with /model)."),
     )
 
 
@@ -204,7 +214,12 @@ class PiApp(NavigationMixin, App[int]):
         for notice in self.startup_notices:
             await self.controller.note(notice, "warning")
         if getattr(self.session, "model", None) is None:
-            await self.show_markdown(no_model_help())
+            models = getattr(self.session, "models", None)
+            path = getattr(models, "models_toml_path", None)
+            help_block = Static(no_model_help(str(path) if path else None), classes="no-model")
+            help_block.styles.margin = (1, 1, 0, 1)
+            help_block.styles.padding = (0, 1)
+            await self.transcript.add(help_block)
         messages = list(getattr(self.session, "messages", []) or [])
         if messages:
             await self.controller.render_history(messages)
@@ -434,6 +449,8 @@ class PiApp(NavigationMixin, App[int]):
             await self.controller.note(text, level)
 
     async def show_markdown(self, text: str) -> None:
+        from textual.widgets import Markdown
+
         block = Markdown(text, classes="info-block")
         block.styles.padding = (0, 1)
         block.styles.margin = (1, 1, 0, 1)

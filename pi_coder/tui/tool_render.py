@@ -13,7 +13,6 @@ from pathlib import PurePath
 from typing import Any, Literal
 
 from rich.console import Group, RenderableType
-from rich.syntax import Syntax
 from rich.text import Text
 
 from pi_coder.tui.format import format_duration, shorten_home
@@ -99,6 +98,8 @@ def _more(hidden: int, where: str = "more") -> Text:
 
 
 def _syntax(lines: list[str], path: str) -> RenderableType:
+    from rich.syntax import Syntax  # pygments: loaded on the first highlighted block, not at start-up
+
     code = "\n".join(lines)
     lexer = Syntax.guess_lexer(PurePath(path).name or "x.txt", code=code) if path else "text"
     return Syntax(code, lexer, theme=_SYNTAX_THEME, word_wrap=True)

@@ -6,9 +6,9 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 from pi_coder.tui.widgets.markdown_view import (
-    PiMarkdown,
     StreamingMarkdown,
     estimate_height,
+    pi_markdown,
     split_sealable,
 )
 from tests.tui.helpers import wait_until
@@ -58,7 +58,7 @@ async def test_streamed_chunks_render_like_the_whole_answer() -> None:
         options = console.options.update(width=width, height=None, highlight=False)
         whole = [
             "".join(segment.text for segment in line).rstrip()
-            for line in console.render_lines(PiMarkdown(ANSWER.strip()), options)
+            for line in console.render_lines(pi_markdown(ANSWER.strip()), options)
         ]
         while streamed and not streamed[-1]:
             streamed.pop()

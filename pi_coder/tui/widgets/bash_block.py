@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual.widgets import Static
 
@@ -121,4 +120,6 @@ class SummaryBlock(Static):
             head.append("  (Ctrl+O to expand)", style="dim")
             self.update(head)
         else:
-            self.update(Group(head, RichMarkdown(self.summary)))
+            from pi_coder.tui.widgets.markdown_view import pi_markdown
+
+            self.update(Group(head, pi_markdown(self.summary)))

@@ -20,10 +20,9 @@ import bisect
 import math
 import time
 from dataclasses import dataclass
-from typing import ClassVar
+from functools import cache
+from typing import Any, ClassVar
 
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markdown import Heading, Markdown
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region, Size
@@ -31,26 +30,38 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-__all__ = ["PiMarkdown", "StreamingMarkdown", "estimate_height", "split_sealable"]
+__all__ = ["StreamingMarkdown", "estimate_height", "pi_markdown", "split_sealable"]
 
 SEAL_CHARS = 2000
 """The live chunk is sealed at the first block boundary past this many characters."""
 CODE_THEME = "ansi_dark"
 
 
-class _LeftHeading(Heading):
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        text = self.text.copy()
-        text.justify = "left"
-        if self.tag == "h1":
-            text.stylize("bold underline")
-        yield text
+@cache
+def _markdown_class() -> type:
+    """Rich's Markdown with left-aligned headings (built on first use: markdown-it is not cheap to import)."""
+    from rich.console import Console, ConsoleOptions, RenderResult
+    from rich.markdown import Heading, Markdown
+
+    class LeftHeading(Heading):
+        def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+            text = self.text.copy()
+            text.justify = "left"
+            if self.tag == "h1":
+                text.stylize("bold underline")
+            yield text
+
+    class PiMarkdown(Markdown):
+        elements: ClassVar = {**Markdown.elements, "heading_open": LeftHeading}
+
+    return PiMarkdown
 
 
-class PiMarkdown(Markdown):
-    """Rich Markdown with left-aligned headings."""
-
-    elements: ClassVar = {**Markdown.elements, "heading_open": _LeftHeading}
+def pi_markdown(text: str, **kwargs: Any) -> Any:
+    """A Rich renderable for ``text`` (left-aligned headings, the TUI's code theme)."""
+    kwargs.setdefault("code_theme", CODE_THEME)
+    kwargs.setdefault("hyperlinks", True)
+    return _markdown_class()(text, **kwargs)
 
 
 def _fence_marker(line: str) -> str | None:
@@ -207,7 +218,7 @@ class StreamingMarkdown(Widget):
         else:
             console = self.app.console
             options = console.options.update(width=width, height=None, highlight=False)
-            renderable = PiMarkdown(text, code_theme=CODE_THEME, hyperlinks=True)
+            renderable = pi_markdown(text)
             lines = [Strip(line, width) for line in console.render_lines(renderable, options, style=style)]
         if chunk.sealed:  # the blank line that separated this chunk from the next block
             lines.append(_blank(width, style))

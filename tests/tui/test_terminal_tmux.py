@@ -1,0 +1,104 @@
+"""``pi`` in a real terminal (tmux) against a local scripted model server.
+
+Starts the installed ``pi`` entry point in a detached tmux session with a temporary
+PI_CODER_HOME whose models.toml points at ``tests/support/sse_server.py``, types a prompt, queues
+a follow-up with Alt+Enter while the answer streams (tmux sends the legacy ESC CR encoding), sees
+both answers, and quits with Ctrl+C twice.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.sse_server import SSEServer, Text, Turn
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+PI = Path(sys.executable).parent / "pi"
+
+
+class Tmux:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def run(self, *args: str) -> str:
+        done = subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=10, check=False)
+        return done.stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", self.name)
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", "-t", self.name, *keys)
+
+    def text(self, text: str) -> None:
+        self.run("send-keys", "-t", self.name, "-l", text)
+
+    def dead(self) -> bool:
+        return self.run("display-message", "-p", "-t", self.name, "#{pane_dead}").strip() == "1"
+
+    def wait(self, condition: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; screen:\n{self.screen()}")
+            time.sleep(0.1)
+
+    def wait_text(self, needle: str, timeout: float = 20.0) -> None:
+        self.wait(lambda: needle in self.screen(), repr(needle), timeout)
+
+
+@pytest.fixture
+def tmux_pi(tmp_path: Path) -> Iterator[tuple[Tmux, SSEServer]]:
+    if not PI.exists():
+        pytest.skip(f"the pi entry point is not installed next to {sys.executable}")
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    with SSEServer() as server:
+        (home / "models.toml").write_text(
+            "[providers.local]\n"
+            'api = "openai-completions"\n'
+            f'base_url = "{server.openai_base_url}"\n'
+            'api_key = "none"\n'
+            'models = [{ id = "test-model", context_window = 32000 }]\n'
+        )
+        tmux = Tmux(f"pi-test-{uuid.uuid4().hex[:8]}")
+        command = f"env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY PI_CODER_HOME={home} {PI} --model local/test-model"
+        tmux.run("new-session", "-d", "-s", tmux.name, "-x", "100", "-y", "30", "-c", str(project), command)
+        tmux.run("set-option", "-t", tmux.name, "remain-on-exit", "on")
+        try:
+            yield tmux, server
+        finally:
+            tmux.run("kill-session", "-t", tmux.name)
+
+
+def test_prompt_follow_up_and_quit_in_tmux(tmux_pi: tuple[Tmux, SSEServer]) -> None:
+    tmux, server = tmux_pi
+    long_answer = "Counting slowly: " + " ".join(f"n{i}" for i in range(120)) + " and DONE-ONE."
+    server.enqueue(
+        Turn([Text(long_answer)], delta_chars=6, delay=0.03),  # about 2 s of streaming
+        Turn([Text("Second answer: DONE-TWO.")]),
+    )
+    tmux.wait_text("pi v")
+    tmux.wait_text("test-model")  # footer shows the model
+    tmux.text("count for me")
+    tmux.keys("Enter")
+    tmux.wait_text("Counting slowly")
+    tmux.text("and then stop")
+    tmux.keys("M-Enter")  # legacy Alt+Enter: ESC CR
+    tmux.wait_text("Follow-up: and then stop", timeout=10)
+    tmux.wait_text("DONE-TWO", timeout=30)
+    assert len(server.requests) == 2
+    follow_up = server.requests[1].json["messages"][-1]
+    assert "and then stop" in str(follow_up["content"])
+    tmux.keys("C-c", "C-c")
+    tmux.wait(tmux.dead, "pi to exit")
