@@ -237,6 +237,8 @@ def status_error(
         cls = AuthError
     else:
         message = f"{label} API error ({code}): {detail}"
+        if status == 404 and kind is None:  # not the API's own JSON error: no such endpoint
+            message = f"{message.rstrip('.')}. Check the provider's base_url."
         if status == 429:
             cls = RateLimitError
         elif status == 529 or (kind or "").startswith("overloaded"):

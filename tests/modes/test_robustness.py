@@ -399,3 +399,23 @@ def test_json_writer_escapes_lone_surrogates_instead_of_failing() -> None:
     out = io.BytesIO()
     JsonLineWriter(out).write({"type": "x", "text": "a\udcffb"})
     assert json.loads(out.getvalue()) == {"type": "x", "text": "a\udcffb"}
+
+
+def test_web_page_instead_of_the_api_says_to_check_base_url(pi_a: PiHome) -> None:
+    """A 200 HTML page was read as a broken stream and retried for 14 s."""
+    page = Turn(raw=b"<html><body>Welcome to nginx</body></html>", headers={"content-type": "text/html"})
+    pi_a.server.enqueue(page, page, page, page)
+    started = time.monotonic()
+    run = pi_a.run("-p", "hi")
+    assert run.returncode == 1
+    assert "got a web page (text/html); check the provider's base_url" in run.stderr
+    assert len(pi_a.server.requests) == 1 and time.monotonic() - started < 30
+
+
+def test_404_page_says_to_check_base_url(pi_a: PiHome) -> None:
+    from tests.support.sse_server import error_turn
+
+    pi_a.server.enqueue(error_turn(404, body=b"<html>Not Found</html>", headers={"content-type": "text/html"}))
+    run = pi_a.run("-p", "hi")
+    assert run.returncode == 1
+    assert "(404)" in run.stderr and "Check the provider's base_url." in run.stderr

@@ -376,6 +376,12 @@ async def pump_sse(
         raise ProviderResponseError(
             f"Expected an event stream from {provider_label(writer.model)}, got JSON{detail}: {message[:300]}"
         )
+    if content_type.startswith("text/html"):  # a web server, not the API: base_url is wrong
+        page = " ".join((await response.aread())[:2000].decode("utf-8", "replace").split())
+        raise ProviderResponseError(
+            f"Expected an event stream from {provider_label(writer.model)}, got a web page (text/html); "
+            f"check the provider's base_url: {page[:200]}"
+        )
     decoder = SSEDecoder()
     decode = decoder.decode
     flush = writer.flush
