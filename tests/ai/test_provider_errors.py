@@ -176,7 +176,7 @@ async def test_non_json_error_body(sse_server: SSEServer, api: str) -> None:
     sse_server.enqueue(error_turn(404, body=b"Not Found"), error_turn(400, body=b""))
     _, first = await drain(start(sse_server, api))
     _, second = await drain(start(sse_server, api))
-    assert first.error_message == "sse-test API error (404): Not Found"
+    assert first.error_message == "sse-test API error (404): Not Found. Check the provider's base_url."
     assert second.error_message == "sse-test API error (400): 400 status code (no body)"
 
 
