@@ -10,6 +10,7 @@ clients written for Pi read the same records.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -57,8 +58,10 @@ def settled_event(messages: list[Any]) -> dict[str, Any]:
 class JsonLineWriter:
     """Writes JSON lines to a binary stream; stops quietly once the reader has gone (EPIPE)."""
 
-    def __init__(self, stream: BinaryIO | None = None) -> None:
+    def __init__(self, stream: BinaryIO | None = None, *, on_closed: Callable[[], Any] | None = None) -> None:
+        """``on_closed`` is called once, when a write finds that the reader has gone."""
         self._out: BinaryIO = stream if stream is not None else sys.stdout.buffer
+        self._on_closed = on_closed
         self.closed = False
         """True after the reader went away; later writes are dropped."""
         self._compaction_reason: Any = None
@@ -98,3 +101,5 @@ class JsonLineWriter:
             self._out.flush()
         except (BrokenPipeError, ValueError):
             self.closed = True
+            if self._on_closed is not None:
+                self._on_closed()

@@ -54,7 +54,7 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
     if output == "json":
         from pi_coder.modes.jsonl import JsonLineWriter, settled_event
 
-        writer = JsonLineWriter()
+        writer = JsonLineWriter(on_closed=session.abort)  # the reader left (| head): stop the run
         writer.write(session.store.header)
         session.subscribe(writer.write)
     else:
@@ -76,7 +76,7 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
             print("Aborted.", file=sys.stderr)
         return exit_code_for(interrupt.received)
     if output == "json":
-        return 0
+        return 1 if writer.closed else 0
     return _print_final(session)
 
 

@@ -419,3 +419,24 @@ def test_404_page_says_to_check_base_url(pi_a: PiHome) -> None:
     run = pi_a.run("-p", "hi")
     assert run.returncode == 1
     assert "(404)" in run.stderr and "Check the provider's base_url." in run.stderr
+
+
+def test_json_mode_stops_when_its_reader_goes_away(pi_a: PiHome) -> None:
+    """``pi --mode json ... | head`` kept the model (and its tools) running with nobody reading."""
+    pi_a.server.enqueue(Turn([Text("slow " * 200)], delay=0.05))
+    proc = subprocess.Popen(
+        [*PI, "--mode", "json", "hi"], cwd=pi_a.project, env=pi_a.env(),
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        while b"message_update" not in proc.stdout.readline():
+            pass
+        proc.stdout.close()
+        assert proc.wait(30) == 1
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert pi_a.server.requests[0].wait_disconnected(10)
+    assert not pi_a.server.requests[0].completed
+    assert _session_lines(pi_a)[-1]["message"]["stopReason"] == "aborted"  # type: ignore[index]
