@@ -129,6 +129,7 @@ class PiApp(NavigationMixin, App[int]):
         self._events: deque[Any] = deque()
         self._drain_posted = False
         self._last_drain = 0.0
+        self._compaction_error_reported = False
         self._unsubscribe: Any = None
         self._last_clear = 0.0
         self._project_files = ProjectFiles(cwd)
@@ -241,6 +242,8 @@ class PiApp(NavigationMixin, App[int]):
         At most one wake-up message is in flight, and wake-ups are spaced by a 60th of a second,
         so a fast stream is handled in batches instead of one Textual message per delta.
         """
+        if event.type == "auto_compaction_end" and event.error_message:
+            self._compaction_error_reported = True
         if event.type == "message_update":
             # Keep only the delta text: the event's partial message may be a fresh copy of the
             # whole answer, and holding hundreds of those until the next drain is costly.
@@ -470,8 +473,12 @@ class PiApp(NavigationMixin, App[int]):
             self.session.abort()
             await self.session.wait_for_idle()
         self.status_line.start("Compacting context... (Esc to cancel)")
+        self._compaction_error_reported = False
         try:
             await self.session.compact(instructions)
+        except Exception as exc:
+            if not self._compaction_error_reported:  # else the compaction end event showed it
+                await self.notice(f"Compaction failed: {exc}", "error")
         finally:
             self._restore_status()
 
