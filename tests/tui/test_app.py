@@ -336,3 +336,40 @@ async def test_tool_call_block_appears_while_arguments_stream(make_session, proj
         await pilot.pause(0.1)
         assert "line 30" in screen_text(app)
 
+
+
+async def test_initial_messages_are_sent_in_order(make_session) -> None:
+    """``pi "a" "b"``: each message is sent once the previous run has finished."""
+    session, faux = make_session(["answer one", "answer two"])
+    app = _app(session, initial_messages=["first", "second"])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: faux.state.call_count == 2 and not session.is_streaming, what="both")
+        await pilot.pause(0.1)
+        assert user_texts(faux.state.contexts[1]) == ["first", "second"]
+        text = screen_text(app)
+        assert text.index("answer one") < text.index("second") < text.index("answer two")
+
+
+async def test_resumed_session_renders_tool_calls_with_results(make_session, project: Path) -> None:
+    from pi_coder.session.store import SessionStore
+
+    (project / "notes.txt").write_text("remember the milk\n")
+    first, _ = make_session(
+        [faux_message(faux_tool_call("read", {"path": "notes.txt"})), "It says to remember the milk."],
+        no_session=False,
+        tool_names=["read"],
+    )
+    await first.prompt("what do my notes say?")
+    path = first.session_file
+    await first.close()
+    resumed, _ = make_session([], no_session=False, store=SessionStore.open(path), tool_names=["read"])
+    app = _app(resumed)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "what do my notes say?" in text
+        assert "read notes.txt" in text and "remember the milk" in text
+        assert "It says to remember the milk." in text
+        from pi_coder.tui.widgets.tool_call import ToolCallBlock
+
+        assert app.query_one(ToolCallBlock).view.status == "success"
