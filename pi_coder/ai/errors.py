@@ -169,7 +169,10 @@ def is_retryable_error(message: Any) -> bool:
     """Whether a failed assistant message is worth retrying (pi-product 8.6).
 
     True for an ``error`` message mentioning overload, rate limits, 429/5xx statuses or
-    connection failures, unless it is a context overflow (that goes to compaction instead).
+    connection failures, unless it is a context overflow (that goes to compaction instead), or
+    unless the provider already retried it before the first byte ("... (after N retries)"):
+    retrying such a failure again at the session level would multiply the two retry layers
+    (a server that is down would be tried 16 times over 40 s instead of 4 times over 7 s).
 
     Args:
         message: An AssistantMessage (or its JSON dict form).
@@ -183,4 +186,9 @@ def is_retryable_error(message: Any) -> bool:
         return False
     if is_context_overflow(message):
         return False
+    if _PROVIDER_RETRIED.search(error_message):
+        return False
     return _RETRYABLE.search(error_message) is not None
+
+
+_PROVIDER_RETRIED = re.compile(r"\(after \d+ retries\)")
