@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
 
+from pi_coder.ai import _http
 from pi_coder.ai._http import api_error_text, describe_transport_error
 from pi_coder.ai._partial_json import parse_streaming_json
 from pi_coder.ai._sse import ServerSentEvent, SSEDecoder
@@ -57,6 +59,7 @@ from pi_coder.ai.types import (
 
 __all__ = [
     "ABORTED_MESSAGE",
+    "post_and_stream",
     "StreamWriter",
     "call_hook",
     "describe_exception",
@@ -408,3 +411,45 @@ def idle_timeout_s(options: StreamOptions, default_s: float) -> float:
     if options.timeout_ms is not None and options.timeout_ms > 0:
         return options.timeout_ms / 1000
     return default_s
+
+
+async def post_and_stream(
+    writer: StreamWriter,
+    options: StreamOptions,
+    *,
+    url: str,
+    payload: dict[str, Any],
+    headers: dict[str, str],
+    make_parser: Callable[[StreamWriter], Any],
+) -> None:
+    """POST ``payload`` (after the ``on_payload`` hook), retrying before the first byte, then
+    feed the SSE response to a parser built by ``make_parser`` until the stream ends.
+
+    Shared by the HTTP providers: only the payload, URL, headers and parser differ.
+    """
+    model = writer.model
+    replaced = await call_hook(options.on_payload, payload)
+    if isinstance(replaced, dict):
+        payload = replaced
+    body = json.dumps(payload).encode()
+    conf = _http.settings()
+    timeout_s = idle_timeout_s(options, conf.idle_timeout_s)
+    timeout = httpx.Timeout(timeout_s, connect=conf.connect_timeout_s)
+    client = _http.get_client()
+    response = await _http.send_with_retries(
+        client,
+        lambda: client.build_request("POST", url, content=body, headers=headers, timeout=timeout),
+        label=provider_label(model),
+        max_retries=options.max_retries,
+        max_retry_delay_ms=options.max_retry_delay_ms,
+        timeout_s=timeout_s,
+        env_hint=env_hint(model),
+    )
+    try:
+        await call_hook(options.on_response, {"status": response.status_code, "headers": dict(response.headers)})
+        writer.start()
+        parser = make_parser(writer)
+        await pump_sse(writer, response, parser.handle, timeout_s)
+    finally:
+        await response.aclose()
+    parser.finish()

@@ -21,10 +21,8 @@ import re
 import secrets
 from typing import Any
 
-import httpx
 import jiter
 
-from pi_coder.ai import _http
 from pi_coder.ai._sse import ServerSentEvent
 from pi_coder.ai.context import get_current_system_message, get_current_tools, render_system_prompt
 from pi_coder.ai.errors import ProviderConnectionError, ProviderResponseError
@@ -32,11 +30,8 @@ from pi_coder.ai.events import AssistantMessageEventStream
 from pi_coder.ai.options import StreamOptions
 from pi_coder.ai.providers._common import (
     StreamWriter,
-    call_hook,
-    env_hint,
-    idle_timeout_s,
+    post_and_stream,
     provider_label,
-    pump_sse,
     require_api_key,
     run_provider,
 )
@@ -444,30 +439,7 @@ async def _run(writer: StreamWriter, model: Model, context: Context, options: St
     key = require_api_key(model, options)
     writer.secret = key
     payload = build_payload(model, context, options)
-    replaced = await call_hook(options.on_payload, payload)
-    if isinstance(replaced, dict):
-        payload = replaced
-    body = json.dumps(payload).encode()
     url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
-    headers = _headers(model, options, key)
-    conf = _http.settings()
-    timeout_s = idle_timeout_s(options, conf.idle_timeout_s)
-    timeout = httpx.Timeout(timeout_s, connect=conf.connect_timeout_s)
-    client = _http.get_client()
-    response = await _http.send_with_retries(
-        client,
-        lambda: client.build_request("POST", url, content=body, headers=headers, timeout=timeout),
-        label=provider_label(model),
-        max_retries=options.max_retries,
-        max_retry_delay_ms=options.max_retry_delay_ms,
-        timeout_s=timeout_s,
-        env_hint=env_hint(model),
+    await post_and_stream(
+        writer, options, url=url, payload=payload, headers=_headers(model, options, key), make_parser=_Parser
     )
-    try:
-        await call_hook(options.on_response, {"status": response.status_code, "headers": dict(response.headers)})
-        writer.start()
-        parser = _Parser(writer)
-        await pump_sse(writer, response, parser.handle, timeout_s)
-    finally:
-        await response.aclose()
-    parser.finish()
