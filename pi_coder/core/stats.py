@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from pi_coder.ai.types import AssistantMessage, Usage
+from pi_coder.session.tokens import estimate_context_tokens as _estimate_context
+from pi_coder.session.tokens import estimate_tokens
 
 __all__ = [
     "SessionStats",
@@ -18,10 +18,6 @@ __all__ = [
     "estimate_message_tokens",
     "usage_tokens",
 ]
-
-_IMAGE_CHARS = 4800
-"""An image counts as this many characters (about 1200 tokens), as Pi's estimate does."""
-
 
 @dataclass(slots=True, kw_only=True)
 class SessionStats:
@@ -133,40 +129,9 @@ def _get(message: Any, name: str, default: Any = None) -> Any:
     return getattr(message, name, default)
 
 
-def _content_chars(content: Any) -> int:
-    if content is None:
-        return 0
-    if isinstance(content, str):
-        return len(content)
-    chars = 0
-    for block in content:
-        kind = _get(block, "type")
-        if kind == "text":
-            chars += len(_get(block, "text", "") or "")
-        elif kind == "thinking":
-            chars += len(_get(block, "thinking", "") or "")
-        elif kind == "image":
-            chars += _IMAGE_CHARS
-        elif kind == "toolCall":
-            args = _get(block, "arguments", {}) or {}
-            chars += len(_get(block, "name", "") or "") + len(json.dumps(args, ensure_ascii=False, separators=(",", ":")))
-    return chars
-
-
 def estimate_message_tokens(message: Any) -> int:
     """ceil(chars / 4) of what the message contributes to a request (pi-product 4.3)."""
-    role = _role(message)
-    if role == "bashExecution":
-        chars = len(_get(message, "command", "") or "") + len(_get(message, "output", "") or "")
-    elif role in ("branchSummary", "compactionSummary"):
-        chars = len(_get(message, "summary", "") or "")
-    else:
-        chars = _content_chars(_get(message, "content"))
-    return math.ceil(chars / 4)
-
-
-def _is_usable_assistant(message: Any) -> bool:
-    return isinstance(message, AssistantMessage) and message.stop_reason not in ("error", "aborted")
+    return estimate_tokens(message)
 
 
 def estimate_context_tokens(messages: list[Any]) -> int | None:
@@ -175,22 +140,10 @@ def estimate_context_tokens(messages: list[Any]) -> int | None:
     Returns None when the context holds a compaction summary with no good assistant reply after
     it: the usage of older replies no longer describes the context.
     """
-    last_usage_index = -1
-    # Replies kept by a compaction follow its summary but are older; their usage is stale.
-    compacted_at = next((_get(m, "timestamp", 0) for m in messages if _role(m) == "compactionSummary"), None)
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if _role(message) == "compactionSummary":
-            return None
-        if _is_usable_assistant(message) and usage_tokens(message.usage) > 0:
-            if compacted_at is not None and message.timestamp < compacted_at:
-                return None
-            last_usage_index = index
-            break
-    if last_usage_index < 0:
-        return sum(estimate_message_tokens(m) for m in messages if _role(m) != "system")
-    tokens = usage_tokens(messages[last_usage_index].usage)
-    return tokens + sum(estimate_message_tokens(m) for m in messages[last_usage_index + 1 :])
+    estimate = _estimate_context(messages)
+    if estimate.last_usage_index is None and any(_role(m) == "compactionSummary" for m in messages):
+        return None
+    return estimate.tokens
 
 
 def compute_stats(

@@ -156,7 +156,7 @@ def estimate_context_tokens(messages: Sequence[Any], estimates: Sequence[int] | 
             continue
         if (_get(message, "stop_reason", "stopReason") or "stop") in ("error", "aborted"):
             continue
-        if compacted_at is not None and (_get(message, "timestamp") or 0) <= compacted_at:
+        if compacted_at is not None and (_get(message, "timestamp") or 0) < compacted_at:
             break
         used = usage_context_tokens(_get(message, "usage"))
         if used <= 0:
