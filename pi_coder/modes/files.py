@@ -14,24 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_coder.errors import UserError
+from pi_coder.tools import detect_image_mime
 
 if TYPE_CHECKING:
     from pi_coder.ai.types import ImageContent
 
 __all__ = ["detect_image_mime", "process_file_args"]
-
-
-def detect_image_mime(head: bytes) -> str | None:
-    """The MIME type of an image from its first bytes, or None when it is not a known image."""
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if len(head) >= 12 and head.startswith(b"RIFF") and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
 
 
 def _resolve(arg: str, cwd: str) -> Path:

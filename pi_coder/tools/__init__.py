@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from pi_coder.agent.types import AgentTool
 from pi_coder.tools._edits import EditError, EditPreview, compute_edit_preview, prepare_edit_arguments
+from pi_coder.tools._images import detect_image_mime
 from pi_coder.tools._prompts import TOOL_PROMPT_SNIPPETS, tool_prompt_guidelines
 from pi_coder.tools._settings import ToolSettings
 from pi_coder.tools._shell import ShellResult, resolve_shell, run_shell_command, sanitize_output
@@ -44,6 +45,7 @@ __all__ = [
     "create_coding_tools",
     "create_tool",
     "create_tools",
+    "detect_image_mime",
     "format_size",
     "prepare_edit_arguments",
     "resolve_shell",
