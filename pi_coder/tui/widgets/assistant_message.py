@@ -21,7 +21,7 @@ __all__ = ["AssistantText", "MessageNote", "ThinkingBlock"]
 
 FLOOD_CHARS = 4000
 """More text than this in one frame means the stream is far faster than anyone reads."""
-FLOOD_FRAME_SECONDS = 0.2
+FLOOD_FRAME_SECONDS = 0.25
 
 
 class AssistantText(Widget):
