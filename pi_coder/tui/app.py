@@ -13,7 +13,6 @@ from typing import Any
 
 from rich.console import Group
 from rich.text import Text
-from textual.actions import SkipAction
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
@@ -22,6 +21,7 @@ from pi_coder.tui.commands import COMMANDS, find_command, parse_command
 from pi_coder.tui.completion import Completion, CompletionContext, ProjectFiles, fuzzy_filter
 from pi_coder.tui.controller import StreamDelta, TranscriptController
 from pi_coder.tui.format import git_branch, shorten_home
+from pi_coder.tui.key_actions import KeyActionsMixin
 from pi_coder.tui.keys import bindings_for, display_keys, effective_keys
 from pi_coder.tui.messages import SessionEventsPosted
 from pi_coder.tui.screens.navigation import NavigationMixin
@@ -34,7 +34,6 @@ from pi_coder.tui.widgets.transcript import Transcript
 
 __all__ = ["PiApp", "no_model_help"]
 
-_DOUBLE_PRESS_SECONDS = 0.5
 _DRAIN_INTERVAL = 1 / 60
 _STREAM_DELTAS = frozenset({"text_delta", "thinking_delta"})
 
@@ -70,7 +69,7 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
-class PiApp(NavigationMixin, App[int]):
+class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
     """The ``pi`` terminal UI.
 
     Args:
@@ -517,94 +516,3 @@ class PiApp(NavigationMixin, App[int]):
         diff, error = await asyncio.to_thread(preview_edit, dict(block.view.args), self.cwd)
         if block.view.status not in ("success", "error"):
             block.set_preview(diff, error)
-
-    # ------------------------------------------------------------------ actions (see keys.py)
-
-    def _busy(self) -> bool:
-        session = self.session
-        return any(getattr(session, flag, False) for flag in ("is_streaming", "is_compacting", "is_retrying"))
-
-    async def action_interrupt(self) -> None:
-        editor = self.editor
-        if editor.close_menu() or self.cancel_branch_summary():
-            return
-        if getattr(self.session, "is_bash_running", False):
-            self.session.abort_bash()
-            return
-        if self._busy():
-            restored = list(self.session.abort() or [])
-            if restored:
-                existing = editor.text
-                editor.set_text("\n\n".join([*restored, existing] if existing.strip() else restored))
-            self.query_one(PendingMessages).show_queue([], [])
-            return
-        if editor.text.startswith("!"):
-            editor.set_text("")
-            return
-        if self.handle_idle_escape():
-            return
-        raise SkipAction()
-
-    async def action_clear(self) -> None:
-        now = time.monotonic()
-        if now - self._last_clear < _DOUBLE_PRESS_SECONDS:
-            await self.quit_app()
-            return
-        self._last_clear = now
-        self.editor.set_text("")
-        self.editor.close_menu()
-        self.status_line.note(f"Press {display_keys(self.effective_keys['app.clear'])} again to exit")
-
-    async def action_exit(self) -> None:
-        if self.editor.text:
-            raise SkipAction()
-        await self.quit_app()
-
-    async def action_cycle_thinking_level(self) -> None:
-        level = await _maybe_await(self.session.cycle_thinking_level())
-        if level is None:
-            self.status("Current model does not support thinking")
-        else:
-            self.status(f"Thinking level: {level}")
-        self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
-        self.refresh_footer()
-
-    async def action_cycle_model(self, direction: int = 1) -> None:
-        result = await _maybe_await(self.session.cycle_model(direction))
-        if result is None:
-            self.status("Only one model in scope")
-        else:
-            model, level = result
-            thinking = f" (thinking: {level})" if getattr(model, "reasoning", False) else ""
-            self.status(f"Switched to {model.name or model.id}{thinking}")
-        self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
-        self.refresh_footer()
-
-    def action_toggle_tools(self) -> None:
-        self.tools_expanded = not self.tools_expanded
-        if self.controller is not None:
-            self.controller.set_tools_expanded(self.tools_expanded)
-
-    def action_toggle_thinking(self) -> None:
-        self.hide_thinking = not self.hide_thinking
-        if self.controller is not None:
-            self.controller.set_thinking_hidden(self.hide_thinking)
-        self.status("Thinking blocks hidden" if self.hide_thinking else "Thinking blocks shown")
-
-    def action_dequeue(self) -> None:
-        texts = list(self.session.dequeue() or [])
-        if not texts:
-            self.status("No queued messages to restore")
-            return
-        editor = self.editor
-        existing = editor.text
-        editor.set_text("\n\n".join([*texts, existing] if existing.strip() else texts))
-        self.query_one(PendingMessages).show_queue([], [])
-        self.status(f"Restored {len(texts)} queued message{'s' if len(texts) != 1 else ''} to editor")
-
-    def action_jump_to_end(self) -> None:
-        transcript = self.transcript
-        if transcript.following:
-            raise SkipAction()
-        transcript.jump_to_end()
-

@@ -1,0 +1,121 @@
+"""The app-level key actions (bound in :mod:`pi_coder.tui.keys`), as a mixin of ``PiApp``."""
+
+from __future__ import annotations
+
+import inspect
+import time
+from typing import TYPE_CHECKING, Any
+
+from textual.actions import SkipAction
+
+from pi_coder.tui.keys import display_keys
+from pi_coder.tui.widgets.panels import PendingMessages
+
+if TYPE_CHECKING:
+    from pi_coder.tui.app import PiApp
+
+__all__ = ["KeyActionsMixin"]
+
+_DOUBLE_PRESS_SECONDS = 0.5
+
+
+async def _maybe_await(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+class KeyActionsMixin:
+    """Esc, Ctrl+C, Ctrl+D, Shift+Tab, Ctrl+P, Ctrl+O, Ctrl+T, Alt+Up and End. A binding whose
+    action does not apply raises ``SkipAction`` so the key reaches the editor."""
+
+    _last_clear: float = 0.0
+
+    def _busy(self: PiApp) -> bool:
+        session = self.session
+        return any(getattr(session, flag, False) for flag in ("is_streaming", "is_compacting", "is_retrying"))
+
+    async def action_interrupt(self: PiApp) -> None:
+        editor = self.editor
+        if editor.close_menu() or self.cancel_branch_summary():
+            return
+        if getattr(self.session, "is_bash_running", False):
+            self.session.abort_bash()
+            return
+        if self._busy():
+            restored = list(self.session.abort() or [])
+            if restored:
+                existing = editor.text
+                editor.set_text("\n\n".join([*restored, existing] if existing.strip() else restored))
+            self.query_one(PendingMessages).show_queue([], [])
+            return
+        if editor.text.startswith("!"):
+            editor.set_text("")
+            return
+        if self.handle_idle_escape():
+            return
+        raise SkipAction()
+
+    async def action_clear(self: PiApp) -> None:
+        now = time.monotonic()
+        if now - self._last_clear < _DOUBLE_PRESS_SECONDS:
+            await self.quit_app()
+            return
+        self._last_clear = now
+        self.editor.set_text("")
+        self.editor.close_menu()
+        self.status_line.note(f"Press {display_keys(self.effective_keys['app.clear'])} again to exit")
+
+    async def action_exit(self: PiApp) -> None:
+        if self.editor.text:
+            raise SkipAction()
+        await self.quit_app()
+
+    async def action_cycle_thinking_level(self: PiApp) -> None:
+        level = await _maybe_await(self.session.cycle_thinking_level())
+        if level is None:
+            self.status("Current model does not support thinking")
+        else:
+            self.status(f"Thinking level: {level}")
+        self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
+        self.refresh_footer()
+
+    async def action_cycle_model(self: PiApp, direction: int = 1) -> None:
+        result = await _maybe_await(self.session.cycle_model(direction))
+        if result is None:
+            self.status("Only one model in scope")
+        else:
+            model, level = result
+            thinking = f" (thinking: {level})" if getattr(model, "reasoning", False) else ""
+            self.status(f"Switched to {model.name or model.id}{thinking}")
+        self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
+        self.refresh_footer()
+
+    def action_toggle_tools(self: PiApp) -> None:
+        self.tools_expanded = not self.tools_expanded
+        if self.controller is not None:
+            self.controller.set_tools_expanded(self.tools_expanded)
+
+    def action_toggle_thinking(self: PiApp) -> None:
+        self.hide_thinking = not self.hide_thinking
+        if self.controller is not None:
+            self.controller.set_thinking_hidden(self.hide_thinking)
+        self.status("Thinking blocks hidden" if self.hide_thinking else "Thinking blocks shown")
+
+    def action_dequeue(self: PiApp) -> None:
+        texts = list(self.session.dequeue() or [])
+        if not texts:
+            self.status("No queued messages to restore")
+            return
+        editor = self.editor
+        existing = editor.text
+        editor.set_text("\n\n".join([*texts, existing] if existing.strip() else texts))
+        self.query_one(PendingMessages).show_queue([], [])
+        self.status(f"Restored {len(texts)} queued message{'s' if len(texts) != 1 else ''} to editor")
+
+    def action_jump_to_end(self: PiApp) -> None:
+        transcript = self.transcript
+        if transcript.following:
+            raise SkipAction()
+        transcript.jump_to_end()
+
