@@ -373,3 +373,32 @@ async def test_resumed_session_renders_tool_calls_with_results(make_session, pro
         from pi_coder.tui.widgets.tool_call import ToolCallBlock
 
         assert app.query_one(ToolCallBlock).view.status == "success"
+
+
+async def test_text_and_enter_arriving_in_one_burst_are_kept_in_order(make_session) -> None:
+    """Keys read in one burst (``tmux send-keys "text" Enter``, a fast typist) submit the whole text.
+
+    Regression: Enter is a priority binding and ran before the characters queued ahead of it, so the
+    first burst submitted nothing and the next one sent the previous text and dropped its own.
+    """
+    from textual import events
+
+    session, faux = make_session([faux_message("one"), faux_message("two")])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for burst in ("alpha beta", "gamma"):
+            for char in burst:
+                app.post_message(events.Key(char if char != " " else "space", char))
+            app.post_message(events.Key("enter", "\r"))
+            await wait_until(pilot, lambda n=burst: n in user_texts_of(session), what=f"{burst!r} sent")
+            await wait_until(pilot, lambda: not session.is_streaming, what="reply")
+        assert user_texts_of(session) == ["alpha beta", "gamma"]
+
+
+def user_texts_of(session) -> list[str]:
+    out = []
+    for message in session.messages:
+        if message.role == "user":
+            content = message.content
+            out.append(content if isinstance(content, str) else "".join(b.text for b in content if b.type == "text"))
+    return out

@@ -180,11 +180,26 @@ class PromptEditor(TextArea):
         self.move_cursor((row, context.start + len(text)))
 
     # ------------------------------------------------------------------ actions (priority bindings)
+    #
+    # Priority bindings run as soon as the App reads the key, while the characters typed before it
+    # are still waiting in this widget's queue: a fast "text<Enter>" burst (tmux send-keys, a
+    # quick typist, a paste without bracketed-paste mode) would submit before the text arrives and
+    # then lose it. The text-dependent actions therefore run through ``call_later``, which puts
+    # them in this widget's queue behind the keys that came first.
 
     def _menu_open(self) -> bool:
         return self.menu is not None and self.menu.is_open
 
     def action_submit(self) -> None:
+        self.call_later(self._submit)
+
+    def action_follow_up(self) -> None:
+        self.call_later(self._follow_up)
+
+    def action_newline(self) -> None:
+        self.call_later(self.insert, "\n")
+
+    def _submit(self) -> None:
         if self._menu_open():
             assert self.menu is not None
             item, context = self.menu.selected(), self.menu.context
@@ -196,7 +211,7 @@ class PromptEditor(TextArea):
                     return
         self._send(follow_up=False)
 
-    def action_follow_up(self) -> None:
+    def _follow_up(self) -> None:
         if self.menu is not None:
             self.menu.close()
         self._send(follow_up=True)
@@ -213,9 +228,6 @@ class PromptEditor(TextArea):
         self.prompt_history.add(text)
         self._history_index = None
         self.post_message(self.Submitted(self, text, follow_up))
-
-    def action_newline(self) -> None:
-        self.insert("\n")
 
     def action_complete(self) -> None:
         if self._menu_open():
