@@ -38,6 +38,8 @@ def top_level(modules: set[str]) -> set[str]:
 def test_import_pi_coder_ai_loads_neither_httpx_nor_textual(tmp_path: Path) -> None:
     loaded = top_level(loaded_after("import pi_coder.ai", tmp_path))
     assert not loaded & {"httpx", "textual", "anthropic", "openai", "rich", "typer"}
+    # asyncio (~40 ms here) is imported when a stream or signal first needs the running loop.
+    assert "asyncio" not in loaded
 
 
 def test_creating_models_does_not_import_providers(tmp_path: Path) -> None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar
 
+from pi_coder.ai.abort import running_loop as _running_loop
 from pi_coder.ai.types import AssistantMessage, ToolCall
 
 __all__ = [
@@ -28,6 +28,11 @@ __all__ = [
     "ToolCallStartEvent",
     "event_to_json",
 ]
+
+
+if TYPE_CHECKING:
+    import asyncio
+
 
 
 @dataclass(slots=True, kw_only=True)
@@ -245,7 +250,7 @@ class EventStream(Generic[T, R]):
                 if self._exception is not None:
                     raise self._exception
                 return
-            self._waiter = asyncio.get_running_loop().create_future()
+            self._waiter = _running_loop().create_future()
             try:
                 await self._waiter
             finally:
@@ -255,7 +260,7 @@ class EventStream(Generic[T, R]):
         while not self._has_result:
             if self._exception is not None:
                 raise self._exception
-            fut = asyncio.get_running_loop().create_future()
+            fut = _running_loop().create_future()
             self._result_waiters.append(fut)
             await fut
         return self._result_value  # type: ignore[return-value]
