@@ -105,6 +105,22 @@ async def _copy(app: PiApp, args: str) -> None:
     await app.notice("Copied last agent message to clipboard")
 
 
+async def _export(app: PiApp, args: str) -> None:
+    from pi_coder.core.export_html import default_export_path, export_store_html
+
+    session = app.session
+    name = session.session_file or f"{session.session_id}.jsonl"
+    target = args.strip() or str(default_export_path(name, session.cwd))
+    if not target.startswith(("/", "~")):
+        target = f"{session.cwd}/{target}"
+    try:
+        path = export_store_html(session.store, target)
+    except OSError as exc:
+        await app.notice(f"Export failed: {exc.strerror or exc}", "error")
+        return
+    await app.notice(f"Session exported to: {path}")
+
+
 async def _hotkeys(app: PiApp, args: str) -> None:
     keys = app.effective_keys
     rows = ["| Key | Action |", "|---|---|"]
@@ -155,6 +171,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("fork", "Fork a new session from an earlier message", _fork),
     SlashCommand("name", "Set the session name", _name, "<name>"),
     SlashCommand("copy", "Copy the last answer to the clipboard", _copy),
+    SlashCommand("export", "Export the session as a self-contained HTML page", _export, "[file]"),
     SlashCommand("hotkeys", "Show keyboard shortcuts", _hotkeys),
     SlashCommand("quit", "Quit pi", _quit),
 )

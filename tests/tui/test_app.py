@@ -402,3 +402,18 @@ def user_texts_of(session) -> list[str]:
             content = message.content
             out.append(content if isinstance(content, str) else "".join(b.text for b in content if b.type == "text"))
     return out
+
+
+async def test_export_writes_the_session_as_html(make_session, tmp_path: Path) -> None:
+    """``/export <file>`` writes the transcript to an HTML page and says where."""
+    session, faux = make_session([faux_message("the answer is 42")])
+    app = _app(session)
+    target = tmp_path / "out" / "page.html"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _send(pilot, "what is the answer?")
+        await wait_until(pilot, lambda: faux.state.call_count == 1 and not session.is_streaming, what="reply")
+        await _send(pilot, f"/export {target}")
+        await wait_until(pilot, target.exists, what="export")
+        await wait_until(pilot, lambda: "Session exported to:" in screen_text(app), what="notice")
+    page = target.read_text(encoding="utf-8")
+    assert "what is the answer?" in page and "the answer is 42" in page
