@@ -42,8 +42,8 @@ class Tmux:
     def text(self, text: str) -> None:
         self.run("send-keys", "-t", self.name, "-l", text)
 
-    def dead(self) -> bool:
-        return self.run("display-message", "-p", "-t", self.name, "#{pane_dead}").strip() == "1"
+    def exited(self) -> bool:
+        return "PI-EXIT=" in self.screen()
 
     def wait(self, condition: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
         deadline = time.monotonic() + timeout
@@ -72,9 +72,11 @@ def tmux_pi(tmp_path: Path) -> Iterator[tuple[Tmux, SSEServer]]:
             'models = [{ id = "test-model", context_window = 32000 }]\n'
         )
         tmux = Tmux(f"pi-test-{uuid.uuid4().hex[:8]}")
-        command = f"env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY PI_CODER_HOME={home} {PI} --model local/test-model"
+        command = (
+            f"env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY PI_CODER_HOME={home} {PI} --model local/test-model;"
+            " echo PI-EXIT=$?; sleep 60"
+        )
         tmux.run("new-session", "-d", "-s", tmux.name, "-x", "100", "-y", "30", "-c", str(project), command)
-        tmux.run("set-option", "-t", tmux.name, "remain-on-exit", "on")
         try:
             yield tmux, server
         finally:
@@ -101,4 +103,5 @@ def test_prompt_follow_up_and_quit_in_tmux(tmux_pi: tuple[Tmux, SSEServer]) -> N
     follow_up = server.requests[1].json["messages"][-1]
     assert "and then stop" in str(follow_up["content"])
     tmux.keys("C-c", "C-c")
-    tmux.wait(tmux.dead, "pi to exit")
+    tmux.wait(tmux.exited, "pi to exit")
+    assert "PI-EXIT=0" in tmux.screen()

@@ -116,6 +116,9 @@ def estimate_height(source: str, width: int) -> int:
 class _Chunk:
     source: str
     sealed: bool = False
+    """Finished: rendered lazily, estimated until then."""
+    gap: bool = False
+    """Ends with the blank line that separated it from the next block (a chunk split off the live one)."""
     lines: list[Strip] | None = None
     width: int = -1
     estimate: tuple[int, int] = (-1, 0)
@@ -127,7 +130,7 @@ class _Chunk:
 
     def estimated(self, width: int) -> int:
         if self.estimate[0] != width:
-            self.estimate = (width, estimate_height(self.source.strip("\n"), width) + int(self.sealed))
+            self.estimate = (width, estimate_height(self.source.strip("\n"), width) + int(self.gap))
         return self.estimate[1]
 
 
@@ -173,14 +176,9 @@ class StreamingMarkdown(Widget):
             return 0
         live = self._chunks[-1]
         added = "".join(self._live_parts)
-        text = live.source + added
         self._live_parts = []
-        while (cut := split_sealable(text)) > 0:
-            live.source, live.sealed, live.lines = text[:cut], True, None
-            live.estimate = (-1, 0)
-            text = text[cut:]
-            live = _Chunk("")
-            self._chunks.append(live)
+        live = self._seal(live.source + added)
+        text = live.source
         old_height = live.height(self._width())
         live.source = text
         live.lines = None
@@ -197,12 +195,30 @@ class StreamingMarkdown(Widget):
         self.refresh(layout=True)
         return len(added)
 
+    def _seal(self, text: str) -> _Chunk:
+        """Split ``text`` (the live chunk's new source) at block boundaries; returns the live chunk."""
+        live = self._chunks[-1]
+        while (cut := split_sealable(text)) > 0:
+            live.source, live.sealed, live.gap, live.lines = text[:cut], True, True, None
+            live.estimate = (-1, 0)
+            text = text[cut:]
+            live = _Chunk("")
+            self._chunks.append(live)
+        live.source = text
+        return live
+
     async def on_mount(self) -> None:
         if self._initial:
+            # A finished answer (a resumed session): every chunk, the last one too, waits to be
+            # painted before it is rendered, so opening a long session stays fast. (No idle
+            # rendering here: a hundred widgets doing it at once would swamp the start-up.)
             self.add_text(self._initial.strip())
             self._initial = ""
-            self.render_pending()
-            self.finish_rendering()
+            self._seal(self._chunks[-1].source + "".join(self._live_parts))
+            self._live_parts = []
+            self._chunks[-1].sealed = True
+            self._offsets_width = -1
+            self.refresh(layout=True)
 
     # ------------------------------------------------------------------ rendering
 
@@ -220,7 +236,7 @@ class StreamingMarkdown(Widget):
             options = console.options.update(width=width, height=None, highlight=False)
             renderable = pi_markdown(text)
             lines = [Strip(line, width) for line in console.render_lines(renderable, options, style=style)]
-        if chunk.sealed:  # the blank line that separated this chunk from the next block
+        if chunk.gap:
             lines.append(_blank(width, style))
         chunk.lines, chunk.width = lines, width
         chunk.render_seconds = time.perf_counter() - start
@@ -277,7 +293,7 @@ class StreamingMarkdown(Widget):
 
     def finish_rendering(self) -> None:
         """Render sealed chunks exactly in idle time (a few per tick), for scrollback."""
-        if self._idle_timer is None and len(self._chunks) > 1:
+        if self._idle_timer is None and any(chunk.sealed for chunk in self._chunks):
             self._idle_timer = self.set_interval(0.05, self._render_some, name="markdown-idle")
 
     def _render_some(self) -> None:
