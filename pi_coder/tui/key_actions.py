@@ -64,7 +64,9 @@ class KeyActionsMixin:
         self._last_clear = now
         self.editor.set_text("")
         self.editor.close_menu()
-        self.status_line.note(f"Press {display_keys(self.effective_keys['app.clear'])} again to exit")
+        hint = f"Press {display_keys(self.effective_keys['app.clear'])} again to exit"
+        self.status_line.note(hint)
+        self.set_timer(_DOUBLE_PRESS_SECONDS, lambda: self.status_line.clear_note(hint))
 
     async def action_exit(self: PiApp) -> None:
         if self.editor.text:

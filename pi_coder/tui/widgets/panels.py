@@ -119,6 +119,11 @@ class StatusLine(Static):
         self._set_level(level)
         self._render_now()
 
+    def clear_note(self, text: str) -> None:
+        """Remove the note if it is still ``text``."""
+        if not self.busy and self.label == text:
+            self.note("")
+
     def _set_level(self, level: str) -> None:
         if self._level:
             self.remove_class(f"-{self._level}")
