@@ -204,7 +204,7 @@ class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
         await self._render_start()
         self.refresh_footer()
         await self.mount_navigation()
-        self.call_after_refresh(self._freeze_startup_objects)
+        self.set_timer(1.0, self._freeze_startup_objects)  # after the first frame is on screen
         if self.initial_messages:
             messages = list(self.initial_messages)
             self.run_worker(self._send_initial(messages), group="prompt", exit_on_error=False)
