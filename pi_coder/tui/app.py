@@ -204,7 +204,7 @@ class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
         await self._render_start()
         self.refresh_footer()
         await self.mount_navigation()
-        self.set_timer(1.0, self._freeze_startup_objects)  # after the first frame is on screen
+        self.set_timer(1.0, self._after_startup)  # once the first frame is on screen
         if self.initial_messages:
             messages = list(self.initial_messages)
             self.run_worker(self._send_initial(messages), group="prompt", exit_on_error=False)
@@ -231,7 +231,12 @@ class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
         for text in messages:
             await self._prompt(text, "follow_up")
 
-    def _freeze_startup_objects(self) -> None:
+    def _after_startup(self) -> None:
+        # Idle time after the first frame: load the Markdown renderer (markdown-it, Pygments) now
+        # rather than in the middle of the first answer.
+        from pi_coder.tui.widgets.markdown_view import warm_up
+
+        warm_up(self.console)
         # Modules, widgets and styles built at start-up live as long as the app: keeping them out
         # of the cyclic GC's scans makes every collection during a stream cheaper.
         gc.collect()

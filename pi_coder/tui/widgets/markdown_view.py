@@ -30,7 +30,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-__all__ = ["StreamingMarkdown", "estimate_height", "pi_markdown", "split_sealable"]
+__all__ = ["StreamingMarkdown", "estimate_height", "pi_markdown", "split_sealable", "warm_up"]
 
 SEAL_CHARS = 2000
 """The live chunk is sealed at the first block boundary past this many characters."""
@@ -62,6 +62,12 @@ def pi_markdown(text: str, **kwargs: Any) -> Any:
     kwargs.setdefault("code_theme", CODE_THEME)
     kwargs.setdefault("hyperlinks", True)
     return _markdown_class()(text, **kwargs)
+
+
+def warm_up(console: Any) -> None:
+    """Render a small answer once, so the first real one does not pay for imports and caches."""
+    sample = "# Title\n\nSome *text* and `code`.\n\n- item\n\n```python\nprint('hi')\n```\n"
+    console.render_lines(pi_markdown(sample), console.options.update(width=60, height=None))
 
 
 def _fence_marker(line: str) -> str | None:
