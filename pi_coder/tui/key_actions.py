@@ -115,6 +115,16 @@ class KeyActionsMixin:
         self.query_one(PendingMessages).show_queue([], [])
         self.status(f"Restored {len(texts)} queued message{'s' if len(texts) != 1 else ''} to editor")
 
+    def action_scroll_page(self: PiApp, direction: int) -> None:
+        # A multi-line draft keeps PageUp/PageDown for moving in the editor.
+        if self.editor.document.line_count > 1:
+            raise SkipAction()
+        transcript = self.transcript
+        if direction < 0:
+            transcript.scroll_page_up(animate=False)
+        else:
+            transcript.scroll_page_down(animate=False)
+
     def action_jump_to_end(self: PiApp) -> None:
         transcript = self.transcript
         if transcript.following:

@@ -48,6 +48,8 @@ KEY_ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("app.thinking.toggle", "ctrl+t", "toggle_thinking", "Hide or show thinking blocks", "app"),
     KeyAction("app.message.dequeue", "alt+up", "dequeue", "Pull queued messages back into the editor", "app"),
     KeyAction("app.scroll.end", "end", "jump_to_end", "Jump to the live end of the transcript", "app"),
+    KeyAction("app.scroll.pageUp", "pageup", "scroll_page(-1)", "Scroll the transcript up a page", "app"),
+    KeyAction("app.scroll.pageDown", "pagedown", "scroll_page(1)", "Scroll the transcript down a page", "app"),
     KeyAction("app.model.select", "ctrl+l", "select_model", "Select a model", "app"),
     KeyAction("app.session.tree", "", "open_tree", "Session tree (`/tree`)", "app"),
     KeyAction("app.session.fork", "", "open_fork", "Fork from an earlier message (`/fork`)", "app"),

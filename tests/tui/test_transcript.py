@@ -201,3 +201,25 @@ async def test_shift_tab_cycles_thinking_and_ctrl_p_cycles_models(project: Path)
         await pilot.press("shift+tab")
         await pilot.pause(0.05)
         assert "Current model does not support thinking" in screen_text(app)
+
+
+async def test_page_keys_scroll_the_transcript(make_session) -> None:
+    session, _ = make_session(["\n\n".join(f"Line {i}" for i in range(80))])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _send(pilot, "long")
+        transcript = app.query_one(Transcript)
+        await wait_until(pilot, lambda: not session.is_streaming and transcript.max_scroll_y > 30, what="reply")
+        await pilot.pause(0.1)
+        bottom = transcript.scroll_y
+        await pilot.press("pageup")
+        await pilot.pause(0.05)
+        assert transcript.scroll_y < bottom
+        await pilot.press("pagedown")
+        await pilot.pause(0.05)
+        assert transcript.scroll_y >= transcript.max_scroll_y - 1
+        await type_text(pilot, "two\nlines")
+        before = transcript.scroll_y
+        await pilot.press("pageup")  # the editor keeps the key when the draft has several lines
+        await pilot.pause(0.05)
+        assert transcript.scroll_y == before
