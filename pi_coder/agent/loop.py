@@ -72,7 +72,7 @@ _HARD_EXIT = ("error", "aborted")
 _PASSTHROUGH = tuple(
     f.name
     for f in dataclasses.fields(StreamOptions)
-    if f.name not in ("signal", "reasoning", "api_key") and f.name in AgentLoopConfig.__dataclass_fields__
+    if f.name not in ("signal", "reasoning", "api_key")
 )
 _NO_DEFAULT = "No default stream function configured. Pass streamFn explicitly or call setDefaultStreamFn()."
 

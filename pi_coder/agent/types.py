@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from pydantic import BaseModel
 
 from pi_coder.ai.abort import AbortSignal
+from pi_coder.ai.options import StreamOptions
 from pi_coder.ai.types import AssistantMessage, ImageContent, TextContent, Tool, ToolCall, Usage
 from pi_coder.errors import PiError
 
@@ -216,11 +217,10 @@ MaybeAwaitable: TypeAlias = Any
 
 
 @dataclass(slots=True, kw_only=True)
-class AgentLoopConfig:
+class AgentLoopConfig(StreamOptions):
     """Configuration of one loop run: the model, the hooks and the stream options it passes on.
 
-    Hooks may be plain or async functions. The stream-option fields (``reasoning`` to
-    ``on_response``) are handed to the stream function in its ``StreamOptions``, with
+    Hooks may be plain or async functions. The inherited ``StreamOptions`` fields are handed to the stream function in its ``StreamOptions``, with
     ``api_key`` replaced by ``get_api_key(provider)`` when that returns a key and ``signal``
     set to the run's signal.
     """
@@ -240,20 +240,3 @@ class AgentLoopConfig:
     """Returns ``"end"``, ``"continue"`` (or ``FinishTurnResult``/``{"action": ...}``) or None."""
     prepare_next_turn: Callable[[AgentTurnContext], MaybeAwaitable] | None = None
     """Returns None or an ``AgentLoopTurnUpdate``; called before every turn but the first."""
-
-    reasoning: str | None = None
-    """Thinking level for the stream function; None means off."""
-    api_key: str | None = None
-    session_id: str | None = None
-    max_tokens: int | None = None
-    temperature: float | None = None
-    headers: dict[str, str] | None = None
-    thinking_budgets: dict[str, int] | None = None
-    max_retries: int | None = None
-    max_retry_delay_ms: int | None = None
-    timeout_ms: int | None = None
-    cache_retention: str | None = None
-    transport: str | None = None
-    metadata: dict[str, Any] | None = None
-    on_payload: Callable[[dict[str, Any]], Any] | None = None
-    on_response: Callable[[Any], Any] | None = None
