@@ -41,6 +41,7 @@ class _Option:
 
 
 _MODE, _MODEL, _SESSION, _TOOLS, _PROMPT, _INFO = "Mode", "Model", "Session", "Tools", "Prompt", "Other"
+_TRUST = "Project trust"
 
 _OPTIONS: tuple[_Option, ...] = (
     _Option("print", ("-p", "--print"), "flag", "Non-interactive: run the prompts, print the final answer, exit.", _MODE),
@@ -113,6 +114,20 @@ _OPTIONS: tuple[_Option, ...] = (
         "Append text (or a file's text) to the system prompt.",
         _PROMPT,
         "TEXT|FILE",
+    ),
+    _Option(
+        "approve",
+        ("-a", "--approve"),
+        "flag",
+        "Trust this project folder for this run: apply its .pi settings, SYSTEM.md, templates, themes.",
+        _TRUST,
+    ),
+    _Option(
+        "no_approve",
+        ("-na", "--no-approve"),
+        "flag",
+        "Do not trust this project folder for this run (nothing is asked or saved).",
+        _TRUST,
     ),
     _Option(
         "list_models",
@@ -194,7 +209,8 @@ def parse_args(argv: list[str]) -> CliOptions:
         The options; ``warnings`` holds non-fatal problems (unknown tools, invalid thinking level).
 
     Raises:
-        UsageError: An unknown option, a missing value, or an invalid ``--mode``.
+        UsageError: An unknown option, a missing value, an invalid ``--mode``, or both ``-a``
+            and ``-na``.
     """
     from pi_coder.modes.options import MODES, THINKING_LEVELS, VALID_TOOLS, CliOptions
 
@@ -241,6 +257,8 @@ def parse_args(argv: list[str]) -> CliOptions:
         else:
             raise UsageError(f"Option {name} needs a value ({option.metavar})")
         _store_value(opts, option, text, MODES, THINKING_LEVELS, VALID_TOOLS)
+    if opts.approve and opts.no_approve:
+        raise UsageError("-a/--approve and -na/--no-approve cannot be used together; pick one")
     return opts
 
 
@@ -383,13 +401,19 @@ def main(argv: list[str] | None = None) -> int:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     from pi_coder.modes.launch import run_guarded
 
-    return run_guarded(opts, run_interactive=_run_interactive)
+    return run_guarded(opts, run_interactive=_run_interactive, ask_trust=_ask_trust)
 
 
 def _run_interactive(session: Any, initial_messages: list[str], notices: list[str], **options: Any) -> int:
     from pi_coder.tui import run_tui
 
     return run_tui(session, initial_messages=initial_messages, startup_notices=notices, **options)
+
+
+def _ask_trust(folder: Any, resources: list[str]) -> Any:
+    from pi_coder.tui.trust_dialog import ask_project_trust
+
+    return ask_project_trust(folder, resources)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,10 @@ Two scopes (``design.md``, pi-product 7.1):
 - project ``<cwd>/.pi/settings.toml``
 
 The project scope overrides the global one with a one-level deep merge: a table (``[compaction]``)
-is merged key by key, anything else (scalars, arrays) is replaced. A file that does not parse is
+is merged key by key, anything else (scalars, arrays) is replaced. A project folder the user has
+not trusted (``pi_coder.core.trust``) contributes only the keys of ``PROJECT_SAFE_KEYS``; every
+other key (anything that runs a command, moves data or loads files, and any key added later until
+it is listed there) needs trust. ``default_project_trust`` is read from the global file only. A file that does not parse is
 reported as one warning naming the file and line and that scope is ignored; a key with a value of
 the wrong type is reported (file, line, key) and only that key falls back to its default.
 Unknown keys are kept (``model_extra``) and listed in ``LoadedSettings.unknown_keys``.
@@ -36,10 +39,12 @@ __all__ = [
     "ImageSettings",
     "LoadedSettings",
     "MarkdownSettings",
+    "PROJECT_SAFE_KEYS",
     "RetrySettings",
     "Settings",
     "TerminalSettings",
     "ThinkingBudgets",
+    "gated_project_keys",
     "global_settings_path",
     "load_settings",
     "project_settings_path",
@@ -52,6 +57,40 @@ QueueMode = Literal["one-at-a-time", "all"]
 
 # Resource lists whose relative entries are resolved against the folder of the settings file.
 _RESOURCE_KEYS = ("skills", "prompts", "themes")
+
+TrustDefault = Literal["ask", "always", "never"]
+
+# Project settings that apply even in a folder the user has not trusted: they change how pi
+# looks or paces its work, never what it runs, where it writes or which files it loads.
+# A table maps to the keys allowed inside it. Everything else is gated, including keys added
+# later (shell_path, shell_command_prefix, session_dir, external_editor, skills, prompts, themes,
+# keybindings, default_provider/default_model/enabled_models, and any extensions, MCP or
+# environment allow-list keys) until someone lists them here on purpose.
+PROJECT_SAFE_KEYS: Mapping[str, frozenset[str] | None] = {
+    "default_thinking_level": None,
+    "hide_thinking_block": None,
+    "steering_mode": None,
+    "follow_up_mode": None,
+    "theme": None,
+    "quiet_startup": None,
+    "collapse_changelog": None,
+    "double_escape_action": None,
+    "tree_filter_mode": None,
+    "editor_padding_x": None,
+    "autocomplete_max_visible": None,
+    "enable_skill_commands": None,
+    "compaction": frozenset({"enabled", "reserve_tokens", "keep_recent_tokens"}),
+    "branch_summary": frozenset({"reserve_tokens", "skip_prompt"}),
+    "retry": frozenset({"enabled", "max_retries", "base_delay_ms", "max_delay_ms"}),
+    "bash": frozenset({"default_timeout", "max_timeout"}),
+    "images": frozenset({"auto_resize", "block_images"}),
+    "terminal": frozenset({"show_images"}),
+    "markdown": frozenset({"code_block_indent"}),
+    "thinking_budgets": frozenset({"minimal", "low", "medium", "high"}),
+}
+"""Top-level key -> None (a plain value) or the allowed keys of that table."""
+
+_GLOBAL_ONLY_KEYS = ("default_project_trust",)
 
 
 class _Section(BaseModel):
@@ -165,6 +204,8 @@ class Settings(BaseModel):
     """Line run before every bash command, e.g. "shopt -s expand_aliases"."""
     session_dir: str | None = None
     """Folder for session files instead of the default sessions folder."""
+    default_project_trust: TrustDefault = "ask"
+    """Global only. A project folder with no saved trust decision: ask (TUI), always or never."""
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     """Automatic context compaction."""
     branch_summary: BranchSummarySettings = Field(default_factory=BranchSummarySettings)
@@ -244,11 +285,13 @@ def project_settings_path(cwd: str | os.PathLike[str]) -> Path:
     return project_dir(cwd) / "settings.toml"
 
 
-def load_settings(cwd: str | os.PathLike[str] | None = None) -> LoadedSettings:
+def load_settings(cwd: str | os.PathLike[str] | None = None, *, project_trusted: bool = True) -> LoadedSettings:
     """Load and merge the global and project settings.
 
     Args:
         cwd: Project folder; defaults to the process's working directory.
+        project_trusted: False keeps only the ``PROJECT_SAFE_KEYS`` of the project file (the
+            folder is not trusted, see ``pi_coder.core.trust``). ``pi`` always passes the decision.
 
     Returns:
         The merged settings with warnings and unknown keys. Never raises for bad files.
@@ -260,6 +303,10 @@ def load_settings(cwd: str | os.PathLike[str] | None = None) -> LoadedSettings:
     gpath, ppath = global_settings_path(), project_settings_path(root)
     for path in (gpath, ppath):
         text, data = _read_toml(path, warnings)
+        if path is ppath:
+            _drop_global_only(data, path, warnings)
+            if not project_trusted:
+                _keep_safe(data)
         _prepare_scope(data, path, text, warnings, unknown)
         scopes.append(data)
     merged = _merge(scopes[0], scopes[1])
@@ -303,7 +350,61 @@ def update_global_settings(updates: Mapping[str, Any], settings: LoadedSettings 
         _write_global(global_settings_path(), updates)
 
 
+def gated_project_keys(data: Mapping[str, Any]) -> list[str]:
+    """Keys of a project settings table that apply only in a trusted folder, in file order.
+
+    A key outside ``PROJECT_SAFE_KEYS``, or one whose value is (or holds) a ``!command`` or
+    ``$VARIABLE`` string, is gated; a table key is named ``table.key``.
+    """
+    return [key if sub is None else f"{key}.{sub}" for key, sub in _gated(data)]
+
+
+def _gated(data: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+    out: list[tuple[str, str | None]] = []
+    for key, value in data.items():
+        if key in _GLOBAL_ONLY_KEYS:
+            continue
+        if key not in PROJECT_SAFE_KEYS:
+            out.append((key, None))
+            continue
+        allowed = PROJECT_SAFE_KEYS[key]
+        if allowed is None or not isinstance(value, dict):
+            if _runs_or_expands(value):
+                out.append((key, None))
+        else:
+            out.extend((key, sub) for sub, item in value.items() if sub not in allowed or _runs_or_expands(item))
+    return out
+
+
 # -- loading -------------------------------------------------------------------------------
+
+
+def _runs_or_expands(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.lstrip().startswith(("!", "$"))
+    if isinstance(value, list):
+        return any(_runs_or_expands(item) for item in value)
+    if isinstance(value, dict):
+        return any(_runs_or_expands(item) for item in value.values())
+    return False
+
+
+def _keep_safe(data: dict[str, Any]) -> None:
+    """Remove the gated keys of a project file's data in place (the folder is not trusted)."""
+    for key, sub in _gated(data):
+        if sub is not None and isinstance(data.get(key), dict):
+            table = dict(data[key])
+            table.pop(sub, None)
+            data[key] = table
+        else:
+            data.pop(key, None)
+
+
+def _drop_global_only(data: dict[str, Any], path: Path, warnings: list[str]) -> None:
+    for key in _GLOBAL_ONLY_KEYS:
+        if key in data:
+            del data[key]
+            warnings.append(f"{path}: {key} is read from the global settings.toml only; ignored here")
 
 
 def _read_toml(path: Path, warnings: list[str]) -> tuple[str | None, dict[str, Any]]:

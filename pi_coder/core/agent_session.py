@@ -17,7 +17,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi_coder.agent import Agent, AgentError
 from pi_coder.ai.abort import AbortController
@@ -44,6 +44,9 @@ from pi_coder.core.stats import SessionStats, UsageTotals, compute_stats
 from pi_coder.session.messages import BashExecutionMessage, CustomMessage
 from pi_coder.session.store import SessionStore
 from pi_coder.settings import LoadedSettings, Settings
+
+if TYPE_CHECKING:
+    from pi_coder.core.trust import TrustDecision
 
 __all__ = ["AgentSession", "Listener"]
 
@@ -92,6 +95,8 @@ class AgentSession(ModelControls):
         self.startup_notices: list[str] = list(startup_notices)
         """Warnings from start-up (e.g. "Could not restore model ..."), for the UI to show."""
         self._session_dir = session_dir
+        self.project_trust: TrustDecision | None = None
+        """How trust in the project folder was decided (``core/trust.py``); None: not checked."""
         self._listeners: list[Listener] = []
         self._background: set[asyncio.Task[Any]] = set()
         self._queued = QueuedTexts()

@@ -8,7 +8,8 @@ Context files, in prompt order:
 In each directory ``AGENTS.md`` is preferred over ``CLAUDE.md``; a file reached twice (the config
 folder is also an ancestor, or through a symlink) is included once.
 
-``SYSTEM.md`` and ``APPEND_SYSTEM.md``: the project's ``.pi/`` copy wins over the global one.
+``SYSTEM.md`` and ``APPEND_SYSTEM.md``: the project's ``.pi/`` copy wins over the global one, in a
+trusted folder only (``pi_coder.core.trust``); context files load regardless, as in Pi.
 """
 
 from __future__ import annotations
@@ -83,30 +84,36 @@ def discover_context_files(
     return found
 
 
-def find_system_file(cwd: str | os.PathLike[str], warnings: list[str] | None = None) -> ContextFile | None:
-    """``<cwd>/.pi/SYSTEM.md``, else ``config_dir()/SYSTEM.md``, else None."""
-    return _project_or_global(cwd, "SYSTEM.md", warnings)
+def find_system_file(
+    cwd: str | os.PathLike[str], warnings: list[str] | None = None, *, project: bool = True
+) -> ContextFile | None:
+    """``<cwd>/.pi/SYSTEM.md`` (unless ``project`` is False), else ``config_dir()/SYSTEM.md``, else None."""
+    return _project_or_global(cwd, "SYSTEM.md", warnings, project)
 
 
 def find_append_system_file(
-    cwd: str | os.PathLike[str], warnings: list[str] | None = None
+    cwd: str | os.PathLike[str], warnings: list[str] | None = None, *, project: bool = True
 ) -> ContextFile | None:
-    """``<cwd>/.pi/APPEND_SYSTEM.md``, else ``config_dir()/APPEND_SYSTEM.md``, else None."""
-    return _project_or_global(cwd, "APPEND_SYSTEM.md", warnings)
+    """``<cwd>/.pi/APPEND_SYSTEM.md`` (unless ``project`` is False), else the global one, else None."""
+    return _project_or_global(cwd, "APPEND_SYSTEM.md", warnings, project)
 
 
-def load_project_context(cwd: str | os.PathLike[str], *, context_files: bool = True) -> ProjectContext:
+def load_project_context(
+    cwd: str | os.PathLike[str], *, context_files: bool = True, project_trusted: bool = True
+) -> ProjectContext:
     """Read the context files, SYSTEM.md and APPEND_SYSTEM.md for ``cwd``.
 
     Args:
         cwd: The session's working directory.
         context_files: False skips AGENTS.md/CLAUDE.md discovery (``--no-context-files``).
+        project_trusted: False skips ``.pi/SYSTEM.md`` and ``.pi/APPEND_SYSTEM.md`` (the global
+            files still apply).
     """
     ctx = ProjectContext()
     if context_files:
         ctx.context_files = discover_context_files(cwd, ctx.warnings)
-    ctx.system = find_system_file(cwd, ctx.warnings)
-    ctx.append_system = find_append_system_file(cwd, ctx.warnings)
+    ctx.system = find_system_file(cwd, ctx.warnings, project=project_trusted)
+    ctx.append_system = find_append_system_file(cwd, ctx.warnings, project=project_trusted)
     return ctx
 
 
@@ -129,10 +136,11 @@ def read_prompt_argument(value: str, cwd: str | os.PathLike[str] | None = None) 
 
 
 def _project_or_global(
-    cwd: str | os.PathLike[str], name: str, warnings: list[str] | None
+    cwd: str | os.PathLike[str], name: str, warnings: list[str] | None, project: bool
 ) -> ContextFile | None:
     sink = warnings if warnings is not None else []
-    for folder in (project_dir(cwd), config_dir()):
+    folders = (project_dir(cwd), config_dir()) if project else (config_dir(),)
+    for folder in folders:
         picked = _read_first(folder, (name,), sink)
         if picked is not None:
             return picked

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_coder.ai.models import Models
 from pi_coder.ai.types import Model
 from pi_coder.core.agent_session import AgentSession
 from pi_coder.session.store import SessionStore
 from pi_coder.settings import LoadedSettings, Settings
+
+if TYPE_CHECKING:
+    from pi_coder.core.trust import TrustDecision
 
 __all__ = ["DEFAULT_TOOL_NAMES", "create_agent_session", "tool_settings_from"]
 
@@ -48,6 +51,7 @@ def create_agent_session(
     skills: Sequence[Any] | str | None = None,
     scoped_models: Sequence[tuple[Model, str | None]] | None = None,
     stream_fn: Callable[..., Any] | None = None,
+    project_trust: TrustDecision | None = None,
 ) -> AgentSession:
     """Build an AgentSession (synchronous and cheap: reads settings, context files, templates).
 
@@ -71,6 +75,9 @@ def create_agent_session(
         skills: Skills for the prompt.
         scoped_models: The Ctrl+P cycle (``--models`` / ``enabled_models``).
         stream_fn: The agent's stream function; default ``models.stream_simple``.
+        project_trust: The trust decision for ``cwd`` (``pi_coder.core.trust``); untrusted skips
+            ``.pi/SYSTEM.md``, ``.pi/APPEND_SYSTEM.md``, ``.pi/prompts`` and (when ``settings`` is
+            not given) the gated project settings. None: not checked, the project is used.
     """
     from pi_coder.agent import Agent
     from pi_coder.core.context_files import load_project_context, read_prompt_argument
@@ -79,11 +86,12 @@ def create_agent_session(
     from pi_coder.core.templates import load_templates
 
     cwd = os.fspath(cwd)
+    trusted = project_trust is None or project_trust.trusted
     loaded: LoadedSettings | Settings
     if settings is None:
         from pi_coder.settings import load_settings
 
-        loaded = load_settings(cwd)
+        loaded = load_settings(cwd, project_trusted=trusted)
     else:
         loaded = settings
     plain: Settings = loaded.settings if isinstance(loaded, LoadedSettings) else loaded
@@ -106,7 +114,7 @@ def create_agent_session(
         names = list(DEFAULT_TOOL_NAMES if tool_names is None else tool_names)
         tools = _build_tools(cwd, names, plain) if names else []
     snippets = _tool_snippets()
-    project = load_project_context(cwd, context_files=context_files)
+    project = load_project_context(cwd, context_files=context_files, project_trusted=trusted)
     notices.extend(project.warnings)
     custom = read_prompt_argument(system_prompt, cwd) if system_prompt is not None else None
     if custom is None and project.system is not None:
@@ -126,7 +134,7 @@ def create_agent_session(
             skills=skills,
         )
 
-    templates = load_templates(cwd, extra_paths=plain.prompts, warnings=notices)
+    templates = load_templates(cwd, extra_paths=plain.prompts, warnings=notices, project_trusted=trusted)
     from pi_coder.core.convert import make_convert_to_llm
 
     agent = Agent(
@@ -136,7 +144,7 @@ def create_agent_session(
         thinking_budgets=plain.thinking_budgets.model_dump(),
         max_retry_delay_ms=plain.retry.max_delay_ms or None,
     )
-    return AgentSession(
+    session = AgentSession(
         cwd=cwd,
         agent=agent,
         store=store,
@@ -151,6 +159,8 @@ def create_agent_session(
         startup_notices=notices,
         session_dir=directory,
     )
+    session.project_trust = project_trust
+    return session
 
 
 def _build_tools(cwd: str, names: list[str], settings: Settings) -> list[Any]:

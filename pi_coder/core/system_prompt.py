@@ -117,6 +117,7 @@ def load_system_prompt(
     context_files: bool = True,
     skills: Sequence[Any] | str | None = None,
     date: _dt.date | str | None = None,
+    project_trusted: bool = True,
 ) -> tuple[str, list[str]]:
     """Read SYSTEM.md, APPEND_SYSTEM.md and the context files for ``cwd`` and build the prompt.
 
@@ -131,11 +132,12 @@ def load_system_prompt(
         context_files: False skips AGENTS.md/CLAUDE.md (``--no-context-files``).
         skills: Skills for the prompt.
         date: The current date; today by default.
+        project_trusted: False ignores ``.pi/SYSTEM.md`` and ``.pi/APPEND_SYSTEM.md``.
 
     Returns:
         The prompt and warnings about files that could not be read.
     """
-    ctx = load_project_context(cwd, context_files=context_files)
+    ctx = load_project_context(cwd, context_files=context_files, project_trusted=project_trusted)
     if system_prompt is not None:
         custom: str | None = read_prompt_argument(system_prompt, cwd)
     else:

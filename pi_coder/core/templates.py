@@ -67,6 +67,7 @@ def load_templates(
     *,
     extra_paths: Iterable[str | os.PathLike[str]] = (),
     warnings: list[str] | None = None,
+    project_trusted: bool = True,
 ) -> dict[str, PromptTemplate]:
     """Discover templates for ``cwd``.
 
@@ -74,16 +75,16 @@ def load_templates(
         cwd: The session's working directory.
         extra_paths: More template files or folders; these win on name clashes.
         warnings: Receives a message for each file that cannot be read.
+        project_trusted: False skips ``.pi/prompts`` (the folder is not trusted).
 
     Returns:
         Templates by name, sorted by name.
     """
     sink = warnings if warnings is not None else []
     found: dict[str, PromptTemplate] = {}
-    sources: list[tuple[Path, Literal["global", "project", "path"]]] = [
-        (config_dir() / "prompts", "global"),
-        (project_dir(cwd) / "prompts", "project"),
-    ]
+    sources: list[tuple[Path, Literal["global", "project", "path"]]] = [(config_dir() / "prompts", "global")]
+    if project_trusted:
+        sources.append((project_dir(cwd) / "prompts", "project"))
     sources.extend((Path(p).expanduser(), "path") for p in extra_paths)
     for location, source in sources:
         for file in _markdown_files(location):

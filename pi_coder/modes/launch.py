@@ -24,6 +24,9 @@ __all__ = ["InteractiveRunner", "run", "run_guarded", "write_crash_log"]
 InteractiveRunner = Callable[..., int]
 """``runner(session, initial_messages, notices, **tui_options) -> exit code`` (the TUI's ``run_tui``)."""
 
+TrustAsker = Callable[[Path, list[str]], Any]
+"""``ask(folder, resources) -> TrustChoice | None``: the TUI's trust dialog (see ``setup.TrustAsker``)."""
+
 
 def _say(text: str) -> None:
     print(f"pi: {text}", file=sys.stderr)
@@ -53,14 +56,16 @@ def write_crash_log(exc: BaseException) -> Path | None:
         return None
 
 
-def run_guarded(options: CliOptions, *, run_interactive: InteractiveRunner) -> int:
+def run_guarded(
+    options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: TrustAsker | None = None
+) -> int:
     """``run`` with every failure turned into a message and an exit code (never a traceback)."""
     from pi_coder.modes.setup import StartupExit
     from pi_coder.modes.stop_signals import install_backstop
 
     install_backstop()
     try:
-        return run(options, run_interactive=run_interactive)
+        return run(options, run_interactive=run_interactive, ask_trust=ask_trust)
     except StartupExit as exc:
         if exc.message:
             print(exc.message, file=sys.stderr)
@@ -90,8 +95,11 @@ def _quiet_stdout() -> None:
         pass
 
 
-def run(options: CliOptions, *, run_interactive: InteractiveRunner) -> int:
-    """Do what ``options`` asks; returns the exit code. Raises ``UserError`` for user mistakes."""
+def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: TrustAsker | None = None) -> int:
+    """Do what ``options`` asks; returns the exit code. Raises ``UserError`` for user mistakes.
+
+    ``ask_trust`` shows the TUI's trust dialog for an undecided project folder (interactive only).
+    """
     cwd = os.getcwd()
     if options.export is not None:
         return _export(options, cwd)
@@ -109,11 +117,17 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner) -> int:
     mode = options.run_mode(stdin_piped=piped)
     if mode == "rpc" and options.file_args:
         raise UserError("@file arguments are not supported in --mode rpc")
-    startup = prepare(options, mode=mode, cwd=cwd, stdin_text=stdin_text)
+    startup = prepare(options, mode=mode, cwd=cwd, stdin_text=stdin_text, ask_trust=ask_trust)
     if mode == "interactive":
         notices = list(startup.notices)
         if startup.images:
             notices.append("Images from @file arguments are only sent in print mode (-p); they were left out.")
+        trust = startup.trust
+        if trust is not None and not trust.trusted and trust.source != "flag":
+            notices.append(
+                "This project folder is not trusted: its .pi settings, SYSTEM.md, templates and themes "
+                "were not used (/trust to change)."
+            )
         settings = startup.session.settings
         return run_interactive(
             startup.session,
@@ -122,6 +136,10 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner) -> int:
             resume=options.resume,
             hide_thinking=bool(getattr(settings, "hide_thinking_block", False)),
         )
+    if startup.trust is not None and startup.trust.source == "undecided":
+        from pi_coder.core.trust import untrusted_notice
+
+        print(untrusted_notice(cwd), file=sys.stderr)
     for notice in startup.notices:
         print(f"Warning: {notice}", file=sys.stderr)
     if mode == "rpc":

@@ -48,6 +48,10 @@ class CliOptions:
     list_models: str | bool | None = None
     """``True`` for ``--list-models`` alone, the search text when one follows."""
     export: str | None = None
+    approve: bool = False
+    """``-a``: trust the project folder for this run (nothing saved)."""
+    no_approve: bool = False
+    """``-na``: do not trust the project folder for this run (nothing saved)."""
     version: bool = False
     help: bool = False
     file_args: list[str] = field(default_factory=list)
@@ -56,6 +60,13 @@ class CliOptions:
     """Positional messages, in order."""
     warnings: list[str] = field(default_factory=list)
     """Non-fatal problems found while parsing (unknown tool, invalid thinking level)."""
+
+    @property
+    def trust_flag(self) -> bool | None:
+        """True for ``-a``, False for ``-na``, None when neither was given."""
+        if self.approve:
+            return True
+        return False if self.no_approve else None
 
     def run_mode(self, stdin_piped: bool = False) -> RunMode:
         """Which mode runs: rpc, json, text (``-p``, ``--mode text`` or piped stdin) or interactive."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,11 +21,23 @@ if TYPE_CHECKING:
     from pi_coder.ai.models import Models
     from pi_coder.ai.types import ImageContent, Model
     from pi_coder.core.agent_session import AgentSession
+    from pi_coder.core.trust import TrustChoice, TrustDecision, TrustHandler
     from pi_coder.modes.options import CliOptions, RunMode
     from pi_coder.session.store import SessionStore
     from pi_coder.settings import LoadedSettings
 
-__all__ = ["Startup", "StartupExit", "build_prompts", "no_model_guidance", "prepare", "read_piped_stdin"]
+__all__ = [
+    "Startup",
+    "StartupExit",
+    "TrustAsker",
+    "build_prompts",
+    "no_model_guidance",
+    "prepare",
+    "read_piped_stdin",
+]
+
+TrustAsker = Callable[[Path, list[str]], "TrustChoice | None"]
+"""``ask(folder, resources) -> choice``: the TUI's trust dialog (None = Esc, nothing saved)."""
 
 
 class StartupExit(Exception):
@@ -47,6 +60,8 @@ class Startup:
     """Images from @file arguments, attached to the first prompt."""
     notices: list[str] = field(default_factory=list)
     """Warnings for the user (invalid settings, unknown tools, model fallbacks, missing key)."""
+    trust: TrustDecision | None = None
+    """How trust in the project folder was decided (``source == "undecided"``: nobody was asked)."""
 
 
 def read_piped_stdin() -> str | None:
@@ -102,8 +117,21 @@ def no_model_guidance(models: Models) -> str:
     )
 
 
-def prepare(options: CliOptions, *, mode: RunMode, cwd: str, stdin_text: str | None = None) -> Startup:
+def prepare(
+    options: CliOptions,
+    *,
+    mode: RunMode,
+    cwd: str,
+    stdin_text: str | None = None,
+    ask_trust: TrustAsker | None = None,
+    trust_handlers: Sequence[TrustHandler] = (),
+) -> Startup:
     """Build the session and prompts for ``options``.
+
+    Trust in the project folder is decided first (extensions §7.3), before anything the folder
+    controls is read or the session store is created: ``ask_trust`` is called in interactive mode
+    when nothing else decides; ``trust_handlers`` are the extensions' ``project_trust`` handlers
+    (none yet).
 
     Raises:
         UserError: Invalid models.toml, unknown model or provider, missing key or no model at
@@ -116,12 +144,15 @@ def prepare(options: CliOptions, *, mode: RunMode, cwd: str, stdin_text: str | N
     from pi_coder.settings import load_settings
 
     interactive = mode == "interactive"
-    loaded = load_settings(cwd)
+    notices = list(options.warnings)
+    loaded = load_settings(cwd, project_trusted=False)
+    trust = _decide_trust(options, cwd, loaded, ask_trust if interactive else None, trust_handlers, notices)
+    if trust.trusted:
+        loaded = load_settings(cwd, project_trusted=True)
     # The scripted demo provider is only registered when asked for, so it never shows up as
     # "available" in --list-models or the model picker.
     wants_faux = (options.provider or "").lower() == "faux" or (options.model or "").startswith("faux")
     models = create_models(include_faux=wants_faux)
-    notices = list(options.warnings)
 
     cli_model = _cli_model(options, models, notices)
     scoped = _scoped_models(options, models, notices)
@@ -168,9 +199,41 @@ def prepare(options: CliOptions, *, mode: RunMode, cwd: str, stdin_text: str | N
         system_prompt=options.system_prompt,
         append_system_prompt=options.append_system_prompt,
         scoped_models=scoped or None,
+        project_trust=trust,
     )
     notices.extend(n for n in session.startup_notices if n not in notices)
-    return Startup(session=session, prompts=prompts, images=images, notices=notices)
+    return Startup(session=session, prompts=prompts, images=images, notices=notices, trust=trust)
+
+
+def _decide_trust(
+    options: CliOptions,
+    cwd: str,
+    loaded: LoadedSettings,
+    ask: TrustAsker | None,
+    handlers: Sequence[TrustHandler],
+    notices: list[str],
+) -> TrustDecision:
+    from pi_coder.core.trust import (
+        apply_trust_choice,
+        canonical_path,
+        decide_project_trust,
+        project_resources,
+        undecided,
+    )
+
+    decision = decide_project_trust(
+        cwd,
+        flag=options.trust_flag,
+        default=loaded.settings.default_project_trust,
+        handlers=handlers,
+        warnings=notices,
+    )
+    if decision is not None:
+        return decision
+    if ask is None:
+        return undecided(cwd)
+    folder = canonical_path(cwd)
+    return apply_trust_choice(folder, ask(folder, project_resources(folder)), notices)
 
 
 def _cli_model(options: CliOptions, models: Models, notices: list[str]) -> tuple[Model, str | None] | None:

@@ -160,6 +160,12 @@ async def _fork(app: PiApp, args: str) -> None:
     await app.open_fork()
 
 
+async def _trust(app: PiApp, args: str) -> None:
+    from pi_coder.tui.trust_dialog import show_trust
+
+    await show_trust(app)
+
+
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("new", "Start a new session", _new),
     SlashCommand("compact", "Compact the context (optional focus instructions)", _compact, "[instructions]"),
@@ -173,6 +179,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("copy", "Copy the last answer to the clipboard", _copy),
     SlashCommand("export", "Export the session as a self-contained HTML page", _export, "[file]"),
     SlashCommand("hotkeys", "Show keyboard shortcuts", _hotkeys),
+    SlashCommand("trust", "Show or change whether this project folder is trusted", _trust),
     SlashCommand("quit", "Quit pi", _quit),
 )
 

@@ -75,9 +75,11 @@ class NavigationMixin:
             keymap = load_keybindings(settings)
             self._nav_warnings.extend(keymap.warnings)
             keybindings = keymap.overrides
+        trust = getattr(self.session, "project_trust", None)
+        trusted = trust is None or bool(trust.trusted)
         self.themes = ThemeController(
             self,  # type: ignore[arg-type]
-            str(getattr(self.session, "cwd", ".")),
+            str(getattr(self.session, "cwd", ".")) if trusted else None,  # None: no .pi/themes
             extra_paths=list(getattr(settings, "themes", []) or []),
             on_warning=self._theme_warning,
         )
