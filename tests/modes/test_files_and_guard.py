@@ -84,7 +84,7 @@ def _no_tui(*args: object, **kwargs: object) -> int:
 
 
 def test_guard_turns_user_errors_into_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    def fail(options: CliOptions, *, run_interactive: object) -> int:
+    def fail(options: CliOptions, **_: object) -> int:
         raise UserError("you did a thing")
 
     monkeypatch.setattr(launch, "run", fail)
@@ -97,7 +97,7 @@ def test_guard_logs_internal_errors(
 ) -> None:
     monkeypatch.setenv("PI_CODER_HOME", str(tmp_path))
 
-    def crash(options: CliOptions, *, run_interactive: object) -> int:
+    def crash(options: CliOptions, **_: object) -> int:
         raise RuntimeError("kaput")
 
     monkeypatch.setattr(launch, "run", crash)
