@@ -75,6 +75,15 @@ def test_untrusted_print_mode_applies_nothing_the_repository_controls(pi: PiHome
     assert run.stderr.count("is not trusted") == 1
     assert not (pi.home / "trust.json").exists()
 
+    # Left with only harmless keys (and a bare .pi/sessions), the folder needs no decision.
+    (pi.project / ".pi" / "SYSTEM.md").unlink()
+    (pi.project / ".pi" / "settings.toml").write_text('theme = "light"\n[compaction]\nkeep_recent_tokens = 99\n')
+    (pi.project / ".pi" / "sessions").mkdir()
+    pi.server.enqueue(Turn([Text("ok")]))
+    run = pi.run("-p", "hi")
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""
+
 
 def test_approve_flag_applies_the_project_for_this_run_only(pi: PiHome) -> None:
     """``-a``: the prefix runs, the session goes where the project says, SYSTEM.md is the prompt."""
@@ -153,14 +162,3 @@ def test_default_project_trust_always_and_a_project_value_ignored(pi: PiHome) ->
     assert run.returncode == 0, run.stderr
     assert (pi.project / "pwned").exists()
     assert "is not trusted" not in run.stderr
-
-
-def test_harmless_settings_alone_need_no_decision(pi: PiHome) -> None:
-    """Only safe keys (and a bare ``.pi/sessions``): trusted implicitly, nothing printed."""
-    (pi.project / ".pi" / "SYSTEM.md").unlink()
-    (pi.project / ".pi" / "settings.toml").write_text('theme = "light"\n[compaction]\nkeep_recent_tokens = 99\n')
-    (pi.project / ".pi" / "sessions").mkdir()
-    pi.server.enqueue(Turn([Text("ok")]))
-    run = pi.run("-p", "hi")
-    assert run.returncode == 0, run.stderr
-    assert run.stderr == ""
