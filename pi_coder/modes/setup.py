@@ -147,7 +147,7 @@ def prepare(
     notices = list(options.warnings)
     loaded = load_settings(cwd, project_trusted=False)
     trust = _decide_trust(options, cwd, loaded, ask_trust if interactive else None, trust_handlers, notices)
-    if trust.trusted:
+    if trust.trusted and loaded.project_path.is_file():  # the gated project keys apply after all
         loaded = load_settings(cwd, project_trusted=True)
     # The scripted demo provider is only registered when asked for, so it never shows up as
     # "available" in --list-models or the model picker.
