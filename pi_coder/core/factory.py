@@ -9,6 +9,7 @@ from typing import Any
 from pi_coder.ai.models import Models
 from pi_coder.ai.types import Model
 from pi_coder.core.agent_session import AgentSession
+from pi_coder.core.shell_env import SessionMarkers, secret_env_names
 from pi_coder.session.store import SessionStore
 from pi_coder.settings import LoadedSettings, Settings
 
@@ -17,8 +18,8 @@ __all__ = ["DEFAULT_TOOL_NAMES", "create_agent_session", "tool_settings_from"]
 DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write")
 
 
-def tool_settings_from(settings: Settings) -> Any:
-    """The tools' ``ToolSettings`` for the user's settings."""
+def tool_settings_from(settings: Settings, **extra: Any) -> Any:
+    """The tools' ``ToolSettings`` for the user's settings (``extra``: more ``ToolSettings`` fields)."""
     from pi_coder.tools import ToolSettings
 
     return ToolSettings(
@@ -27,6 +28,10 @@ def tool_settings_from(settings: Settings) -> Any:
         bash_default_timeout=float(settings.bash.default_timeout),
         bash_max_timeout=float(settings.bash.max_timeout),
         image_auto_resize=settings.images.auto_resize,
+        env_allow=tuple(settings.bash.env_allow),
+        keep_background=settings.bash.keep_background,
+        output_file_max_bytes=int(settings.bash.max_output_file_mb * 1024 * 1024),
+        **extra,
     )
 
 
@@ -102,9 +107,11 @@ def create_agent_session(
         model, thinking_level = start.model, start.thinking_level
         notices.extend(start.notices)
 
+    markers = SessionMarkers()
     if tools is None:
         names = list(DEFAULT_TOOL_NAMES if tool_names is None else tool_names)
-        tools = _build_tools(cwd, names, plain) if names else []
+        extra = {"env_extra": markers, "secret_env_names": secret_env_names(models)}
+        tools = _build_tools(cwd, names, tool_settings_from(plain, **extra)) if names else []
     snippets = _tool_snippets()
     project = load_project_context(cwd, context_files=context_files)
     notices.extend(project.warnings)
@@ -136,7 +143,7 @@ def create_agent_session(
         thinking_budgets=plain.thinking_budgets.model_dump(),
         max_retry_delay_ms=plain.retry.max_delay_ms or None,
     )
-    return AgentSession(
+    session = AgentSession(
         cwd=cwd,
         agent=agent,
         store=store,
@@ -151,12 +158,14 @@ def create_agent_session(
         startup_notices=notices,
         session_dir=directory,
     )
+    markers.session = session
+    return session
 
 
-def _build_tools(cwd: str, names: list[str], settings: Settings) -> list[Any]:
+def _build_tools(cwd: str, names: list[str], tool_settings: Any) -> list[Any]:
     from pi_coder.tools import create_tools
 
-    return list(create_tools(cwd, names, tool_settings_from(settings)).values())
+    return list(create_tools(cwd, names, tool_settings).values())
 
 
 def _tool_snippets() -> dict[str, str]:
