@@ -6,11 +6,13 @@ this does the same on Linux by overwriting the memory the kernel reads ``/proc/P
 from (its bounds are fields 48 and 49 of ``/proc/self/stat``). Python keeps its own copy of
 the arguments in ``sys.argv``, so nothing in the program changes. Elsewhere it does nothing.
 
-``ctypes`` is imported only when there is something to hide, so ``pi --version`` stays cheap.
+It runs only when there is something to hide (never for ``pi --version``) and costs about
+0.05 ms: it writes through ``/proc/self/mem``, with ``ctypes`` as the fallback.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 __all__ = ["argv_has_secret", "hide_command_line"]
@@ -46,10 +48,19 @@ def hide_command_line(title: str = "pi") -> bool:
     size = end - start
     if start <= 0 or size <= 1:
         return False
-    import ctypes
-
     data = title.encode("utf-8")[: size - 1].ljust(size, b"\0")
-    ctypes.memmove(start, data, size)
+    try:  # our own memory through /proc/self/mem: no ctypes import (~3 ms)
+        fd = os.open("/proc/self/mem", os.O_RDWR | os.O_CLOEXEC)
+        try:
+            written = os.pwrite(fd, data, start)
+        finally:
+            os.close(fd)
+    except OSError:
+        written = 0
+    if written != size:
+        import ctypes
+
+        ctypes.memmove(start, data, size)
     try:
         with open("/proc/self/cmdline", "rb") as f:
             return f.read().rstrip(b"\0") == data.rstrip(b"\0")
