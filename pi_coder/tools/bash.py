@@ -32,10 +32,16 @@ def _description(settings: ToolSettings) -> str:
         f"truncated to last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB (whichever is hit "
         "first). If truncated, full output is saved to a temp file. Optionally provide a timeout in "
         f"seconds (default {_seconds(settings.bash_default_timeout)}, maximum "
-        f"{_seconds(settings.bash_max_timeout)}). Processes left running in the background (`cmd &`, "
-        "nohup) are killed when pi exits"
-        + (" unless started with `setsid`" if not settings.keep_background else "; they are kept when pi exits")
-        + ": for a server that must keep running, use `setsid cmd > file.log 2>&1 &`."
+        f"{_seconds(settings.bash_max_timeout)}). " + _background_note(settings.keep_background)
+    )
+
+
+def _background_note(keep: bool) -> str:
+    if keep:
+        return "Background processes (`cmd > file.log 2>&1 &`) keep running after the command and after pi exits."
+    return (
+        "Processes left running in the background (`cmd &`, nohup) are killed when pi exits unless started "
+        "with `setsid`: for a server that must keep running, use `setsid cmd > file.log 2>&1 &`."
     )
 
 
