@@ -391,6 +391,11 @@ def main(argv: list[str] | None = None) -> int:
     if "-h" in head or "--help" in head:
         _print_help()
         return 0
+    if argv is None:
+        from pi_coder._proctitle import argv_has_secret, hide_command_line
+
+        if argv_has_secret(args):
+            hide_command_line()  # `ps` and /proc/PID/cmdline show "pi", never the key
     try:
         opts = parse_args(args)
     except UsageError as exc:

@@ -17,8 +17,12 @@ __all__ = [
     "logs_dir",
     "project_dir",
     "session_dir_for_cwd",
+    "session_dir_from_env",
     "sessions_dir",
 ]
+
+SESSION_DIR_ENV = ("PI_CODER_SESSION_DIR", "PI_CODING_AGENT_SESSION_DIR")
+"""Variables naming the session folder (ours, then Pi's); ``--session-dir`` beats them, they beat the setting."""
 
 
 def _home() -> Path | None:
@@ -47,6 +51,15 @@ def data_dir() -> Path:
 
 def sessions_dir() -> Path:
     return data_dir() / "sessions"
+
+
+def session_dir_from_env() -> str | None:
+    """The session folder named by ``PI_CODER_SESSION_DIR`` or Pi's ``PI_CODING_AGENT_SESSION_DIR``."""
+    for name in SESSION_DIR_ENV:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+    return None
 
 
 def logs_dir() -> Path:

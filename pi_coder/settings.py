@@ -129,6 +129,12 @@ class BashSettings(_Section):
     """Seconds a bash tool call may run when the model gives no timeout (0 = no limit)."""
     max_timeout: int = Field(default=600, ge=0)
     """Upper bound in seconds for a timeout requested by the model (0 = no limit)."""
+    env_allow: list[str] = Field(default_factory=list)
+    """Secret-looking variables passed to bash and ! commands anyway, e.g. ["GITHUB_TOKEN"] (globs allowed)."""
+    keep_background: bool = False
+    """Keep processes a command left running (cmd &, nohup) when pi exits; setsid ones always survive."""
+    max_output_file_mb: float = Field(default=50, gt=0)
+    """Cap in MB of a command's full-output file in the temp folder; past it the file keeps the tail."""
 
 
 class ImageSettings(_Section):

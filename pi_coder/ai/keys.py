@@ -7,6 +7,7 @@ models.toml. Keys are never logged or put in error messages.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -74,18 +75,21 @@ def env_reference(value: str | None) -> str | None:
     return (match.group(1) or match.group(2)) if match is not None else None
 
 
-def resolve_config_value(value: str | None, env: Mapping[str, str] | None = None) -> str | None:
+def resolve_config_value(
+    value: str | None, env: Mapping[str, str] | None = None, *, timeout: float | None = None
+) -> str | None:
     """Resolve a key or header value written in a config file.
 
     - ``"$NAME"`` or ``"${NAME}"``: the environment variable (None when unset or empty).
     - ``"!command"``: the command's stripped stdout, run through the shell once per process
       (results are cached, failures too); None when it fails, times out
-      (``SHELL_TIMEOUT_S``) or prints nothing.
+      (``SHELL_TIMEOUT_S``; the command's whole process group is killed then) or prints nothing.
     - anything else: the literal value (None for an empty string).
 
     Args:
         value: The configured value.
         env: Environment for ``$NAME`` and for the command; defaults to ``os.environ``.
+        timeout: Seconds a ``!command`` may take (default ``SHELL_TIMEOUT_S``).
 
     Returns:
         The resolved value, or None.
@@ -94,33 +98,56 @@ def resolve_config_value(value: str | None, env: Mapping[str, str] | None = None
         return None
     env = os.environ if env is None else env
     if value.startswith("!"):
-        return _run_command(value[1:].strip(), env)
+        return _run_command(value[1:].strip(), env, SHELL_TIMEOUT_S if timeout is None else timeout)
     match = _ENV_REF.match(value)
     if match is not None:
         return env.get(match.group(1) or match.group(2)) or None
     return value
 
 
-def _run_command(command: str, env: Mapping[str, str]) -> str | None:
+def _run_command(command: str, env: Mapping[str, str], timeout: float) -> str | None:
     if command in _command_cache:
         return _command_cache[command]
     result: str | None = None
+    posix = os.name == "posix"
     try:
-        completed = subprocess.run(
+        # Its own process group: on timeout the shell and everything it started are killed,
+        # not just the shell (a `sleep` child would keep running and hold the pipe open).
+        proc = subprocess.Popen(
             command,
             shell=True,
-            capture_output=True,
-            text=True,
-            timeout=SHELL_TIMEOUT_S,
-            env=dict(env),
             stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(env),
+            start_new_session=posix,
         )
-        if completed.returncode == 0:
-            result = completed.stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
-        result = None
+        proc = None
+    if proc is not None:
+        try:
+            stdout, _ = proc.communicate(timeout=timeout)
+            if proc.returncode == 0:
+                result = stdout.decode("utf-8", "replace").strip() or None
+        except subprocess.TimeoutExpired:
+            _kill_group(proc, posix)
+        except BaseException:
+            _kill_group(proc, posix)
+            raise
     _command_cache[command] = result
     return result
+
+
+def _kill_group(proc: subprocess.Popen[bytes], posix: bool) -> None:
+    if posix:
+        import signal
+
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    else:
+        proc.kill()
+    with contextlib.suppress(subprocess.SubprocessError, OSError):
+        proc.communicate(timeout=5)
 
 
 def clear_command_cache() -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -449,6 +450,9 @@ class AgentSession(ModelControls):
                 shell_path=self.settings.shell_path,
                 command_prefix=self.settings.shell_command_prefix,
                 exclude_from_context=exclude_from_context,
+                env=self.shell_environment(),
+                max_file_bytes=int(self.settings.bash.max_output_file_mb * 1024 * 1024),
+                keep_background=self.settings.bash.keep_background,
             )
         finally:
             self._bash_controller = None
@@ -458,6 +462,18 @@ class AgentSession(ModelControls):
             self._append_bash(message)
         await self.emit(BashExecutionEnd(message=message))
         return message
+
+    def shell_environment(self) -> dict[str, str]:
+        """The environment of ``!`` commands: pi's without secrets, plus ``AI_AGENT`` and the ``PI_*`` markers."""
+        from pi_coder.core.shell_env import secret_env_names, session_markers
+        from pi_coder.tools import safe_environment
+
+        return safe_environment(
+            os.environ,
+            allow=self.settings.bash.env_allow,
+            secret_names=secret_env_names(self.models),
+            extra=session_markers(self),
+        )
 
     def abort_bash(self) -> None:
         """Kill the running ``!`` command, if any."""

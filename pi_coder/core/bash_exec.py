@@ -8,7 +8,7 @@ and records ``cancelled`` with no exit code.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pi_coder.ai.abort import AbortSignal
@@ -26,6 +26,9 @@ async def execute_user_bash(
     shell_path: str | None = None,
     command_prefix: str | None = None,
     exclude_from_context: bool = False,
+    env: Mapping[str, str] | None = None,
+    max_file_bytes: int | None = None,
+    keep_background: bool = False,
 ) -> BashExecutionMessage:
     """Run ``command`` like the bash tool does and describe the outcome as a message.
 
@@ -37,6 +40,9 @@ async def execute_user_bash(
         shell_path: The ``shell_path`` setting.
         command_prefix: The ``shell_command_prefix`` setting.
         exclude_from_context: ``!!``: stored and shown, never sent to the model.
+        env: The command's environment (``AgentSession.shell_environment()``); default pi's own.
+        max_file_bytes: Cap of the full-output file (default the tools' 50 MB).
+        keep_background: Leave its background processes running when pi exits.
 
     Returns:
         The ``bashExecution`` message. A command that cannot start (missing shell or working
@@ -58,6 +64,9 @@ async def execute_user_bash(
             timeout=None,
             shell_path=shell_path,
             command_prefix=command_prefix,
+            env=env,
+            keep_background=keep_background,
+            **({"max_file_bytes": max_file_bytes} if max_file_bytes else {}),
         )
     except ToolError as exc:
         return BashExecutionMessage(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from pi_coder.ai.models import Models
 from pi_coder.ai.types import Model
 from pi_coder.core.agent_session import AgentSession
+from pi_coder.core.shell_env import SessionMarkers, secret_env_names
 from pi_coder.session.store import SessionStore
 from pi_coder.settings import LoadedSettings, Settings
 
@@ -20,8 +21,8 @@ __all__ = ["DEFAULT_TOOL_NAMES", "create_agent_session", "tool_settings_from"]
 DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write")
 
 
-def tool_settings_from(settings: Settings) -> Any:
-    """The tools' ``ToolSettings`` for the user's settings."""
+def tool_settings_from(settings: Settings, **extra: Any) -> Any:
+    """The tools' ``ToolSettings`` for the user's settings (``extra``: more ``ToolSettings`` fields)."""
     from pi_coder.tools import ToolSettings
 
     return ToolSettings(
@@ -30,6 +31,10 @@ def tool_settings_from(settings: Settings) -> Any:
         bash_default_timeout=float(settings.bash.default_timeout),
         bash_max_timeout=float(settings.bash.max_timeout),
         image_auto_resize=settings.images.auto_resize,
+        env_allow=tuple(settings.bash.env_allow),
+        keep_background=settings.bash.keep_background,
+        output_file_max_bytes=int(settings.bash.max_output_file_mb * 1024 * 1024),
+        **extra,
     )
 
 
@@ -110,9 +115,11 @@ def create_agent_session(
         model, thinking_level = start.model, start.thinking_level
         notices.extend(start.notices)
 
+    markers = SessionMarkers()
     if tools is None:
         names = list(DEFAULT_TOOL_NAMES if tool_names is None else tool_names)
-        tools = _build_tools(cwd, names, plain) if names else []
+        extra = {"env_extra": markers, "secret_env_names": secret_env_names(models)}
+        tools = _build_tools(cwd, names, tool_settings_from(plain, **extra)) if names else []
     snippets = _tool_snippets()
     project = load_project_context(cwd, context_files=context_files, project_trusted=trusted)
     notices.extend(project.warnings)
@@ -160,13 +167,14 @@ def create_agent_session(
         session_dir=directory,
     )
     session.project_trust = project_trust
+    markers.session = session
     return session
 
 
-def _build_tools(cwd: str, names: list[str], settings: Settings) -> list[Any]:
+def _build_tools(cwd: str, names: list[str], tool_settings: Any) -> list[Any]:
     from pi_coder.tools import create_tools
 
-    return list(create_tools(cwd, names, tool_settings_from(settings)).values())
+    return list(create_tools(cwd, names, tool_settings).values())
 
 
 def _tool_snippets() -> dict[str, str]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_coder.errors import SessionNotFoundError, UserError
+from pi_coder.paths import session_dir_from_env
 
 if TYPE_CHECKING:
     from pi_coder.ai.models import Models
@@ -282,7 +283,7 @@ def _tool_names(options: CliOptions) -> list[str] | None:
 
 
 def _session_dir(options: CliOptions, loaded: LoadedSettings) -> str | None:
-    value = options.session_dir or loaded.settings.session_dir
+    value = options.session_dir or session_dir_from_env() or loaded.settings.session_dir
     return os.path.expanduser(value) if value else None
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from pi_coder.agent.types import AgentTool
 from pi_coder.tools._edits import EditError, EditPreview, compute_edit_preview, prepare_edit_arguments
+from pi_coder.tools._env import is_secret_name, safe_environment
 from pi_coder.tools._images import detect_image_mime
 from pi_coder.tools._prompts import TOOL_PROMPT_SNIPPETS, tool_prompt_guidelines
 from pi_coder.tools._settings import ToolSettings
@@ -47,9 +48,11 @@ __all__ = [
     "create_tools",
     "detect_image_mime",
     "format_size",
+    "is_secret_name",
     "prepare_edit_arguments",
     "resolve_shell",
     "run_shell_command",
+    "safe_environment",
     "sanitize_output",
     "tool_prompt_guidelines",
     "truncate_head",

@@ -5,7 +5,13 @@ as ``<shell> -c <command>`` in its own session (process group), stdin from /dev/
 and stderr on one pipe (arrival order). The call returns when the main process exits, after
 draining what is left in the pipe for a short grace period, so a background grandchild that
 keeps the pipe open cannot hang it. Timeout and abort terminate the whole group (SIGTERM,
-then SIGKILL after two seconds).
+then SIGKILL after two seconds). When pi exits, every group still running is killed, and so are
+the processes a finished command left behind (``cmd &``, nohup) unless ``keep_background``;
+``setsid`` starts a new group, which is never tracked.
+
+Output beyond the limits is spilled to ``<tmp>/pi-bash-<16 hex>.log``: mode 0600, capped at
+``max_file_bytes`` (past it the file keeps the tail), deleted when pi exits; files left by a
+killed pi are swept once they are a day old.
 """
 
 from __future__ import annotations
@@ -31,9 +37,23 @@ from typing import IO, Any
 
 from pi_coder.ai.abort import AbortSignal
 from pi_coder.errors import ToolError
-from pi_coder.tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, truncate_tail
+from pi_coder.tools._truncate import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    TruncationResult,
+    format_size,
+    truncate_tail,
+)
 
-__all__ = ["ShellResult", "kill_running_commands", "resolve_shell", "run_shell_command", "sanitize_output"]
+__all__ = [
+    "ShellResult",
+    "kill_running_commands",
+    "remove_output_files",
+    "resolve_shell",
+    "run_shell_command",
+    "sanitize_output",
+    "sweep_old_output_files",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -43,6 +63,11 @@ KILL_GRACE = 2.0
 """Seconds between SIGTERM and SIGKILL for the process group."""
 _TERM_WAIT = 0.25
 """Seconds an abort or timeout waits for the main process before returning anyway."""
+DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024
+"""Default cap of a full-output file."""
+OUTPUT_FILE_MAX_AGE = 24 * 3600.0
+"""Seconds after which a full-output file left by an earlier pi is deleted."""
+OUTPUT_FILE_PREFIX = "pi-bash-"
 
 
 @dataclass(slots=True, kw_only=True)
@@ -58,6 +83,10 @@ class ShellResult:
     truncated: bool = False
     full_output_path: str | None = None
     """Temporary file holding the whole output, written once the output passed the limits."""
+    full_output_capped: bool = False
+    """The output outgrew the file's cap: the file holds only its tail (``full_output_bytes``)."""
+    full_output_bytes: int = 0
+    """Size of the full-output file."""
     truncation: TruncationResult | None = None
     last_line_bytes: int = 0
     """UTF-8 size of the output's last line (for the partial-line notice)."""
@@ -125,7 +154,10 @@ class _Sanitizer:
 class _Collector:
     """Decodes and sanitises output; keeps a rolling tail and spills everything to a file."""
 
-    def __init__(self, on_output: Callable[[str], Any] | None, max_lines: int, max_bytes: int) -> None:
+    def __init__(
+        self, on_output: Callable[[str], Any] | None, max_lines: int, max_bytes: int,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    ) -> None:  # fmt: skip
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._sanitizer = _Sanitizer()
         self._on_output = on_output
@@ -133,8 +165,11 @@ class _Collector:
         self._max_bytes = max_bytes
         self._tail: deque[str] = deque()
         self._tail_chars = 0
-        self._file: IO[str] | None = None
+        self._file: IO[bytes] | None = None
+        self._max_file_bytes = max(max_file_bytes, 4096)
         self.full_output_path: str | None = None
+        self.file_bytes = 0
+        self.file_capped = False
         self.total_bytes = 0
         self.newlines = 0
         self.changed = False
@@ -170,7 +205,7 @@ class _Collector:
         if self._file is None and (self.total_bytes > self._max_bytes or self.newlines > self._max_lines):
             self._open_spill_file()
         if self._file is not None:
-            self._file.write(text)
+            self._write_file(text)
         self._tail.append(text)
         self._tail_chars += len(text)
         if self._tail_chars > 4 * self._max_bytes:
@@ -186,10 +221,43 @@ class _Collector:
                 _log.exception("on_output callback failed")
 
     def _open_spill_file(self) -> None:
-        path = os.path.join(tempfile.gettempdir(), f"pi-bash-{secrets.token_hex(8)}.log")
-        self._file = open(path, "w", encoding="utf-8", errors="surrogatepass")  # noqa: SIM115
-        self._file.writelines(self._tail)  # everything so far: nothing was dropped yet
+        sweep_old_output_files()
+        path = os.path.join(tempfile.gettempdir(), f"{OUTPUT_FILE_PREFIX}{secrets.token_hex(8)}.log")
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+        self._file = open(fd, "r+b")  # noqa: SIM115
+        _output_files.add(path)
         self.full_output_path = path
+        for text in self._tail:  # everything so far: nothing was dropped yet
+            self._write_file(text)
+
+    def _write_file(self, text: str) -> None:
+        assert self._file is not None
+        data = text.encode("utf-8", "surrogatepass")
+        self._file.write(data)
+        self.file_bytes += len(data)
+        if self.file_bytes > self._max_file_bytes:
+            self._keep_file_tail()
+
+    def _keep_file_tail(self) -> None:
+        """Cut the file down to the last half of its cap, starting at a line (or character) start."""
+        assert self._file is not None
+        keep = self._max_file_bytes // 2
+        self._file.seek(self.file_bytes - keep)
+        data = self._file.read(keep)
+        newline = data.find(b"\n", 0, len(data) - 1)
+        start = newline + 1 if newline >= 0 else 0
+        while start < len(data) and 0x80 <= data[start] < 0xC0:  # inside a UTF-8 sequence
+            start += 1
+        header = (
+            f"[Earlier output dropped: this file keeps the last {format_size(self._max_file_bytes // 2)}"
+            f" to {format_size(self._max_file_bytes)} of the output]\n"
+        ).encode()
+        self._file.seek(0)
+        self._file.write(header)
+        self._file.write(memoryview(data)[start:])
+        self._file.truncate()
+        self.file_bytes = len(header) + len(data) - start
+        self.file_capped = True
 
     @property
     def last_line_bytes(self) -> int:
@@ -215,21 +283,74 @@ class _Collector:
 # ------------------------------------------------------------------ process groups
 
 _live_groups: set[int] = set()
+_output_files: set[str] = set()
 _atexit_registered = False
+_swept = False
 
 
 def kill_running_commands() -> None:
-    """SIGKILL the process group of every command still running (at exit, or on SIGTERM/SIGHUP)."""
+    """pi is ending (exit, SIGTERM, SIGHUP): SIGKILL the tracked process groups, delete the output files.
+
+    Tracked are the groups of commands still running and, unless the command ran with
+    ``keep_background``, those of finished commands whose background processes live on.
+    """
     for pgid in list(_live_groups):
         with contextlib.suppress(OSError):
             os.killpg(pgid, signals.SIGKILL)
+    remove_output_files()
 
 
-def _track(pgid: int) -> None:
+def remove_output_files() -> None:
+    """Delete the full-output files this process wrote."""
+    for path in list(_output_files):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        _output_files.discard(path)
+
+
+def sweep_old_output_files(max_age: float = OUTPUT_FILE_MAX_AGE, *, force: bool = False) -> int:
+    """Delete this user's full-output files older than ``max_age`` seconds (once per process).
+
+    A pi that was killed could not delete its files; this keeps them from piling up.
+
+    Returns:
+        How many files were deleted.
+    """
+    global _swept
+    if _swept and not force:
+        return 0
+    _swept = True
+    _register_atexit()
+    cutoff = time.time() - max_age
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    removed = 0
+    try:
+        entries = os.scandir(tempfile.gettempdir())
+    except OSError:
+        return 0
+    with entries:
+        for entry in entries:
+            if not (entry.name.startswith(OUTPUT_FILE_PREFIX) and entry.name.endswith(".log")):
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+                if (uid is None or info.st_uid == uid) and info.st_mtime < cutoff and entry.is_file(follow_symlinks=False):
+                    os.unlink(entry.path)
+                    removed += 1
+            except OSError:
+                continue
+    return removed
+
+
+def _register_atexit() -> None:
     global _atexit_registered
     if not _atexit_registered:
         atexit.register(kill_running_commands)
         _atexit_registered = True
+
+
+def _track(pgid: int) -> None:
+    _register_atexit()
     _live_groups.add(pgid)
 
 
@@ -354,6 +475,8 @@ async def run_shell_command(
     env: Mapping[str, str] | None = None,
     max_lines: int = DEFAULT_MAX_LINES,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    keep_background: bool = False,
 ) -> ShellResult:
     """Run ``command`` with the user's shell and collect its merged output.
 
@@ -370,6 +493,9 @@ async def run_shell_command(
         env: Environment (default: this process's).
         max_lines: Tail truncation limit in lines.
         max_bytes: Tail truncation limit in bytes.
+        max_file_bytes: Cap of the full-output file (it keeps the tail past the cap).
+        keep_background: Processes the command leaves running after it finished (``cmd &``)
+            are not killed when pi exits.
 
     Raises:
         ToolError: the shell or the working directory does not exist.
@@ -382,7 +508,7 @@ async def run_shell_command(
         return ShellResult(output="", exit_code=None, cancelled=True)
     source = f"{command_prefix}\n{command}" if command_prefix else command
     loop = asyncio.get_running_loop()
-    collector = _Collector(on_output, max_lines, max_bytes)
+    collector = _Collector(on_output, max_lines, max_bytes, max_file_bytes)
 
     read_fd, write_fd = os.pipe()
     try:
@@ -469,7 +595,7 @@ async def run_shell_command(
         os.close(read_fd)
         watch.close()
         collector.finish()
-        if finished and not _group_alive_fast(proc.pid):
+        if finished and (not _group_alive_fast(proc.pid) or (keep_background and not (cancelled or timed_out))):
             _live_groups.discard(proc.pid)
     result = _result(collector, exit_code)
     result.cancelled = cancelled
@@ -494,6 +620,8 @@ def _result(collector: _Collector, exit_code: int | None) -> ShellResult:
         exit_code=exit_code,
         truncated=truncation.truncated,
         full_output_path=collector.full_output_path,
+        full_output_capped=collector.file_capped,
+        full_output_bytes=collector.file_bytes,
         truncation=truncation,
         last_line_bytes=collector.last_line_bytes,
     )

@@ -13,12 +13,13 @@ from pi_coder.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_coder.ai.abort import AbortSignal
 from pi_coder.ai.types import TextContent
 from pi_coder.errors import ToolError
+from pi_coder.tools._env import safe_environment
 from pi_coder.tools._schema import ToolParams, coerce_params
 from pi_coder.tools._settings import ToolSettings
-from pi_coder.tools._shell import ShellResult, run_shell_command
+from pi_coder.tools._shell import ShellResult, run_shell_command, sweep_old_output_files
 from pi_coder.tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 
-__all__ = ["BashParams", "create_bash_tool", "format_shell_output"]
+__all__ = ["BashParams", "command_environment", "create_bash_tool", "format_shell_output"]
 
 
 def _seconds(value: float) -> str:
@@ -31,7 +32,16 @@ def _description(settings: ToolSettings) -> str:
         f"truncated to last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB (whichever is hit "
         "first). If truncated, full output is saved to a temp file. Optionally provide a timeout in "
         f"seconds (default {_seconds(settings.bash_default_timeout)}, maximum "
-        f"{_seconds(settings.bash_max_timeout)})."
+        f"{_seconds(settings.bash_max_timeout)}). " + _background_note(settings.keep_background)
+    )
+
+
+def _background_note(keep: bool) -> str:
+    if keep:
+        return "Background processes (`cmd > file.log 2>&1 &`) keep running after the command and after pi exits."
+    return (
+        "Processes left running in the background (`cmd &`, nohup) are killed when pi exits unless started "
+        "with `setsid`: for a server that must keep running, use `setsid cmd > file.log 2>&1 &`."
     )
 
 
@@ -48,7 +58,12 @@ def format_shell_output(result: ShellResult) -> str:
     trunc = result.truncation
     if trunc is None or not trunc.truncated:
         return text
-    where = f"Full output: {result.full_output_path}" if result.full_output_path else "Full output unavailable"
+    if not result.full_output_path:
+        where = "Full output unavailable"
+    elif result.full_output_capped:
+        where = f"Full output (only its last {format_size(result.full_output_bytes)}; file size cap): {result.full_output_path}"
+    else:
+        where = f"Full output: {result.full_output_path}"
     end = trunc.total_lines
     start = end - trunc.output_lines + 1
     if trunc.last_line_partial:
@@ -72,9 +87,16 @@ def _details(result: ShellResult) -> dict[str, Any] | None:
     return details or None
 
 
+def command_environment(settings: ToolSettings) -> dict[str, str]:
+    """The environment of one command: pi's without secrets, plus the agent markers."""
+    extra = settings.env_extra() if settings.env_extra is not None else None
+    return safe_environment(os.environ, allow=settings.env_allow, secret_names=settings.secret_env_names, extra=extra)
+
+
 def create_bash_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool:
     """The ``bash`` tool bound to ``cwd``."""
     settings = settings or ToolSettings()
+    sweep_old_output_files()
 
     async def execute(
         tool_call_id: str, params: Any, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
@@ -100,6 +122,9 @@ def create_bash_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None 
             timeout=timeout,
             shell_path=settings.shell_path,
             command_prefix=settings.shell_command_prefix,
+            env=command_environment(settings),
+            max_file_bytes=settings.output_file_max_bytes,
+            keep_background=settings.keep_background,
         )
         text = format_shell_output(result)
         if result.cancelled or result.timed_out:

@@ -18,7 +18,7 @@ from pi_coder.ai._sse import ServerSentEvent
 from pi_coder.ai.context import get_current_system_message, get_current_tools, render_system_prompt
 from pi_coder.ai.errors import ProviderConnectionError, ProviderResponseError
 from pi_coder.ai.events import AssistantMessageEventStream
-from pi_coder.ai.options import StreamOptions
+from pi_coder.ai.options import StreamOptions, resolve_cache_retention
 from pi_coder.ai.providers._common import (
     StreamWriter,
     post_and_stream,
@@ -92,7 +92,7 @@ def normalize_tool_call_id(call_id: str, model: Model | None = None, source: Any
 
 
 def _cache_control(model: Model, options: StreamOptions) -> dict[str, Any] | None:
-    retention = options.cache_retention
+    retention = resolve_cache_retention(options.cache_retention)
     if retention == "none":
         return None
     if retention == "long" and "api.anthropic.com" in (model.base_url or DEFAULT_BASE_URL):

@@ -27,7 +27,7 @@ from pi_coder.ai._sse import ServerSentEvent
 from pi_coder.ai.context import get_current_system_message, get_current_tools, render_system_prompt
 from pi_coder.ai.errors import ProviderConnectionError, ProviderResponseError
 from pi_coder.ai.events import AssistantMessageEventStream
-from pi_coder.ai.options import StreamOptions
+from pi_coder.ai.options import StreamOptions, resolve_cache_retention
 from pi_coder.ai.providers._common import (
     StreamWriter,
     post_and_stream,
@@ -257,6 +257,9 @@ def build_payload(model: Model, context: Context, options: StreamOptions) -> dic
     payload[compat["maxTokensField"]] = options.max_tokens or min(model.max_tokens, OUTPUT_CAP)
     if options.temperature is not None:
         payload["temperature"] = options.temperature
+    official = "api.openai.com" in (model.base_url or DEFAULT_BASE_URL)
+    if official and resolve_cache_retention(options.cache_retention) == "long":
+        payload["prompt_cache_retention"] = "24h"  # PI_CACHE_RETENTION=long
     if tools:
         payload["tools"] = [
             {
