@@ -449,7 +449,7 @@ class AgentSession(ModelControls):
         if not isinstance(options, StreamOptions):
             return options
         settings = self.settings
-        changes: dict[str, int] = {}
+        changes: dict[str, Any] = {}
         for name, value in (
             ("timeout_ms", settings.http_idle_timeout_ms),
             ("connect_timeout_ms", settings.http_connect_timeout_ms),
