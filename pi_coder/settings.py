@@ -40,6 +40,7 @@ __all__ = [
     "LoadedSettings",
     "MarkdownSettings",
     "PROJECT_SAFE_KEYS",
+    "ProviderRetrySettings",
     "RetrySettings",
     "Settings",
     "TerminalSettings",
@@ -113,15 +114,24 @@ class BranchSummarySettings(_Section):
     """Do not ask whether to summarise a branch when leaving it in /tree."""
 
 
+class ProviderRetrySettings(_Section):
+    max_retries: int = Field(default=0, ge=0)
+    """Silent retries inside the provider before the first byte (Pi 1.6: 0; the session retries in the open)."""
+
+
 class RetrySettings(_Section):
     enabled: bool = True
-    """Retry automatically after transient provider errors (overload, rate limit, 5xx)."""
+    """Retry automatically after transient provider errors (overload, rate limit, 5xx, connection, timeout)."""
     max_retries: int = Field(default=3, ge=0)
     """Attempts after the first failure."""
     base_delay_ms: int = Field(default=2000, ge=0)
     """First delay; doubled on each attempt (2 s, 4 s, 8 s)."""
     max_delay_ms: int = Field(default=60000, ge=0)
-    """Fail fast when a server asks to wait longer than this (0 = no cap)."""
+    """Fail fast when a server asks to wait longer than this; also caps the backoff (0 = no cap)."""
+    max_total_ms: int = Field(default=600000, ge=0)
+    """No retry starts once this long has passed since the first failed attempt began (0 = no limit)."""
+    provider: ProviderRetrySettings = Field(default_factory=ProviderRetrySettings)
+    """Provider-level retries (before the first byte of a response)."""
 
 
 class BashSettings(_Section):
@@ -212,6 +222,12 @@ class Settings(BaseModel):
     """Folder for session files instead of the default sessions folder."""
     default_project_trust: TrustDefault = "ask"
     """Global only. A project folder with no saved trust decision: ask (TUI), always or never."""
+    http_connect_timeout_ms: int = Field(default=15000, ge=0)
+    """Connecting to a model API may take this long (0 = no limit)."""
+    http_idle_timeout_ms: int = Field(default=300000, ge=0)
+    """No byte from the model API for this long ends the request, the first byte included (Pi's httpIdleTimeoutMs; 0 = none)."""
+    http_content_timeout_ms: int = Field(default=600000, ge=0)
+    """No content for this long since the request started ends it, even while the server sends keep-alive pings (0 = none)."""
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     """Automatic context compaction."""
     branch_summary: BranchSummarySettings = Field(default_factory=BranchSummarySettings)

@@ -58,10 +58,16 @@ class AgentEnd:
 
     messages: list[AgentMessage]
     """The run's new messages: the same list object the run returns."""
+    will_retry: bool = False
+    """Set by the host (AgentSession) when it will retry this run's failure automatically."""
     type: Literal["agent_end"] = "agent_end"
 
     def to_json_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "messages": [message_to_json(m) for m in self.messages]}
+        return {
+            "type": self.type,
+            "messages": [message_to_json(m) for m in self.messages],
+            "willRetry": self.will_retry,
+        }
 
 
 @dataclass(slots=True, kw_only=True)

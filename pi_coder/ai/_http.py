@@ -1,26 +1,38 @@
-"""The shared HTTP client and the request-with-retries step of every HTTP provider.
+"""The HTTP client context and the request step of every HTTP provider.
 
-One ``httpx.AsyncClient`` per event loop is created on first use (an httpx client is bound
-to the loop its connections were opened on). Tests and embedders can inject a client and
-shrink the retry delays with :func:`http_overrides`.
+An :class:`HttpContext` holds the tunables (:class:`HttpSettings`) and the clients: one
+``httpx.AsyncClient`` per event loop, created on first use (an httpx client is bound to the
+loop its connections were opened on), or one injected client. A request uses
+``StreamOptions.http`` when set, else :data:`DEFAULT_HTTP`, the one documented process-wide
+default (its settings are the defaults below and never change; it only caches clients). Tests
+and embedders pass their own context instead of changing module state.
 
-Retries happen here, before the first byte of a response body: statuses 429, 500, 502, 503,
-504 and 529 and connection failures are retried with exponential backoff, honouring
-``retry-after-ms`` / ``retry-after``. A server that asks for a longer wait than the caller's
-``max_retry_delay_ms`` fails fast. Once a stream has started nothing is retried here
-(the agent session retries whole turns).
+Retry split (pi-product 8.6, Pi 1.6's ``retry.provider.maxRetries`` = 0): by default nothing is
+retried here. Provider errors end the stream and the agent session retries the whole turn in
+the open (``agent_end`` with ``willRetry``, ``auto_retry_start``/``auto_retry_end``). When a
+caller asks for provider retries (``StreamOptions.max_retries`` or ``HttpSettings.max_retries``),
+statuses 429, 500, 502, 503, 504 and 529 and connection failures are retried before the first
+byte of a body, honouring ``retry-after-ms`` / ``retry-after``. Either way, a server that asks
+for a longer wait than ``max_retry_delay_ms`` fails fast with that delay in the message.
+
+Bounds of one request: ``connect_timeout_s`` to connect, ``idle_timeout_s`` without a byte
+(waiting for the first byte, and between bytes), and ``content_timeout_s`` without a content
+event counted from the request's start (SSE pings and comments do not count), so a server that
+never answers or only sends keep-alive pings ends with a named error.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import email.utils
+import errno
 import json
+import socket
+import ssl
 import time
 import weakref
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, fields, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -38,73 +50,96 @@ from pi_coder.ai.errors import (
 )
 
 __all__ = [
+    "DEFAULT_HTTP",
+    "HttpContext",
     "HttpSettings",
     "RETRY_STATUSES",
     "aclose_clients",
     "api_error_text",
     "describe_transport_error",
     "get_client",
-    "http_overrides",
     "parse_retry_after",
     "send_with_retries",
-    "settings",
     "status_error",
 ]
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504, 529})
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HttpSettings:
-    """Process-wide HTTP tunables (defaults suit real APIs; tests shrink the delays)."""
+    """HTTP tunables of one :class:`HttpContext` (defaults suit real APIs; tests shrink them)."""
 
     retry_base_delay_s: float = 1.0
-    """First backoff delay; doubled on every further attempt."""
+    """First backoff delay of a provider-level retry; doubled on every further attempt."""
     retry_max_backoff_s: float = 30.0
     """Upper bound of our own backoff (a server's retry-after is bounded by max_retry_delay_ms)."""
-    max_retries: int = 3
-    """Retries when ``StreamOptions.max_retries`` is None."""
+    max_retries: int = 0
+    """Provider-level retries when ``StreamOptions.max_retries`` is None (Pi 1.6: 0)."""
     max_retry_delay_ms: int = 60_000
     """Longest server-requested wait we accept when ``StreamOptions.max_retry_delay_ms`` is None."""
-    connect_timeout_s: float = 20.0
-    idle_timeout_s: float = 120.0
-    """No byte for this long ends the request (when ``StreamOptions.timeout_ms`` is None)."""
+    connect_timeout_s: float = 15.0
+    """Connecting (TCP and TLS) may take this long (``StreamOptions.connect_timeout_ms``)."""
+    idle_timeout_s: float = 300.0
+    """No byte for this long, first byte included, ends the request (``StreamOptions.timeout_ms``)."""
+    content_timeout_s: float = 600.0
+    """No content event for this long since the request started ends it, pings or not
+    (``StreamOptions.content_timeout_ms``)."""
 
 
-_settings = HttpSettings()
-_injected: httpx.AsyncClient | None = None
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
-
-
-def settings() -> HttpSettings:
-    """The current settings object (read it per request, do not cache it)."""
-    return _settings
-
-
-@contextlib.contextmanager
-def http_overrides(client: httpx.AsyncClient | None = None, **changes: Any) -> Iterator[HttpSettings]:
-    """Temporarily inject a client and/or change :class:`HttpSettings` fields.
+class HttpContext:
+    """The clients and tunables providers use; pass one as ``StreamOptions.http``.
 
     Args:
-        client: A client every provider request uses instead of the shared one.
-        **changes: ``HttpSettings`` fields to override, e.g. ``retry_base_delay_s=0.01``.
-
-    Yields:
-        The settings in effect.
+        settings: The tunables (default :class:`HttpSettings`).
+        client: A client every request of this context uses (the caller closes it); without
+            one, a client per event loop is created on first use and closed by :meth:`aclose`.
     """
-    global _settings, _injected
-    known = {f.name for f in fields(HttpSettings)}
-    unknown = set(changes) - known
-    if unknown:
-        raise TypeError(f"unknown HTTP settings: {', '.join(sorted(unknown))}")
-    saved = (_settings, _injected)
-    _settings = replace(_settings, **changes)
-    if client is not None:
-        _injected = client
-    try:
-        yield _settings
-    finally:
-        _settings, _injected = saved
+
+    __slots__ = ("settings", "_injected", "_clients")
+
+    def __init__(self, settings: HttpSettings | None = None, *, client: httpx.AsyncClient | None = None) -> None:
+        self.settings = settings if settings is not None else HttpSettings()
+        self._injected = client
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def client(self) -> httpx.AsyncClient:
+        """The injected client, else the running loop's client (created on first use)."""
+        if self._injected is not None:
+            return self._injected
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None or client.is_closed:
+            conf = self.settings
+            client = httpx.AsyncClient(
+                timeout=httpx.Timeout(conf.idle_timeout_s or None, connect=conf.connect_timeout_s or None),
+                transport=_LazyTLSTransport(httpx.Limits(max_connections=64, max_keepalive_connections=16)),
+                follow_redirects=False,
+            )
+            self._clients[loop] = client
+        return client
+
+    async def aclose(self) -> None:
+        """Close the client this context created for the running loop (optional, at shutdown)."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.aclose()
+
+
+DEFAULT_HTTP = HttpContext()
+"""The context of requests whose ``StreamOptions.http`` is None: default settings, one client per loop."""
+
+
+def get_client() -> httpx.AsyncClient:
+    """The default context's client for the running event loop."""
+    return DEFAULT_HTTP.client()
+
+
+async def aclose_clients() -> None:
+    """Close the default context's client of the running loop (call at shutdown; optional)."""
+    await DEFAULT_HTTP.aclose()
 
 
 class _LazyTLSTransport(httpx.AsyncBaseTransport):
@@ -132,29 +167,6 @@ class _LazyTLSTransport(httpx.AsyncBaseTransport):
         for transport in (self._plain, self._tls):
             if transport is not None:
                 await transport.aclose()
-
-
-def get_client() -> httpx.AsyncClient:
-    """The shared client of the running event loop (created on first use)."""
-    if _injected is not None:
-        return _injected
-    loop = asyncio.get_running_loop()
-    client = _clients.get(loop)
-    if client is None or client.is_closed:
-        client = httpx.AsyncClient(
-            timeout=httpx.Timeout(_settings.idle_timeout_s, connect=_settings.connect_timeout_s),
-            transport=_LazyTLSTransport(httpx.Limits(max_connections=64, max_keepalive_connections=16)),
-            follow_redirects=False,
-        )
-        _clients[loop] = client
-    return client
-
-
-async def aclose_clients() -> None:
-    """Close the shared client of the running loop (call at shutdown; optional)."""
-    client = _clients.pop(asyncio.get_running_loop(), None)
-    if client is not None:
-        await client.aclose()
 
 
 def parse_retry_after(headers: httpx.Headers) -> float | None:
@@ -249,25 +261,104 @@ def status_error(
     return error
 
 
-def describe_transport_error(exc: httpx.HTTPError, url: str, timeout_s: float, started: bool) -> ProviderError:
-    """Turn an httpx transport failure into a ``ProviderConnectionError`` with a clear message."""
-    host = httpx.URL(url).host or url
+def _where(url: str) -> str:
+    parsed = httpx.URL(url)
+    host = parsed.host or url
+    return f"{host}:{parsed.port}" if parsed.port else host
+
+
+_ERRNO_CAUSES = {
+    errno.ECONNREFUSED: "connection refused",
+    errno.ECONNRESET: "connection reset by the server",
+    errno.ECONNABORTED: "connection aborted",
+    errno.EPIPE: "the server closed the connection",
+    errno.EHOSTUNREACH: "host unreachable",
+    errno.ENETUNREACH: "network unreachable",
+    errno.ETIMEDOUT: "timed out",
+}
+
+
+def _cause(exc: BaseException) -> str:
+    """A short name for the OS-level cause of a transport failure (``connection refused``, ...)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, socket.gaierror):
+            return "host name not found"
+        if isinstance(current, ssl.SSLError):
+            return f"TLS error: {current.reason or current}"
+        if isinstance(current, OSError) and current.errno in _ERRNO_CAUSES:
+            return _ERRNO_CAUSES[current.errno]
+        current = current.__cause__ or current.__context__
+    text = str(exc).lower()
+    for marker, cause in (
+        ("refused", "connection refused"),
+        ("reset", "connection reset by the server"),
+        ("name or service not known", "host name not found"),
+        ("nodename nor servname", "host name not found"),
+        ("unreachable", "host unreachable"),
+    ):
+        if marker in text:
+            return cause
+    return str(exc) or type(exc).__name__
+
+
+def describe_transport_error(
+    exc: httpx.HTTPError,
+    url: str,
+    timeout_s: float,
+    started: bool,
+    *,
+    connect_timeout_s: float | None = None,
+) -> ProviderError:
+    """Turn an httpx transport failure into a ``ProviderConnectionError`` naming its cause.
+
+    Args:
+        exc: The httpx failure.
+        url: The request URL (its host and port are named, never its query).
+        timeout_s: The idle timeout in effect, for the message.
+        started: Whether the response had started (headers received).
+        connect_timeout_s: The connect timeout in effect, for the message.
+
+    Returns:
+        ``Connection error: <cause> (<host:port>)`` for connection failures, ``Request timed
+        out ...`` naming what was being waited for and the setting for timeouts.
+    """
+    where = _where(url)
     if isinstance(exc, httpx.ConnectTimeout):
-        return ProviderTimeoutError(f"Connection error: timed out connecting to {host}")
-    if isinstance(exc, httpx.ReadTimeout):
-        what = "in the middle of the response" if started else "before the response started"
+        after = f" after {connect_timeout_s:g} s" if connect_timeout_s else ""
         return ProviderTimeoutError(
-            f"Connection error: no data from {host} for {timeout_s:g} s {what} (idle timeout)"
+            f"Connection error: timed out{after} connecting to {where} (setting http_connect_timeout_ms)"
         )
+    if isinstance(exc, httpx.ReadTimeout):
+        if started:
+            return ProviderTimeoutError(
+                f"Request timed out: no data from {where} for {timeout_s:g} s in the middle of the response "
+                "(setting http_idle_timeout_ms)"
+            )
+        return ProviderTimeoutError(
+            f"Request timed out after {timeout_s:g} s waiting for the first byte from {where} "
+            "(setting http_idle_timeout_ms)"
+        )
+    if isinstance(exc, httpx.WriteTimeout):
+        return ProviderTimeoutError(f"Request timed out sending the request to {where}")
+    if isinstance(exc, httpx.PoolTimeout):
+        return ProviderTimeoutError(f"Request timed out waiting for a free connection to {where}")
     if isinstance(exc, httpx.TimeoutException):
-        return ProviderTimeoutError(f"Connection error: timed out talking to {host}")
+        return ProviderTimeoutError(f"Request timed out talking to {where}")
     if isinstance(exc, httpx.ConnectError):
-        return ProviderConnectionError(f"Connection error: could not connect to {host} ({exc or 'refused'})")
-    if started:
+        return ProviderConnectionError(f"Connection error: {_cause(exc)} ({where})")
+    if isinstance(exc, httpx.RemoteProtocolError):
+        if started:
+            return ProviderConnectionError(f"Connection error: server closed the connection mid-stream ({where})")
         return ProviderConnectionError(
-            f"Connection error: the connection to {host} closed before the response was complete ({exc})"
+            f"Connection error: server closed the connection before sending a response ({where})"
         )
-    return ProviderConnectionError(f"Connection error: {exc or type(exc).__name__} ({host})")
+    if isinstance(exc, (httpx.ReadError, httpx.WriteError)):
+        when = "mid-stream" if started else "before the response"
+        return ProviderConnectionError(f"Connection error: {_cause(exc)} {when} ({where})")
+    return ProviderConnectionError(f"Connection error: {_cause(exc)} ({where})")
 
 
 _RETRY_TRANSPORT = (
@@ -290,17 +381,21 @@ async def send_with_retries(
     max_retry_delay_ms: int | None,
     timeout_s: float,
     env_hint: str | None = None,
+    conf: HttpSettings | None = None,
+    connect_timeout_s: float | None = None,
 ) -> httpx.Response:
-    """Send a streaming request, retrying transient failures before the first byte.
+    """Send a streaming request; retry transient failures before the first byte when asked to.
 
     Args:
         client: The HTTP client.
         build: Builds a fresh request per attempt.
         label: Provider name for error messages.
-        max_retries: Retries after the first attempt (None: ``HttpSettings.max_retries``).
-        max_retry_delay_ms: Fail fast when the server asks for a longer wait (None: 60 000).
+        max_retries: Retries after the first attempt (None: ``conf.max_retries``, 0 by default).
+        max_retry_delay_ms: Fail fast when the server asks for a longer wait (None: 60 000; 0: no cap).
         timeout_s: Idle timeout, for messages.
         env_hint: Where the key comes from, for 401/403 messages.
+        conf: The context's settings (backoff); default :class:`HttpSettings`.
+        connect_timeout_s: Connect timeout, for messages.
 
     Returns:
         An open 2xx response; the caller must ``aclose()`` it.
@@ -308,9 +403,10 @@ async def send_with_retries(
     Raises:
         ProviderError: The request failed for good.
     """
-    conf = _settings
+    conf = conf if conf is not None else DEFAULT_HTTP.settings
     retries = conf.max_retries if max_retries is None else max(0, max_retries)
-    limit_s = (conf.max_retry_delay_ms if max_retry_delay_ms is None else max_retry_delay_ms) / 1000
+    limit_ms = conf.max_retry_delay_ms if max_retry_delay_ms is None else max_retry_delay_ms
+    limit_s = limit_ms / 1000 if limit_ms > 0 else None
     attempt = 0
     while True:
         request = build()
@@ -319,9 +415,13 @@ async def send_with_retries(
         try:
             response = await client.send(request, stream=True)
         except _RETRY_TRANSPORT as exc:
-            error = describe_transport_error(exc, str(request.url), timeout_s, started=False)
+            error = describe_transport_error(
+                exc, str(request.url), timeout_s, started=False, connect_timeout_s=connect_timeout_s
+            )
         except httpx.HTTPError as exc:
-            raise describe_transport_error(exc, str(request.url), timeout_s, started=False) from exc
+            raise describe_transport_error(
+                exc, str(request.url), timeout_s, started=False, connect_timeout_s=connect_timeout_s
+            ) from exc
         else:
             if response.status_code < 300:
                 return response
@@ -332,15 +432,15 @@ async def send_with_retries(
             finally:
                 await response.aclose()
             error = status_error(label, response.status_code, response.headers, body, env_hint)
-            if response.status_code not in RETRY_STATUSES:
-                raise error
             wait = error.retry_after_s if isinstance(error, ProviderStatusError) else None
-            if wait is not None and wait > limit_s:
+            if response.status_code in RETRY_STATUSES and wait is not None and limit_s is not None and wait > limit_s:
                 raise _reword(
                     error,
                     f"{error} (the server asked to retry after {wait:g} s, more than the "
                     f"{limit_s:g} s maximum retry delay)",
                 )
+            if response.status_code not in RETRY_STATUSES:
+                raise error
         if attempt >= retries:
             raise _reword(error, f"{error} (after {attempt} retries)") if attempt else error
         if wait is None:

@@ -124,7 +124,8 @@ _OVERFLOW_NO_BODY = re.compile(r"^4(?:00|13)\s*(?:status code)?\s*\(no body\)", 
 _RETRYABLE = re.compile(
     r"overloaded|rate.?limit|too many requests|\b429\b|\b500\b|\b502\b|\b503\b|\b504\b|\b529\b"
     r"|service.?unavailable|server.?error|internal.?error|connection.?error|connection.?refused"
-    r"|other side closed|fetch failed|upstream.?connect|reset before headers|terminated|retry delay",
+    r"|other side closed|fetch failed|upstream.?connect|reset before headers|terminated|retry delay"
+    r"|timed out",
     re.IGNORECASE,
 )
 
@@ -168,8 +169,8 @@ def is_context_overflow(message: Any, context_window: int | None = None) -> bool
 def is_retryable_error(message: Any) -> bool:
     """Whether a failed assistant message is worth retrying (pi-product 8.6).
 
-    True for an ``error`` message mentioning overload, rate limits, 429/5xx statuses or
-    connection failures, unless it is a context overflow (that goes to compaction instead), or
+    True for an ``error`` message mentioning overload, rate limits, 429/5xx statuses,
+    connection failures or a request timeout (as Pi 1.6 does), unless it is a context overflow (that goes to compaction instead), or
     unless the provider already retried it before the first byte ("... (after N retries)"):
     retrying such a failure again at the session level would multiply the two retry layers
     (a server that is down would be tried 16 times over 40 s instead of 4 times over 7 s).

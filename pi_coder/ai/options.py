@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_coder.ai.abort import AbortSignal
+
+if TYPE_CHECKING:
+    from pi_coder.ai._http import HttpContext
 
 __all__ = ["StreamOptions", "resolve_cache_retention"]
 
@@ -24,11 +27,18 @@ class StreamOptions:
     headers: dict[str, str] | None = None
     thinking_budgets: dict[str, int] | None = None
     max_retries: int | None = None
-    """Provider-level retries before the first byte (default 3)."""
+    """Provider-level retries before the first byte (default 0: the agent session retries turns)."""
     max_retry_delay_ms: int | None = None
-    """Fail fast when the server asks to wait longer than this (default 60 000)."""
+    """Fail fast when the server asks to wait longer than this (default 60 000; 0 = no cap)."""
     timeout_ms: int | None = None
-    """Idle-read timeout: no byte for this long ends the stream with an error."""
+    """Idle timeout: no byte for this long (the first byte included) ends the stream; 0 = none."""
+    connect_timeout_ms: int | None = None
+    """Connecting may take this long (default 15 000; 0 = no limit)."""
+    content_timeout_ms: int | None = None
+    """No content event (pings do not count) for this long since the request started ends the
+    stream (default 600 000; 0 = no limit)."""
+    http: HttpContext | None = None
+    """Client and HTTP tunables; None uses ``pi_coder.ai._http.DEFAULT_HTTP``."""
     cache_retention: str | None = None
     """``none``, ``short`` or ``long``; None: ``long`` when ``PI_CACHE_RETENTION=long``, else ``short``."""
     transport: str | None = None

@@ -14,6 +14,7 @@ is rebuilt for every session and never written to the session file.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import logging
 import os
@@ -24,6 +25,7 @@ from pi_coder.agent import Agent, AgentError
 from pi_coder.ai.abort import AbortController
 from pi_coder.ai.context import create_initial_system_message
 from pi_coder.ai.models import Models
+from pi_coder.ai.options import StreamOptions
 from pi_coder.ai.types import AssistantMessage, ImageContent, Model, TextContent, UserMessage
 from pi_coder.core import _session_ops as ops
 from pi_coder.core._model_controls import ModelControls
@@ -245,6 +247,11 @@ class AgentSession(ModelControls):
                 self._persist(message)
             if isinstance(message, AssistantMessage):
                 self._last_assistant = message
+                await self.emit(event)
+                await self._retry.on_message_end(self, message)
+                return
+        elif kind == "agent_end":
+            event.will_retry = self._retry.will_retry(self, self._last_assistant)
         await self.emit(event)
 
     def _persist(self, message: Any) -> None:
@@ -336,6 +343,22 @@ class AgentSession(ModelControls):
         self.abort_bash()
         return texts
 
+    @property
+    def auto_retry_enabled(self) -> bool:
+        return self.settings.retry.enabled
+
+    def set_auto_retry(self, enabled: bool) -> None:
+        """Turn automatic retry on or off (RPC ``set_auto_retry``); saved like ``set_auto_compaction``."""
+        self._save({"retry.enabled": enabled})
+        self.settings.retry.enabled = enabled
+
+    async def abort_retry(self) -> None:
+        """Cancel a pending retry wait and stop retrying (RPC ``abort_retry``); the run is not aborted.
+
+        Returns once the cycle's ``auto_retry_end`` ("Retry cancelled") has been emitted.
+        """
+        await self._retry.abort_retry()
+
     async def wait_for_idle(self) -> None:
         """Return when no prompt is in progress."""
         await self._idle.wait()
@@ -423,9 +446,25 @@ class AgentSession(ModelControls):
                 from pi_coder.ai.models import error_stream
 
                 return error_stream(model, ops.no_model_text(self.models))
-            return inner(model, context, options)
+            return inner(model, context, self._request_options(options))
 
         return stream
+
+    def _request_options(self, options: Any) -> Any:
+        """Fill the request bounds and provider retries from the settings (explicit values win)."""
+        if not isinstance(options, StreamOptions):
+            return options
+        settings = self.settings
+        changes: dict[str, Any] = {}
+        for name, value in (
+            ("timeout_ms", settings.http_idle_timeout_ms),
+            ("connect_timeout_ms", settings.http_connect_timeout_ms),
+            ("content_timeout_ms", settings.http_content_timeout_ms),
+            ("max_retries", settings.retry.provider.max_retries),
+        ):
+            if getattr(options, name) is None:
+                changes[name] = value
+        return dataclasses.replace(options, **changes) if changes else options
 
     # ------------------------------------------------------------------ user shell commands
 

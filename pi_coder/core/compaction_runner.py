@@ -22,9 +22,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pi_coder.ai.abort import AbortController
-from pi_coder.ai.errors import is_context_overflow
+from pi_coder.ai.errors import is_context_overflow, is_retryable_error
 from pi_coder.ai.types import AssistantMessage
 from pi_coder.core.events import AutoCompactionEnd, AutoCompactionStart, Notice
+from pi_coder.core.retry import retry_summary
 from pi_coder.core.session_hooks import BranchSummaryRequest, BranchSummaryResult, RunHook
 from pi_coder.session.branch_summary import collect_branch_entries, generate_branch_summary
 from pi_coder.session.compaction import (
@@ -52,6 +53,14 @@ OVERFLOW_DISABLED = (
     "The conversation no longer fits the model's context window and auto-compaction is disabled. "
     "Use /compact, start a new session, or switch to a larger-context model."
 )
+
+
+def _transient(exc: BaseException) -> str | None:
+    """The provider error inside a failed summary when it is worth retrying (same classifier as turns)."""
+    if isinstance(exc, CompactionCancelled) or not isinstance(exc, CompactionError):
+        return None
+    text = str(exc).removeprefix("Summarization failed: ")
+    return text if is_retryable_error({"stopReason": "error", "errorMessage": text}) else None
 
 
 def _reasoning(session: AgentSession) -> str | None:
@@ -164,7 +173,7 @@ class AutoCompaction(RunHook):
             return False  # only recent history left: nothing to do, and nothing worth reporting
         await session.emit(AutoCompactionStart(reason=reason))  # type: ignore[arg-type]
         try:
-            result = await self._compact(session, None, preparation)
+            result = await self._compact(session, None, preparation, reason=reason)
         except CompactionCancelled:
             await session.emit(AutoCompactionEnd(aborted=True))
             return False
@@ -189,7 +198,7 @@ class AutoCompaction(RunHook):
         """
         await session.emit(AutoCompactionStart(reason="manual"))
         try:
-            result = await self._compact(session, instructions)
+            result = await self._compact(session, instructions, reason="manual")
         except CompactionCancelled:
             await session.emit(AutoCompactionEnd(aborted=True))
             raise
@@ -205,7 +214,12 @@ class AutoCompaction(RunHook):
         return prepare_compaction(session.store.get_branch(), keep_recent_tokens=keep)
 
     async def _compact(
-        self, session: AgentSession, instructions: str | None, preparation: CompactionPreparation | None = None
+        self,
+        session: AgentSession,
+        instructions: str | None,
+        preparation: CompactionPreparation | None = None,
+        *,
+        reason: str = "manual",
     ) -> CompactionResult:
         model = session.model
         if model is None:
@@ -220,15 +234,23 @@ class AutoCompaction(RunHook):
                 raise CompactionError(nothing_to_compact_reason(store.get_branch()))
         controller = self._controller = AbortController()
         leaf = store.leaf_id
+        ready = preparation
         try:
-            result = await compact(
-                preparation,
-                model=model,
-                stream_fn=session.agent.stream_fn,
-                reserve_tokens=settings.reserve_tokens,
-                custom_instructions=instructions,
+            result = await retry_summary(
+                session,
+                lambda: compact(
+                    ready,
+                    model=model,
+                    stream_fn=session.agent.stream_fn,
+                    reserve_tokens=settings.reserve_tokens,
+                    custom_instructions=instructions,
+                    signal=controller.signal,
+                    reasoning=_reasoning(session),
+                ),
+                source="compaction",
+                reason=reason,
                 signal=controller.signal,
-                reasoning=_reasoning(session),
+                is_transient=_transient,
             )
         finally:
             self._controller = None
@@ -265,14 +287,21 @@ class AutoCompaction(RunHook):
         new_leaf = target.parent_id if user_like else target.id
         branch = collect_branch_entries(store, request.old_leaf_id, new_leaf)
         try:
-            summary = await generate_branch_summary(
-                branch.entries,
-                model=model,
-                stream_fn=session.agent.stream_fn,
-                reserve_tokens=session.settings.branch_summary.reserve_tokens,
-                custom_instructions=request.instructions,
+            summary = await retry_summary(
+                session,
+                lambda: generate_branch_summary(
+                    branch.entries,
+                    model=model,
+                    stream_fn=session.agent.stream_fn,
+                    reserve_tokens=session.settings.branch_summary.reserve_tokens,
+                    custom_instructions=request.instructions,
+                    signal=request.signal,
+                    reasoning=_reasoning(session),
+                ),
+                source="branchSummary",
+                reason=None,
                 signal=request.signal,
-                reasoning=_reasoning(session),
+                is_transient=_transient,
             )
         except CompactionCancelled:
             return None

@@ -23,6 +23,9 @@ __all__ = [
     "SessionEvent",
     "SessionNameChanged",
     "SessionSwitched",
+    "SummarizationRetryAttemptStart",
+    "SummarizationRetryFinished",
+    "SummarizationRetryScheduled",
     "ThinkingLevelChanged",
     "to_camel_json",
 ]
@@ -149,6 +152,33 @@ class AutoRetryEnd(_JsonEvent):
     attempt: int
     final_error: str | None = None
     type: Literal["auto_retry_end"] = "auto_retry_end"
+
+
+@dataclass(slots=True, kw_only=True)
+class SummarizationRetryScheduled(_JsonEvent):
+    """A compaction or branch-summary request failed transiently; a retry follows after ``delay_ms``."""
+
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error_message: str
+    type: Literal["summarization_retry_scheduled"] = "summarization_retry_scheduled"
+
+
+@dataclass(slots=True, kw_only=True)
+class SummarizationRetryAttemptStart(_JsonEvent):
+    """The retried summary request starts; ``source`` compaction (with ``reason``) or branchSummary."""
+
+    source: Literal["compaction", "branchSummary"]
+    reason: str | None = None
+    type: Literal["summarization_retry_attempt_start"] = "summarization_retry_attempt_start"
+
+
+@dataclass(slots=True, kw_only=True)
+class SummarizationRetryFinished(_JsonEvent):
+    """The summary retry cycle ended (the compaction/branch-summary events tell how)."""
+
+    type: Literal["summarization_retry_finished"] = "summarization_retry_finished"
 
 
 @dataclass(slots=True, kw_only=True)

@@ -1,7 +1,8 @@
 """``pi -p`` (text) and ``pi --mode json``: run the prompts once and exit (pi-product 1.4).
 
 Text mode prints the final assistant message's text blocks, one per line; an error or abort
-prints the error on stderr and exits 1; each automatic retry of a failed request is noted on
+prints the error on stderr and exits 1; an answer cut off by ``max_tokens`` (stop reason
+``length``) prints what arrived, then a warning on stderr, and exits 1; each automatic retry of a failed request is noted on
 stderr as it starts. JSON mode writes the session header, then every agent
 and session event as one JSON line (Pi 1.6's ``agent_settled`` after each prompt's whole run),
 and exits 0 even when the model fails. Ctrl+C aborts the
@@ -32,7 +33,8 @@ def run_print_mode(startup: Startup, *, output: Literal["text", "json"] = "text"
     """Run ``startup.prompts`` one after another and report the outcome.
 
     Returns:
-        The exit code: 0, 1 (text mode: the last reply is an error or was aborted), or 128 + the
+        The exit code: 0, 1 (text mode: the last reply is an error, was aborted or was cut off
+        by max_tokens), or 128 + the
         signal that stopped the run (130 for Ctrl+C, 143 for SIGTERM, 129 for SIGHUP).
     """
     return asyncio.run(_run(startup, output))
@@ -115,8 +117,27 @@ def _print_final(session: AgentSession) -> int:
     if reason in ("error", "aborted"):
         print(getattr(message, "error_message", None) or f"Request {reason}", file=sys.stderr)
         return 1
+    printed = False
     for block in getattr(message, "content", ()):
         if isinstance(block, TextContent):
             print(block.text)
+            printed = printed or bool(block.text.strip())
     sys.stdout.flush()
+    if reason == "length":
+        print(truncation_warning(printed), file=sys.stderr)
+        return 1
     return 0
+
+
+TRUNCATED = "Response was truncated before completion."
+"""The TUI's line for an answer cut off by the output limit (stop reason ``length``)."""
+
+
+def truncation_warning(printed_text: bool) -> str:
+    """The stderr line of ``-p`` for an answer cut off by ``max_tokens`` (exit 1)."""
+    if printed_text:
+        return f"Warning: {TRUNCATED} The model reached its output limit (max_tokens); the text above is incomplete."
+    return (
+        f"Warning: {TRUNCATED} The model used its whole output limit (max_tokens) "
+        "before writing an answer (a reasoning model may have spent it thinking)."
+    )

@@ -17,10 +17,15 @@ if TYPE_CHECKING:
     from pi_coder.ai.types import ImageContent
     from pi_coder.modes.rpc_mode import RpcServer
 
-__all__ = ["COMMANDS", "state_data"]
+__all__ = ["COMMANDS", "COMPACT_WHILE_STREAMING", "state_data"]
 
 _QUEUE_MODES = ("all", "one-at-a-time")
 _BUSY = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+
+COMPACT_WHILE_STREAMING = (
+    "Cannot compact while the agent is running; wait for agent_settled (or send abort first). "
+    "Nothing was aborted and no queued message was dropped."
+)
 
 COMMANDS: dict[str, Callable[[RpcServer, dict[str, Any]], Awaitable[Any]]] = {}
 
@@ -285,6 +290,9 @@ async def _compact(server: RpcServer, command: dict[str, Any]) -> Any:
     instructions = command.get("customInstructions")
     if instructions is not None and not isinstance(instructions, str):
         raise RpcError('"customInstructions" must be a string')
+    if server.busy():
+        # Compacting would abort the run and drop the queued messages: refuse instead.
+        raise RpcError(COMPACT_WHILE_STREAMING)
     request_id = command.get("id")
 
     async def run() -> None:
@@ -306,6 +314,19 @@ async def _auto_compaction(server: RpcServer, command: dict[str, Any]) -> Any:
     if not isinstance(enabled, bool):
         raise RpcError('"enabled" must be true or false')
     server.session.set_auto_compaction(enabled)
+
+
+@_command("set_auto_retry")
+async def _auto_retry(server: RpcServer, command: dict[str, Any]) -> Any:
+    enabled = command.get("enabled")
+    if not isinstance(enabled, bool):
+        raise RpcError('"enabled" must be true or false')
+    server.session.set_auto_retry(enabled)
+
+
+@_command("abort_retry")
+async def _abort_retry(server: RpcServer, command: dict[str, Any]) -> Any:
+    await server.session.abort_retry()
 
 
 @_command("bash")

@@ -193,6 +193,8 @@ class TranscriptController:
                 if block.view.status in ("streaming", "pending"):
                     block.abandon()
             await self.add(*self._end_notes(message))
+        elif stop == "length":
+            await self.add(*self._end_notes(message))
         self._parts = {}
         self.app.refresh_footer()
 
@@ -291,7 +293,7 @@ class TranscriptController:
                         tool.view.status = "pending"
                         tools[block.id] = tool
                         widgets.append(tool)
-                if _get(message, "stop_reason") in ("error", "aborted"):
+                if _get(message, "stop_reason") in ("error", "aborted", "length"):
                     widgets.extend(self._end_notes(message))
             elif role == "toolResult":
                 tool = tools.get(_get(message, "tool_call_id"))
@@ -344,6 +346,8 @@ class TranscriptController:
             return [MessageNote("Operation aborted", "error")]
         if stop == "error":
             return [MessageNote(f"Error: {_get(message, 'error_message') or 'unknown error'}", "error")]
+        if stop == "length":  # cut off by max_tokens (Pi 1.6's wording)
+            return [MessageNote("Response was truncated before completion.", "warning")]
         return []
 
     def set_tools_expanded(self, expanded: bool) -> None:

@@ -1,4 +1,4 @@
-"""Provider failures are encoded in the stream: retries, timeouts, aborts, clear error messages."""
+"""Provider failures are encoded in the stream: opt-in retries, timeouts, aborts, clear error messages."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from pi_coder.ai._http import aclose_clients, http_overrides
+from pi_coder.ai._http import HttpContext, HttpSettings
 from pi_coder.ai.abort import AbortController
 from pi_coder.ai.errors import is_context_overflow, is_retryable_error
 from pi_coder.ai.options import StreamOptions
@@ -24,9 +24,15 @@ OVERLOADED = {"anthropic-messages": 529, "openai-completions": 503}
 
 @pytest.fixture(autouse=True)
 async def _fast_retries():
-    with http_overrides(retry_base_delay_s=0.01):
-        yield
-    await aclose_clients()
+    global FAST
+    FAST = HttpContext(HttpSettings(retry_base_delay_s=0.01))
+    yield
+    await FAST.aclose()
+
+
+FAST = HttpContext(HttpSettings(retry_base_delay_s=0.01))
+"""Short provider-level backoff (an explicit context: nothing global is changed)."""
+PROVIDER_RETRIES = 3
 
 
 @pytest.fixture(params=list(APIS))
@@ -40,6 +46,7 @@ def context() -> Context:
 
 def start(server: SSEServer, api: str, model=None, **options):
     options.setdefault("api_key", "sk-secret-key-123")
+    options.setdefault("http", FAST)
     model = model or server.model(api)
     return APIS[api].stream(model, context(), StreamOptions(**options))
 
@@ -49,14 +56,24 @@ async def drain(stream) -> tuple[list, AssistantMessage]:
     return events, await stream.result()
 
 
-# ---------------------------------------------------------------------------- retries
+# ---------------------------------------------------------------------------- retries (opt-in)
+
+
+async def test_no_provider_retry_by_default(sse_server: SSEServer, api: str) -> None:
+    """Pi 1.6's split: the provider does not retry a 500 (the agent session retries in the open)."""
+    sse_server.enqueue(error_turn(500, "Internal server error", error_type="api_error"), Turn([Text("never")]))
+    events, message = await drain(start(sse_server, api))
+    assert [e.type for e in events] == ["error"]
+    assert message.error_message == "sse-test API error (500 api_error): Internal server error"
+    assert len(sse_server.requests) == 1
+    assert is_retryable_error(message)
 
 
 async def test_429_with_retry_after_then_success(sse_server: SSEServer, api: str) -> None:
     """A 429 is retried after the server's retry-after delay; the second attempt streams normally."""
     sse_server.enqueue(error_turn(429, "Rate limited", error_type="rate_limit_error", retry_after="0.3"), Turn([Text("ok")]))
     began = time.monotonic()
-    events, message = await drain(start(sse_server, api))
+    events, message = await drain(start(sse_server, api, max_retries=PROVIDER_RETRIES))
     assert time.monotonic() - began >= 0.3
     assert message.stop_reason == "stop" and message.text() == "ok"
     assert [e.type for e in events][0] == "start"  # nothing was emitted for the failed attempt
@@ -67,7 +84,7 @@ async def test_retry_after_ms_is_honoured(sse_server: SSEServer, api: str) -> No
     """retry-after-ms takes precedence over retry-after."""
     sse_server.enqueue(error_turn(429, "slow down", retry_after="30", retry_after_ms=250), Turn([Text("ok")]))
     began = time.monotonic()
-    _, message = await drain(start(sse_server, api))
+    _, message = await drain(start(sse_server, api, max_retries=PROVIDER_RETRIES))
     assert 0.25 <= time.monotonic() - began < 5
     assert message.text() == "ok"
 
@@ -76,14 +93,14 @@ async def test_overloaded_is_retried(sse_server: SSEServer, api: str) -> None:
     """529 (Anthropic overloaded) / 503 are retried with backoff."""
     status = OVERLOADED[api]
     sse_server.enqueue(error_turn(status, "Overloaded", error_type="overloaded_error"), Turn([Text("fine")]))
-    _, message = await drain(start(sse_server, api))
+    _, message = await drain(start(sse_server, api, max_retries=PROVIDER_RETRIES))
     assert message.text() == "fine" and len(sse_server.requests) == 2
 
 
 async def test_500_exhausts_retries_into_an_error_message(sse_server: SSEServer, api: str) -> None:
     """After max_retries, the last error ends the stream, naming the status and the API's message."""
     sse_server.enqueue(*[error_turn(500, "Internal server error", error_type="api_error") for _ in range(4)])
-    events, message = await drain(start(sse_server, api))
+    events, message = await drain(start(sse_server, api, max_retries=PROVIDER_RETRIES))
     assert [e.type for e in events] == ["error"]
     assert events[0].reason == "error"
     assert message.stop_reason == "error"
@@ -122,9 +139,9 @@ async def test_connection_refused_is_retried_then_reported(api: str) -> None:
         port = probe.getsockname()[1]
     base = f"http://127.0.0.1:{port}" + ("/v1" if api == "openai-completions" else "")
     model = Model(id="m", api=api, provider="sse-test", base_url=base)
-    _, message = await drain(APIS[api].stream(model, context(), StreamOptions(api_key="k", max_retries=2)))
+    _, message = await drain(APIS[api].stream(model, context(), StreamOptions(api_key="k", max_retries=2, http=FAST)))
     assert message.stop_reason == "error"
-    assert message.error_message.startswith("Connection error: could not connect to 127.0.0.1")
+    assert message.error_message.startswith(f"Connection error: connection refused (127.0.0.1:{port})")
     assert "(after 2 retries)" in message.error_message
     assert not is_retryable_error(message)
     assert is_retryable_error(message.model_copy(update={"error_message": "Connection error: reset by peer"}))
@@ -202,7 +219,7 @@ async def test_connection_closed_mid_stream(sse_server: SSEServer, api: str) -> 
     assert events[0].type == "start" and events[-1].type == "error"
     assert message.stop_reason == "error"
     assert message.error_message.startswith("Connection error:")
-    assert "closed before the response was complete" in message.error_message
+    assert "server closed the connection mid-stream" in message.error_message
     assert message.text() and set(message.text()) == {"x"}
     assert is_retryable_error(message)
 
@@ -248,8 +265,8 @@ async def test_idle_timeout_mid_stream(sse_server: SSEServer, api: str) -> None:
     events, message = await drain(start(sse_server, api, timeout_ms=300))
     assert time.monotonic() - began < 5
     assert message.stop_reason == "error"
-    assert "no data from 127.0.0.1 for 0.3 s" in message.error_message
-    assert "idle timeout" in message.error_message
+    assert f"no data from 127.0.0.1:{sse_server.port} for 0.3 s in the middle" in message.error_message
+    assert "http_idle_timeout_ms" in message.error_message
     assert events[0].type == "start"
 
 
@@ -260,7 +277,10 @@ async def test_hang_before_first_byte_times_out(sse_server: SSEServer, api: str)
     events, message = await drain(start(sse_server, api, timeout_ms=300))
     assert time.monotonic() - began < 5
     assert [e.type for e in events] == ["error"]
-    assert "before the response started" in message.error_message
+    assert message.error_message == (
+        f"Request timed out after 0.3 s waiting for the first byte from 127.0.0.1:{sse_server.port} "
+        "(setting http_idle_timeout_ms)"
+    )
 
 
 async def test_abort_mid_stream_closes_the_connection(sse_server: SSEServer, api: str) -> None:
@@ -313,7 +333,7 @@ async def test_abort_during_retry_wait(sse_server: SSEServer, api: str) -> None:
     """An abort while sleeping before a retry ends at once as aborted, with no further request."""
     sse_server.enqueue(error_turn(429, "Rate limited", retry_after="30"), Turn([Text("never")]))
     controller = AbortController()
-    stream = start(sse_server, api, signal=controller.signal)
+    stream = start(sse_server, api, signal=controller.signal, max_retries=PROVIDER_RETRIES)
     assert await sse_server.wait_for_requests_async(1)
     await asyncio.sleep(0.1)
     began = time.monotonic()
@@ -421,8 +441,8 @@ async def test_injected_client_transport_failure_after_one_delta(api: str) -> No
     base = "http://mock.test" + ("/v1" if api == "openai-completions" else "")
     model = Model(id="m", api=api, provider="sse-test", base_url=base)
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        with http_overrides(client=client):
-            events, message = await drain(APIS[api].stream(model, context(), StreamOptions(api_key="k")))
+        http = HttpContext(client=client)
+        events, message = await drain(APIS[api].stream(model, context(), StreamOptions(api_key="k", http=http)))
     assert [e.type for e in events] == ["start", "text_start", "text_delta", "error"]
     assert events[-1].reason == "error"
     assert message.error_message == "socket closed"

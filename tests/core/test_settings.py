@@ -237,7 +237,7 @@ def _all_fields(model: type[BaseModel], prefix: str = "") -> list[tuple[str, str
     for name, info in model.model_fields.items():
         ann = info.annotation
         if isinstance(ann, type) and issubclass(ann, BaseModel):
-            out.extend(_all_fields(ann, f"{name}."))
+            out.extend(_all_fields(ann, f"{prefix}{name}."))
         else:
             out.append((prefix, name, info))
     return out
@@ -249,7 +249,7 @@ def test_example_file_documents_every_key() -> None:
     lines = text.splitlines()
     starts = {"": 0}
     for i, line in enumerate(lines):
-        if m := re.match(r"^\[(\w+)\]$", line):
+        if m := re.match(r"^\[([\w.]+)\]$", line):
             starts[m.group(1) + "."] = i
     bounds = sorted(starts.values()) + [len(lines)]
     for prefix, name, _info in _all_fields(Settings):

@@ -19,10 +19,9 @@ GOLDEN = Path(__file__).parent.parent / "session" / "golden" / "pi16"
 # Known, deliberate differences (see /work/notes/pi_compat.md):
 # - Pi persists its system prompt as a system message and streams its message_start/end;
 #   pi_coder declares its prompt per run and never emits one.
-# - Pi's agent_end carries willRetry (whether an automatic retry follows); pi_coder's does not.
 # - Pi sends an empty toolcall_delta after toolcall_start and closes every block at the end of
 #   the stream; pi_coder closes a block when the next one starts. The kinds match, not the counts.
-MISSING_KEYS = {"agent_end": {"willRetry"}}
+MISSING_KEYS: dict[str, set[str]] = {}
 
 
 def _records(lines: list[str]) -> list[dict[str, Any]]:

@@ -29,7 +29,7 @@ from pi_coder.ai import _http
 from pi_coder.ai._http import api_error_text, describe_transport_error
 from pi_coder.ai._partial_json import parse_streaming_json
 from pi_coder.ai._sse import ServerSentEvent, SSEDecoder
-from pi_coder.ai.errors import ProviderError, ProviderResponseError
+from pi_coder.ai.errors import ProviderError, ProviderResponseError, ProviderTimeoutError
 from pi_coder.ai.events import (
     AssistantMessageEventStream,
     DoneEvent,
@@ -59,6 +59,7 @@ from pi_coder.ai.types import (
 
 __all__ = [
     "ABORTED_MESSAGE",
+    "ContentWatchdog",
     "post_and_stream",
     "StreamWriter",
     "call_hook",
@@ -360,11 +361,67 @@ async def _drive(writer: StreamWriter, options: StreamOptions, body: ProviderBod
             signal.remove_listener(on_abort)
 
 
+class ContentWatchdog:
+    """Ends a request that goes ``limit_s`` without a content event (pings do not count).
+
+    Arming costs one timer; :meth:`touch` (once per network chunk that carried a content
+    event) only stores the time, and the timer re-arms itself lazily when it fires early.
+    When the limit passes, the request task is cancelled and :attr:`expired` is set, so the
+    reader can tell the cancellation from an abort.
+    """
+
+    __slots__ = ("limit_s", "expired", "_last", "_loop", "_task", "_handle")
+
+    def __init__(self, limit_s: float) -> None:
+        self.limit_s = limit_s
+        self.expired = False
+        self._loop = asyncio.get_running_loop()
+        self._task = asyncio.current_task()
+        self._last = self._loop.time()
+        self._handle: asyncio.TimerHandle | None = None
+        if limit_s > 0 and self._task is not None:
+            self._handle = self._loop.call_at(self._last + limit_s, self._check)
+
+    def touch(self) -> None:
+        self._last = self._loop.time()
+
+    def _check(self) -> None:
+        due = self._last + self.limit_s
+        if self._loop.time() < due:
+            self._handle = self._loop.call_at(due, self._check)
+            return
+        self._handle = None
+        self.expired = True
+        assert self._task is not None
+        self._task.cancel()
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    def error(self, url: str) -> ProviderTimeoutError:
+        host = httpx.URL(url)
+        where = f"{host.host}:{host.port}" if host.port else host.host
+        return ProviderTimeoutError(
+            f"Request timed out: no content from {where} for {self.limit_s:g} s, only keep-alive pings or "
+            "nothing (setting http_content_timeout_ms)"
+        )
+
+
+def _has_content(events: list[ServerSentEvent]) -> bool:
+    for event in events:
+        if event.event != "ping" and b'"ping"' not in event.raw[:40]:
+            return True
+    return False
+
+
 async def pump_sse(
     writer: StreamWriter,
     response: httpx.Response,
     handle: Callable[[list[ServerSentEvent]], None],
     timeout_s: float,
+    watchdog: ContentWatchdog | None = None,
 ) -> None:
     """Read an SSE response to its end, handing each chunk's events to ``handle``.
 
@@ -388,10 +445,13 @@ async def pump_sse(
     decoder = SSEDecoder()
     decode = decoder.decode
     flush = writer.flush
+    touch = watchdog.touch if watchdog is not None else None
     try:
         async for chunk in response.aiter_bytes():
             events = decode(chunk)
             if events:
+                if touch is not None and _has_content(events):
+                    touch()
                 handle(events)
                 flush()
         events = decoder.flush()
@@ -407,10 +467,14 @@ async def pump_sse(
 
 
 def idle_timeout_s(options: StreamOptions, default_s: float) -> float:
-    """The idle-read timeout in seconds for this request."""
-    if options.timeout_ms is not None and options.timeout_ms > 0:
+    """The idle-read timeout in seconds for this request (0: none)."""
+    if options.timeout_ms is not None and options.timeout_ms >= 0:
         return options.timeout_ms / 1000
     return default_s
+
+
+def _seconds(value_ms: int | None, default_s: float) -> float:
+    return value_ms / 1000 if value_ms is not None and value_ms >= 0 else default_s
 
 
 async def post_and_stream(
@@ -422,34 +486,52 @@ async def post_and_stream(
     headers: dict[str, str],
     make_parser: Callable[[StreamWriter], Any],
 ) -> None:
-    """POST ``payload`` (after the ``on_payload`` hook), retrying before the first byte, then
-    feed the SSE response to a parser built by ``make_parser`` until the stream ends.
+    """POST ``payload`` (after the ``on_payload`` hook), then feed the SSE response to a parser
+    built by ``make_parser`` until the stream ends.
 
-    Shared by the HTTP providers: only the payload, URL, headers and parser differ.
+    The request is bounded by the connect, idle and content timeouts of ``options`` (falling
+    back to the HTTP context's settings). Shared by the HTTP providers: only the payload, URL,
+    headers and parser differ.
     """
     model = writer.model
     replaced = await call_hook(options.on_payload, payload)
     if isinstance(replaced, dict):
         payload = replaced
     body = json.dumps(payload).encode()
-    conf = _http.settings()
+    context = options.http if options.http is not None else _http.DEFAULT_HTTP
+    conf = context.settings
     timeout_s = idle_timeout_s(options, conf.idle_timeout_s)
-    timeout = httpx.Timeout(timeout_s, connect=conf.connect_timeout_s)
-    client = _http.get_client()
-    response = await _http.send_with_retries(
-        client,
-        lambda: client.build_request("POST", url, content=body, headers=headers, timeout=timeout),
-        label=provider_label(model),
-        max_retries=options.max_retries,
-        max_retry_delay_ms=options.max_retry_delay_ms,
-        timeout_s=timeout_s,
-        env_hint=env_hint(model),
-    )
+    connect_s = _seconds(options.connect_timeout_ms, conf.connect_timeout_s)
+    timeout = httpx.Timeout(timeout_s or None, connect=connect_s or None)
+    client = context.client()
+    watchdog = ContentWatchdog(_seconds(options.content_timeout_ms, conf.content_timeout_s))
     try:
-        await call_hook(options.on_response, {"status": response.status_code, "headers": dict(response.headers)})
-        writer.start()
-        parser = make_parser(writer)
-        await pump_sse(writer, response, parser.handle, timeout_s)
+        response = await _http.send_with_retries(
+            client,
+            lambda: client.build_request("POST", url, content=body, headers=headers, timeout=timeout),
+            label=provider_label(model),
+            max_retries=options.max_retries,
+            max_retry_delay_ms=options.max_retry_delay_ms,
+            timeout_s=timeout_s,
+            env_hint=env_hint(model),
+            conf=conf,
+            connect_timeout_s=connect_s,
+        )
+        try:
+            await call_hook(options.on_response, {"status": response.status_code, "headers": dict(response.headers)})
+            writer.start()
+            parser = make_parser(writer)
+            await pump_sse(writer, response, parser.handle, timeout_s, watchdog)
+        finally:
+            await response.aclose()
+    except asyncio.CancelledError:
+        if not watchdog.expired:
+            raise
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        writer.flush()
+        raise watchdog.error(url) from None
     finally:
-        await response.aclose()
+        watchdog.cancel()
     parser.finish()

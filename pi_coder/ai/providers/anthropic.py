@@ -310,7 +310,9 @@ class _Parser:
         loads = jiter.from_json
         for event in events:
             data = loads(event.raw)
-            kind = data.get("type") or event.event
+            # The event name wins: llama.cpp sends `event: error` with data {"type": "server_error", ...}.
+            name = event.event
+            kind = name if name != "message" else data.get("type")
             if kind == "content_block_delta":
                 index = blocks.get(data["index"])
                 if index is None:
@@ -337,11 +339,7 @@ class _Parser:
             elif kind == "message_stop":
                 self.stopped = True
             elif kind == "error":
-                error = data.get("error") or {}
-                etype = error.get("type") or "error"
-                raise ProviderResponseError(
-                    f"{provider_label(w.model)} API error ({etype}): {error.get('message') or 'stream error'}"
-                )
+                raise ProviderResponseError(_stream_error_text(provider_label(w.model), data))
 
     def _start_block(self, anthropic_index: int, block: dict[str, Any]) -> None:
         w = self.w
@@ -414,6 +412,17 @@ class _Parser:
         if reason is None:
             raise ProviderResponseError(f"Unknown stop reason from {provider_label(self.w.model)}: {raw}")
         self.w.finish(reason)
+
+
+def _stream_error_text(label: str, data: Any) -> str:
+    """The message of an in-stream ``error`` event, in Anthropic's or llama.cpp's shape."""
+    error = data.get("error") if isinstance(data, dict) else None
+    if not isinstance(error, dict):
+        error = data if isinstance(data, dict) else {"message": str(data)}
+    etype = error.get("type") if error.get("type") not in (None, "error") else error.get("code")
+    message = error.get("message") or (data.get("message") if isinstance(data, dict) else None)
+    code = f" ({etype})" if etype else ""
+    return f"{label} API error{code}: {message or 'stream error'}"
 
 
 async def _run(writer: StreamWriter, model: Model, context: Context, options: StreamOptions) -> None:

@@ -325,6 +325,8 @@ class _Parser:
                 self.done = True
                 continue
             chunk = loads(raw)
+            if event.event == "error":  # `event: error` with any data shape
+                self._error(chunk.get("error", chunk) if isinstance(chunk, dict) else chunk)
             if not self.seen_id:
                 self._identity(chunk)
             choices = chunk.get("choices")
