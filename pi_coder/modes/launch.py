@@ -93,6 +93,10 @@ def _quiet_stdout() -> None:
 def run(options: CliOptions, *, run_interactive: InteractiveRunner) -> int:
     """Do what ``options`` asks; returns the exit code. Raises ``UserError`` for user mistakes."""
     cwd = os.getcwd()
+    if options.flag_tokens and (options.export is not None or options.list_models is not None):
+        from pi_coder.modes.extension_host import resolve_flags
+
+        resolve_flags(None, options)
     if options.export is not None:
         return _export(options, cwd)
     if options.list_models is not None:

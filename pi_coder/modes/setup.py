@@ -123,6 +123,11 @@ def prepare(options: CliOptions, *, mode: RunMode, cwd: str, stdin_text: str | N
     models = create_models(include_faux=wants_faux)
     notices = list(options.warnings)
 
+    from pi_coder.modes import extension_host
+
+    # Project trust: the lead wires core/trust.py's decision here; until then only -a/--approve trusts.
+    extensions = extension_host.load_for_startup(options, cwd, loaded, models, project_trusted=options.approve)
+    extension_host.resolve_flags(extensions, options)
     cli_model = _cli_model(options, models, notices)
     scoped = _scoped_models(options, models, notices)
     if options.api_key:
@@ -169,6 +174,7 @@ def prepare(options: CliOptions, *, mode: RunMode, cwd: str, stdin_text: str | N
         append_system_prompt=options.append_system_prompt,
         scoped_models=scoped or None,
     )
+    extension_host.bind(extensions, session)
     notices.extend(n for n in session.startup_notices if n not in notices)
     return Startup(session=session, prompts=prompts, images=images, notices=notices)
 
