@@ -162,4 +162,6 @@ async def start(session: AgentSession, mode: str, ui: UIProtocol | None = None) 
 async def stop(session: AgentSession) -> None:
     """``session_shutdown("quit")`` (3 s per handler)."""
     if session.extensions is not None:
+        if not (session.agent.signal is not None and session.agent.signal.aborted):
+            await session.extensions.settle()
         await session.extensions.shutdown("quit")

@@ -234,6 +234,13 @@ class ExtensionRunner(SessionSeams):
         for task in tuple(self._tasks):
             task.cancel()
 
+    async def settle(self) -> None:
+        """Wait for work extensions started (``send_message(trigger_turn=True)``, commands) to finish."""
+        while self._tasks:
+            await asyncio.gather(*tuple(self._tasks), return_exceptions=True)
+        if self._session is not None:
+            await self._session.wait_for_idle()
+
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
