@@ -148,15 +148,16 @@ async def start(session: AgentSession, mode: str, ui: UIProtocol | None = None) 
     runner = session.extensions
     if runner is None:
         return
-    from pi_coder.core.extensions.events import SessionStartEvent
-
     if ui is not None:
         runner.set_ui(ui, mode)
     else:
         runner.mode = mode
     runner.error_sink = _stderr_sink if mode == "print" else session.emit_nowait
     runner.flush_errors()
-    await runner.notify("session_start", SessionStartEvent(reason="startup"))
+    if runner.has("session_start"):
+        from pi_coder.core.extensions.events import SessionStartEvent
+
+        await runner.notify("session_start", SessionStartEvent(reason="startup"))
 
 
 async def stop(session: AgentSession) -> None:

@@ -172,3 +172,25 @@ def test_extension_flags(pi: PiHome) -> None:
     assert pi.server.requests[0].json["messages"][-1]["content"][0]["text"] == "fix it"
     bad = pi.run("-e", str(x), "--frob", "x", "-p", "hi")
     assert bad.returncode == 1 and "Unknown option: --frob" in bad.stderr
+
+
+def test_print_path_imports_each_module_once_and_no_textual(pi: PiHome) -> None:
+    body = """
+        import builtins
+        builtins.__dict__.setdefault("_pi_ext_count", 0)
+        builtins._pi_ext_count += 1
+
+        def extension(pi):
+            @pi.on("session_shutdown")
+            def done(event, ctx):
+                import builtins, sys
+                with open("seen", "a") as out:
+                    out.write(f"{builtins._pi_ext_count} {'textual' in sys.modules}\\n")
+        """
+    write_ext(pi.home / "extensions", "g", body)
+    x = write_ext(pi.project, "x", body.replace("_pi_ext_count", "_pi_ext_count_x"))
+    pi.server.enqueue(Turn([Text("ok")]))
+    # the same file twice on the command line and once more through settings: imported once
+    (pi.home / "settings.toml").write_text(f'extensions = ["{x}"]\n')
+    assert pi.run("-e", str(x), "-e", str(x), "-p", "hi").returncode == 0
+    assert (pi.project / "seen").read_text().split("\n")[:2] == ["1 False", "1 False"]

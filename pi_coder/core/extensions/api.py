@@ -10,7 +10,6 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from pi_coder.core.extensions.events import CustomMessageSpec
 from pi_coder.core.extensions.types import (
     Command,
     Extension,
@@ -25,6 +24,7 @@ from pi_coder.core.extensions.types import (
 if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
     from pi_coder.core.extensions.bus import EventBus
+    from pi_coder.core.extensions.events import CustomMessageSpec
     from pi_coder.core.extensions.exec import ExecResult
     from pi_coder.core.extensions.runner import ExtensionRunner
 
@@ -181,6 +181,8 @@ class ExtensionAPI:
         trigger_turn: bool = False,
     ) -> None:
         """Send a custom message (a ``custom_message`` entry the model sees as user text)."""
+        from pi_coder.core.extensions.events import CustomMessageSpec
+
         spec = message if isinstance(message, CustomMessageSpec) else CustomMessageSpec(**message)
         self._live().send_message(spec, deliver_as=deliver_as, trigger_turn=trigger_turn)
 

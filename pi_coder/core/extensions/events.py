@@ -9,10 +9,11 @@ snake_case keys (:func:`coerce_result`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Any, Literal, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
-from pi_coder.core.events import to_camel_json
+from pi_coder.core.extensions.errors import ExtensionErrorEvent, coerce_result
+from pi_coder.core.extensions.errors import JsonPayload as _Json
 
 __all__ = [
     "AgentSettledEvent",
@@ -51,57 +52,7 @@ __all__ = [
 ]
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
-class _Json:
-    __slots__ = ()
-
-    def to_json_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for f in fields(self):  # type: ignore[arg-type]
-            value = getattr(self, f.name)
-            if value is None or f.name in ("signal", "stack"):
-                continue
-            out[_camel(f.name)] = to_camel_json(value)
-        return out
-
-
-R = TypeVar("R")
-
-
-def coerce_result(value: object, cls: type[R]) -> R | None:
-    """A handler's return value as ``cls``: None, an instance, or a dict of its snake_case fields.
-
-    Raises:
-        TypeError: Anything else (reported as a handler error).
-    """
-    if value is None:
-        return None
-    if isinstance(value, cls):
-        return value
-    if isinstance(value, dict):
-        return cls(**value)
-    raise TypeError(f"handler returned {type(value).__name__}, expected None, a dict or {cls.__name__}")
-
-
-# ---------------------------------------------------------------------------- errors and entries
-
-
-@dataclass(slots=True, kw_only=True)
-class ExtensionErrorEvent(_Json):
-    """An extension failed (§1.7); JSON ``{"type","extensionPath","event","error"}``."""
-
-    extension_path: str
-    event: str
-    error: str
-    stack: str = ""
-    type: Literal["extension_error"] = "extension_error"
-
-
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class EntryAppendedEvent(_Json):
     """``append_entry`` wrote a ``custom`` entry (json/rpc emit it)."""
 
@@ -109,7 +60,7 @@ class EntryAppendedEvent(_Json):
     type: Literal["entry_appended"] = "entry_appended"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class CustomMessageSpec:
     """A message an extension sends: persisted as a ``custom_message`` entry, seen by the model."""
 
@@ -122,40 +73,40 @@ class CustomMessageSpec:
 # ---------------------------------------------------------------------------- session
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class SessionStartEvent(_Json):
     reason: Literal["startup", "reload", "new", "resume", "fork"]
     previous_session_file: str | None = None
     type: Literal["session_start"] = "session_start"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class SessionShutdownEvent(_Json):
     reason: Literal["quit", "reload", "new", "resume", "fork"]
     target_session_file: str | None = None
     type: Literal["session_shutdown"] = "session_shutdown"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class SessionBeforeSwitchEvent(_Json):
     reason: Literal["new", "resume"]
     target_session_file: str | None = None
     type: Literal["session_before_switch"] = "session_before_switch"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class SessionBeforeForkEvent(_Json):
     entry_id: str
     position: Literal["before", "at"] = "before"
     type: Literal["session_before_fork"] = "session_before_fork"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class CancelResult:
     cancel: bool = False
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class CompactionResult:
     summary: str
     first_kept_entry_id: str | None = None
@@ -164,7 +115,7 @@ class CompactionResult:
     usage: Any = None
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class SessionBeforeCompactEvent(_Json):
     preparation: Any = None
     branch_entries: list[Any] = field(default_factory=list)
@@ -175,13 +126,13 @@ class SessionBeforeCompactEvent(_Json):
     type: Literal["session_before_compact"] = "session_before_compact"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class SessionBeforeCompactResult:
     cancel: bool = False
     compaction: CompactionResult | dict[str, Any] | None = None
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class SessionCompactEvent(_Json):
     compaction_entry: Any = None
     from_extension: bool = False
@@ -190,7 +141,7 @@ class SessionCompactEvent(_Json):
     type: Literal["session_compact"] = "session_compact"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class SessionBeforeTreeEvent(_Json):
     target_id: str
     old_leaf_id: str | None = None
@@ -199,7 +150,7 @@ class SessionBeforeTreeEvent(_Json):
     type: Literal["session_before_tree"] = "session_before_tree"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class SessionTreeEvent(_Json):
     new_leaf_id: str | None = None
     old_leaf_id: str | None = None
@@ -210,7 +161,7 @@ class SessionTreeEvent(_Json):
 # ---------------------------------------------------------------------------- input and bash
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class InputEvent(_Json):
     text: str
     images: list[Any] = field(default_factory=list)
@@ -219,14 +170,14 @@ class InputEvent(_Json):
     type: Literal["input"] = "input"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class InputResult:
     action: Literal["continue", "transform", "handled"] = "continue"
     text: str | None = None
     images: list[Any] | None = None
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class ShellOutcome:
     output: str = ""
     exit_code: int | None = 0
@@ -234,7 +185,7 @@ class ShellOutcome:
     truncated: bool = False
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class UserBashEvent(_Json):
     command: str
     exclude_from_context: bool = False
@@ -242,7 +193,7 @@ class UserBashEvent(_Json):
     type: Literal["user_bash"] = "user_bash"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class UserBashResult:
     result: ShellOutcome | dict[str, Any] | None = None
     operations: Any = None
@@ -251,7 +202,7 @@ class UserBashResult:
 # ---------------------------------------------------------------------------- runs and requests
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class BeforeAgentStartEvent(_Json):
     message_type: Literal["user", "custom"]
     prompt: str
@@ -262,42 +213,42 @@ class BeforeAgentStartEvent(_Json):
     type: Literal["before_agent_start"] = "before_agent_start"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class BeforeAgentStartResult:
     message: CustomMessageSpec | dict[str, Any] | None = None
     system_prompt: str | None = None
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class AgentSettledEvent(_Json):
     aborted: bool = False
     type: Literal["agent_settled"] = "agent_settled"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class MessageEndResult:
     message: Any
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class ContextEvent(_Json):
     messages: list[Any]
     type: Literal["context"] = "context"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class ContextResult:
     messages: list[Any]
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class BeforeProviderRequestEvent(_Json):
     payload: dict[str, Any]
     model: Any = None
     type: Literal["before_provider_request"] = "before_provider_request"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class ModelSelectEvent(_Json):
     model: Any
     previous_model: Any = None
@@ -305,7 +256,7 @@ class ModelSelectEvent(_Json):
     type: Literal["model_select"] = "model_select"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class ThinkingLevelSelectEvent(_Json):
     level: str
     previous_level: str | None = None
@@ -315,7 +266,7 @@ class ThinkingLevelSelectEvent(_Json):
 # ---------------------------------------------------------------------------- tools
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class ToolCallEvent(_Json):
     tool_call_id: str
     tool_name: str
@@ -324,14 +275,14 @@ class ToolCallEvent(_Json):
     type: Literal["tool_call"] = "tool_call"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class ToolCallResult:
     block: bool = False
     reason: str | None = None
     terminate: bool = False
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class ToolResultEvent(_Json):
     tool_call_id: str
     tool_name: str
@@ -343,7 +294,7 @@ class ToolResultEvent(_Json):
     type: Literal["tool_result"] = "tool_result"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(kw_only=True)
 class ToolResultPatch:
     content: list[Any] | None = None
     details: Any = None

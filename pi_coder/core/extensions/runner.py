@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pi_coder.core.extensions.bus import EventBus
 from pi_coder.core.extensions.context import ExtensionCommandContext, ExtensionContext, NoUI, UIProtocol
-from pi_coder.core.extensions.events import ExtensionErrorEvent, coerce_result
+from pi_coder.core.extensions.errors import ExtensionErrorEvent, coerce_result
 from pi_coder.core.extensions.seams import SessionSeams
 from pi_coder.core.extensions.types import Command, Extension, Handler, ToolInfo
 
@@ -223,6 +223,10 @@ class ExtensionRunner(SessionSeams):
 
     async def shutdown(self, reason: str, target: str | None = None, *, timeout: float | None = SHUTDOWN_TIMEOUT) -> None:
         """``session_shutdown(reason)``; each handler gets ``timeout`` seconds, then is abandoned."""
+        if not self.has("session_shutdown"):
+            for task in tuple(self._tasks):
+                task.cancel()
+            return
         from pi_coder.core.extensions.events import SessionShutdownEvent
 
         event = SessionShutdownEvent(reason=reason, target_session_file=target)  # type: ignore[arg-type]

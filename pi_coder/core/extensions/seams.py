@@ -14,30 +14,6 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pi_coder.core.extensions.events import (
-    BeforeAgentStartEvent,
-    BeforeAgentStartResult,
-    BeforeProviderRequestEvent,
-    CancelResult,
-    ContextEvent,
-    ContextResult,
-    CustomMessageSpec,
-    InputEvent,
-    InputResult,
-    MessageEndResult,
-    ModelSelectEvent,
-    SessionBeforeForkEvent,
-    SessionBeforeSwitchEvent,
-    SessionStartEvent,
-    ShellOutcome,
-    ToolCallEvent,
-    ToolCallResult,
-    ToolResultEvent,
-    ToolResultPatch,
-    UserBashEvent,
-    UserBashResult,
-)
-
 if TYPE_CHECKING:
     from pi_coder.agent.types import AgentTool
     from pi_coder.core.agent_session import AgentSession
@@ -45,6 +21,18 @@ if TYPE_CHECKING:
     from pi_coder.core.extensions.types import Extension
 
 __all__ = ["SessionSeams", "adapt_tool", "install", "reload", "send_message"]
+
+
+class _LazyEvents:
+    """``pi_coder.core.extensions.events``, imported on first use (only when some handler needs it, §1.4)."""
+
+    def __getattr__(self, name: str) -> Any:
+        from pi_coder.core.extensions import events
+
+        return getattr(events, name)
+
+
+E: Any = _LazyEvents()
 
 
 async def _maybe(value: Any) -> Any:
@@ -102,9 +90,9 @@ def install(runner: ExtensionRunner, session: AgentSession) -> None:
                 return decision
         if not runner.has("tool_call"):
             return None
-        event = ToolCallEvent(tool_call_id=ctx.tool_call.id, tool_name=ctx.tool_call.name, input=_dump_args(ctx.args))
+        event = E.ToolCallEvent(tool_call_id=ctx.tool_call.id, tool_name=ctx.tool_call.name, input=_dump_args(ctx.args))
         before = copy.deepcopy(event.input)
-        async for ext, ok, result in runner.results("tool_call", event, ToolCallResult):
+        async for ext, ok, result in runner.results("tool_call", event, E.ToolCallResult):
             if not ok:  # fail closed (§1.7)
                 return BeforeToolCallResult(block=True, reason=f"Extension {ext.name} failed: {result}")
             if result is not None and result.block:
@@ -120,7 +108,7 @@ def install(runner: ExtensionRunner, session: AgentSession) -> None:
         if not runner.has("tool_result"):
             return override
         result = ctx.result
-        event = ToolResultEvent(
+        event = E.ToolResultEvent(
             tool_call_id=ctx.tool_call.id,
             tool_name=ctx.tool_call.name,
             input=_dump_args(ctx.args),
@@ -130,7 +118,7 @@ def install(runner: ExtensionRunner, session: AgentSession) -> None:
             usage=result.usage,
         )
         changed = False
-        async for _ext, ok, patch in runner.results("tool_result", event, ToolResultPatch):
+        async for _ext, ok, patch in runner.results("tool_result", event, E.ToolResultPatch):
             if not ok or patch is None:
                 continue
             for name in ("content", "details", "is_error", "usage"):
@@ -151,8 +139,8 @@ def install(runner: ExtensionRunner, session: AgentSession) -> None:
         if not runner.has("context"):
             return messages
         head = [m for m in messages if getattr(m, "role", None) == "system"]
-        event = ContextEvent(messages=[_copy_message(m) for m in messages if getattr(m, "role", None) != "system"])
-        async for _ext, ok, result in runner.results("context", event, ContextResult):
+        event = E.ContextEvent(messages=[_copy_message(m) for m in messages if getattr(m, "role", None) != "system"])
+        async for _ext, ok, result in runner.results("context", event, E.ContextResult):
             if ok and result is not None:
                 event.messages = list(result.messages)
         return [*head, *event.messages]
@@ -164,7 +152,7 @@ def install(runner: ExtensionRunner, session: AgentSession) -> None:
                 payload = replaced
         if not runner.has("before_provider_request"):
             return payload
-        event = BeforeProviderRequestEvent(payload=payload, model=session.model)
+        event = E.BeforeProviderRequestEvent(payload=payload, model=session.model)
         for ext, handler in runner.handlers("before_provider_request"):
             ok, value = await runner.call(ext, "before_provider_request", handler, event, runner.context(ext))
             if ok and isinstance(value, dict):
@@ -214,13 +202,13 @@ def _with_prompt(messages: list[Any], prompt: str) -> list[Any]:
 # ---------------------------------------------------------------------------- messages
 
 
-def _custom_message(spec: CustomMessageSpec) -> Any:
+def _custom_message(spec: Any) -> Any:
     from pi_coder.session.messages import CustomMessage
 
     return CustomMessage(custom_type=spec.custom_type, content=spec.content, display=spec.display, details=spec.details)
 
 
-def send_message(runner: ExtensionRunner, spec: CustomMessageSpec, *, deliver_as: str, trigger_turn: bool) -> None:
+def send_message(runner: ExtensionRunner, spec: Any, *, deliver_as: str, trigger_turn: bool) -> None:
     session = runner.session
     message = _custom_message(spec)
     if deliver_as == "next_turn":
@@ -237,7 +225,7 @@ def send_message(runner: ExtensionRunner, spec: CustomMessageSpec, *, deliver_as
     session.store.append_custom_message(message.custom_type, message.content, message.display, message.details)
 
 
-def _spec_text(spec: CustomMessageSpec) -> str:
+def _spec_text(spec: Any) -> str:
     if isinstance(spec.content, str):
         return spec.content
     return "".join(getattr(block, "text", "") for block in spec.content)
@@ -266,8 +254,8 @@ class SessionSeams:
         if not self.has("input"):
             return text, list(images or ())
         behavior = "follow_up" if streaming_behavior in ("follow_up", "followUp") else streaming_behavior
-        event = InputEvent(text=text, images=list(images or ()), source=source, streaming_behavior=behavior)  # type: ignore[arg-type]
-        async for _ext, ok, result in self.results("input", event, InputResult):
+        event = E.InputEvent(text=text, images=list(images or ()), source=source, streaming_behavior=behavior)  # type: ignore[arg-type]
+        async for _ext, ok, result in self.results("input", event, E.InputResult):
             if not ok or result is None or result.action == "continue":
                 continue
             if result.action == "handled":
@@ -295,7 +283,7 @@ class SessionSeams:
             extra: list[Any] = list(self.next_turn)
             self.next_turn.clear()
             if self.has("before_agent_start"):
-                event = BeforeAgentStartEvent(
+                event = E.BeforeAgentStartEvent(
                     message_type=message_type,  # type: ignore[arg-type]
                     prompt=text,
                     images=list(images),
@@ -304,7 +292,7 @@ class SessionSeams:
                     tool_names=session.tool_names,
                 )
                 changed = False
-                async for _ext, ok, result in self.results("before_agent_start", event, BeforeAgentStartResult):
+                async for _ext, ok, result in self.results("before_agent_start", event, E.BeforeAgentStartResult):
                     if not ok or result is None:
                         continue
                     if result.system_prompt is not None:
@@ -312,7 +300,7 @@ class SessionSeams:
                         changed = True
                     if result.message is not None:
                         spec = result.message
-                        spec = spec if isinstance(spec, CustomMessageSpec) else CustomMessageSpec(**spec)
+                        spec = spec if isinstance(spec, E.CustomMessageSpec) else E.CustomMessageSpec(**spec)
                         extra.append(_custom_message(spec))
                 if changed:
                     self.run_system_prompt = event.system_prompt
@@ -335,7 +323,7 @@ class SessionSeams:
             return event
         original = event.message
         current = original
-        async for ext, ok, result in self.results("message_end", event, MessageEndResult):
+        async for ext, ok, result in self.results("message_end", event, E.MessageEndResult):
             if not ok or result is None:
                 continue
             if getattr(result.message, "role", None) != getattr(current, "role", None):
@@ -353,7 +341,7 @@ class SessionSeams:
     async def on_session_event(self: ExtensionRunner, event: Any) -> None:  # type: ignore[misc]
         if getattr(event, "type", None) == "model_changed" and self.has("model_select"):
             model = self.session.model
-            await self.notify("model_select", ModelSelectEvent(model=model, source="set"))
+            await self.notify("model_select", E.ModelSelectEvent(model=model, source="set"))
 
     async def on_user_bash(
         self: ExtensionRunner,  # type: ignore[misc]
@@ -367,21 +355,21 @@ class SessionSeams:
 
         if not self.has("user_bash"):
             return None
-        event = UserBashEvent(command=command, exclude_from_context=exclude_from_context, cwd=self.cwd)
-        outcome: ShellOutcome | None = None
-        async for ext, ok, result in self.results("user_bash", event, UserBashResult):
+        event = E.UserBashEvent(command=command, exclude_from_context=exclude_from_context, cwd=self.cwd)
+        outcome: Any = None
+        async for ext, ok, result in self.results("user_bash", event, E.UserBashResult):
             if not ok:
-                outcome = ShellOutcome(output=f"Extension {ext.name} failed: {result}", exit_code=None, cancelled=True)
+                outcome = E.ShellOutcome(output=f"Extension {ext.name} failed: {result}", exit_code=None, cancelled=True)
                 break
             if result is None:
                 continue
             if result.result is not None:
                 value = result.result
-                outcome = value if isinstance(value, ShellOutcome) else ShellOutcome(**value)
+                outcome = value if isinstance(value, E.ShellOutcome) else E.ShellOutcome(**value)
                 break
             if result.operations is not None:
                 ran = await result.operations.exec(command, self.cwd, on_output=on_output, signal=signal)
-                outcome = ran if isinstance(ran, ShellOutcome) else ShellOutcome(**ran)
+                outcome = ran if isinstance(ran, E.ShellOutcome) else E.ShellOutcome(**ran)
                 break
         if outcome is None:
             return None
@@ -403,12 +391,12 @@ class SessionSeams:
     ) -> bool:
         """``session_before_switch|fork`` then ``session_shutdown``; False when cancelled."""
         if reason == "fork":
-            gate: Any = SessionBeforeForkEvent(entry_id=entry_id or "")
+            gate: Any = E.SessionBeforeForkEvent(entry_id=entry_id or "")
             name = "session_before_fork"
         else:
-            gate = SessionBeforeSwitchEvent(reason=reason, target_session_file=target)  # type: ignore[arg-type]
+            gate = E.SessionBeforeSwitchEvent(reason=reason, target_session_file=target)  # type: ignore[arg-type]
             name = "session_before_switch"
-        if await self.gate(name, gate, CancelResult) is not None:
+        if await self.gate(name, gate, E.CancelResult) is not None:
             return False
         await self.shutdown(reason, target)
         return True
@@ -418,7 +406,7 @@ class SessionSeams:
         from pi_coder.core.extensions.loader import rerun_factories
 
         await rerun_factories(self)
-        await self.notify("session_start", SessionStartEvent(reason=reason, previous_session_file=previous))  # type: ignore[arg-type]
+        await self.notify("session_start", E.SessionStartEvent(reason=reason, previous_session_file=previous))  # type: ignore[arg-type]
 
 
 async def reload(runner: ExtensionRunner) -> bool:
@@ -431,5 +419,5 @@ async def reload(runner: ExtensionRunner) -> bool:
     await runner.shutdown("reload")
     await reimport(runner)
     session.reload_context()
-    await runner.notify("session_start", SessionStartEvent(reason="reload"))
+    await runner.notify("session_start", E.SessionStartEvent(reason="reload"))
     return True
