@@ -42,6 +42,7 @@ class _Option:
 
 _MODE, _MODEL, _SESSION, _TOOLS, _PROMPT, _INFO = "Mode", "Model", "Session", "Tools", "Prompt", "Other"
 _TRUST = "Project trust"
+_EXT = "Extensions"
 
 _OPTIONS: tuple[_Option, ...] = (
     _Option("print", ("-p", "--print"), "flag", "Non-interactive: run the prompts, print the final answer, exit.", _MODE),
@@ -129,6 +130,14 @@ _OPTIONS: tuple[_Option, ...] = (
         "Do not trust this project folder for this run (nothing is asked or saved).",
         _TRUST,
     ),
+        "extensions",
+        ("-e", "--extension"),
+        "value",
+        "Load an extension: a .py file, a package folder, a dotted module or builtin:<name> (repeatable).",
+        _EXT,
+        "SPEC",
+    ),
+    _Option("no_extensions", ("-ne", "--no-extensions"), "flag", "Load only the -e extensions.", _EXT),
     _Option(
         "list_models",
         ("--list-models",),
@@ -194,7 +203,7 @@ def _fast_version() -> str:
     return __version__
 
 
-def parse_args(argv: list[str]) -> CliOptions:
+def parse_args(argv: list[str], *, allow_unknown: bool = False) -> CliOptions:
     """Parse ``pi``'s arguments with Pi's rules.
 
     ``@path`` words are file arguments, other words are messages; ``--`` ends the options (later
@@ -204,6 +213,8 @@ def parse_args(argv: list[str]) -> CliOptions:
 
     Args:
         argv: The arguments after the program name.
+        allow_unknown: Record unknown ``--long[=value]`` options in ``flag_tokens`` (extension
+            flags, resolved after the extensions are loaded) instead of failing.
 
     Returns:
         The options; ``warnings`` holds non-fatal problems (unknown tools, invalid thinking level).
@@ -232,6 +243,9 @@ def parse_args(argv: list[str]) -> CliOptions:
             continue
         name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
         option = _BY_FLAG.get(name)
+        if option is None and allow_unknown and name.startswith("--") and len(name) > 2:
+            opts.flag_tokens.append((name, inline if eq else None, len(opts.messages)))
+            continue
         if option is None:
             raise UsageError(f"Unknown option: {name}. Run pi --help for the options.")
         if option.kind == "flag":
@@ -281,6 +295,8 @@ def _store_value(
             opts.warnings.append(f'Invalid thinking level "{text}". Valid values: {", ".join(levels)}')
     elif option.dest == "models":
         opts.models = [part.strip() for part in text.split(",") if part.strip()]
+    elif option.dest == "extensions":
+        opts.extensions.append(text)
     elif option.dest == "tools":
         valid: list[str] = []
         for part in (p.strip() for p in text.split(",")):
@@ -397,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
         if argv_has_secret(args):
             hide_command_line()  # `ps` and /proc/PID/cmdline show "pi", never the key
     try:
-        opts = parse_args(args)
+        opts = parse_args(args, allow_unknown=True)
     except UsageError as exc:
         _say(str(exc))
         return 1

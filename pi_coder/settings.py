@@ -248,6 +248,9 @@ class Settings(BaseModel):
     """Extra skill files or folders (relative paths are relative to this file's folder)."""
     prompts: list[str] = Field(default_factory=list)
     """Extra prompt template files or folders (relative to this file's folder)."""
+    extensions: list[str] = Field(default_factory=list)
+    """Extensions to load: paths (relative to the settings file's folder), modules, ``builtin:<name>``;
+    ``-<spec>`` removes one. Project settings count only in a trusted folder."""
     themes: list[str] = Field(default_factory=list)
     """Extra theme files or folders (relative to this file's folder)."""
     keybindings: dict[str, str | list[str]] = Field(default_factory=dict)

@@ -50,6 +50,7 @@ from pi_coder.settings import LoadedSettings, Settings
 
 if TYPE_CHECKING:
     from pi_coder.core.trust import TrustDecision
+    from pi_coder.core.extensions.runner import ExtensionRunner
 
 __all__ = ["AgentSession", "Listener"]
 
@@ -122,6 +123,8 @@ class AgentSession(ModelControls):
         self._last_assistant: AssistantMessage | None = None
         self._persist_run = True
         self._model: Model | None = None
+        self.extensions: ExtensionRunner | None = None
+        """The loaded extensions (``core/extensions``), bound by the modes' start-up; None without any."""
         agent.subscribe(self._on_agent_event)
         agent.stream_fn = self._make_stream_fn(agent.stream_fn)
         agent.steering_mode = self.settings.steering_mode
@@ -237,6 +240,8 @@ class AgentSession(ModelControls):
         return QueueChanged(steering=list(self._queued.steering), follow_up=list(self._queued.follow_up))
 
     async def _on_agent_event(self, event: Any) -> None:
+        if self.extensions is not None:
+            event = await self.extensions.on_agent_event(event)
         kind = event.type
         if kind == "message_start" and getattr(event.message, "role", None) == "user":
             if self._queued.delivered(user_text(event.message)):
@@ -279,6 +284,9 @@ class AgentSession(ModelControls):
         text: str,
         images: Sequence[ImageContent] | None = None,
         streaming_behavior: Literal["steer", "follow_up", "followUp"] | None = None,
+        *,
+        source: Literal["interactive", "rpc", "extension"] = "interactive",
+        checked: bool = False,
     ) -> None:
         """Send a user prompt; while the agent runs, queue it as steering or follow-up.
 
@@ -288,6 +296,11 @@ class AgentSession(ModelControls):
         Raises:
             RuntimeError: The agent is busy and ``streaming_behavior`` is None.
         """
+        if self.extensions is not None and not checked:  # an extension command, then `input` (§2.2)
+            outcome = await self.extensions.intercept_prompt(text, images, source, streaming_behavior)
+            if outcome is None:
+                return
+            text, images = outcome[0], outcome[1] or None
         text = self._expand(text)
         if self.is_streaming:
             if streaming_behavior is None:
@@ -295,6 +308,9 @@ class AgentSession(ModelControls):
             self._enqueue("steer" if streaming_behavior == "steer" else "follow_up", text, images)
             return
         message = UserMessage(content=[TextContent(text=text), *(images or ())])
+        if self.extensions is not None:  # before_agent_start runs after the run hooks
+            await self._run(self.extensions.prompt_starter(message, text, images or ()), before_prompt=True)
+            return
         await self._run(lambda: self.agent.prompt([message]), before_prompt=True)
 
     def steer(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
@@ -481,7 +497,15 @@ class AgentSession(ModelControls):
         controller = self._bash_controller = AbortController()
         try:
             await self.emit(BashExecutionStart(command=command, exclude_from_context=exclude_from_context))
-            message = await execute_user_bash(
+            handled = None
+            if self.extensions is not None:
+                handled = await self.extensions.on_user_bash(
+                    command,
+                    exclude_from_context,
+                    controller.signal,
+                    lambda out: self.emit_nowait(BashExecutionUpdate(command=command, output=out)),
+                )
+            message = handled or await execute_user_bash(
                 command,
                 self.cwd,
                 signal=controller.signal,
@@ -535,21 +559,33 @@ class AgentSession(ModelControls):
         await self.wait_for_idle()
         self._pending_bash.clear()
 
-    async def new_session(self) -> None:
-        """Start a new session file (created lazily); queues are cleared."""
+    async def new_session(self) -> bool:
+        """Start a new session file (created lazily); queues are cleared. True when an extension cancelled."""
+        previous = self.session_file
+        if self.extensions is not None and not await self.extensions.before_replace("new"):
+            return True
         await self._stop()
         self._store.new_session()
         ops.attach_store(self, self._model, self.thinking_level, explicit=True)
         await self.emit(SessionSwitched(reason="new", session_file=self.session_file))
+        if self.extensions is not None:
+            await self.extensions.after_replace("new", previous)
+        return False
 
-    async def switch_session(self, path: str) -> None:
-        """Open another session file, restoring its messages, model and thinking level."""
+    async def switch_session(self, path: str) -> bool:
+        """Open another session file, restoring its messages, model and thinking level. True when cancelled."""
+        previous = self.session_file
+        if self.extensions is not None and not await self.extensions.before_replace("resume", target=path):
+            return True
         await self._stop()
         self._store = SessionStore.open(path, self._session_dir)
         notices = ops.attach_store(self, None, None, explicit=False)
         await self.emit(SessionSwitched(reason="switch", session_file=self.session_file))
         for text in notices:
             await self.emit(Notice(level="warning", text=text))
+        if self.extensions is not None:
+            await self.extensions.after_replace("resume", previous)
+        return False
 
     def fork_candidates(self) -> list[tuple[str, str]]:
         """``(entry_id, text)`` of the user messages on the current branch, oldest first."""

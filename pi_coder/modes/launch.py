@@ -101,6 +101,10 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: T
     ``ask_trust`` shows the TUI's trust dialog for an undecided project folder (interactive only).
     """
     cwd = os.getcwd()
+    if options.flag_tokens and (options.export is not None or options.list_models is not None):
+        from pi_coder.modes.extension_host import resolve_flags
+
+        resolve_flags(None, options)
     if options.export is not None:
         return _export(options, cwd)
     if options.list_models is not None:

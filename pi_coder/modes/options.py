@@ -60,6 +60,13 @@ class CliOptions:
     """Positional messages, in order."""
     warnings: list[str] = field(default_factory=list)
     """Non-fatal problems found while parsing (unknown tool, invalid thinking level)."""
+    extensions: list[str] = field(default_factory=list)
+    """``-e/--extension`` specs, in order."""
+    no_extensions: bool = False
+    approve: bool = False
+    """``-a/--approve``: trust the project folder for this run."""
+    flag_tokens: list[tuple[str, str | None, int]] = field(default_factory=list)
+    """Unknown ``--name[=value]`` options with the index of the next message (extension flags, §3.4)."""
 
     @property
     def trust_flag(self) -> bool | None:

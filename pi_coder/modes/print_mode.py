@@ -63,6 +63,10 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
         session.subscribe(_note_retry)
     interrupt = _Interrupt(session)
     interrupt.install()
+    if session.extensions is not None:
+        from pi_coder.modes import extension_host
+
+        await extension_host.start(session, "json" if output == "json" else "print")
     try:
         for index, text in enumerate(startup.prompts):
             await session.prompt(text, startup.images if index == 0 else None)
@@ -72,6 +76,8 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
                 break
     finally:
         interrupt.uninstall()
+        if session.extensions is not None:
+            await extension_host.stop(session)
         await session.close()
     if interrupt.received is not None:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone

@@ -104,6 +104,15 @@ async def _prompt(server: RpcServer, command: dict[str, Any]) -> Any:
     if behavior not in (None, "steer", "followUp", "follow_up"):
         raise RpcError(f'Invalid streamingBehavior "{behavior}": use "steer" or "followUp"')
     session = server.session
+    if session.extensions is not None:  # an extension command runs at once; `input` may handle it (§2.2)
+        found = session.extensions.find_command(text.strip())
+        if found is not None:
+            server.spawn(session.extensions.run_command(*found))
+            return {"disposition": "handled"}
+        outcome = await session.extensions.intercept_prompt(text, images, "rpc", behavior)
+        if outcome is None:
+            return {"disposition": "handled"}
+        text, images = outcome[0], outcome[1] or None
     if server.busy():
         if behavior is None:
             raise RpcError(_BUSY)
@@ -119,7 +128,7 @@ async def _prompt(server: RpcServer, command: dict[str, Any]) -> Any:
         from pi_coder.modes.jsonl import settled_event
 
         try:
-            await session.prompt(text, images)
+            await session.prompt(text, images, checked=True)
         except Exception as exc:
             server.respond("prompt", request_id, error=str(exc) or type(exc).__name__)
             return
@@ -132,12 +141,37 @@ async def _prompt(server: RpcServer, command: dict[str, Any]) -> Any:
 
 @_command("steer")
 async def _steer(server: RpcServer, command: dict[str, Any]) -> Any:
+    _no_extension_command(server, _str(command, "message"))
     server.session.steer(_str(command, "message"), _images(command))
 
 
 @_command("follow_up")
 async def _follow_up(server: RpcServer, command: dict[str, Any]) -> Any:
+    _no_extension_command(server, _str(command, "message"))
     server.session.follow_up(_str(command, "message"), _images(command))
+
+
+def _no_extension_command(server: RpcServer, text: str) -> None:
+    extensions = server.session.extensions
+    if extensions is not None and extensions.find_command(text.strip()) is not None:
+        raise RpcError("Extension commands cannot be queued: send them with prompt")
+
+
+@_command("get_commands")
+async def _get_commands(server: RpcServer, command: dict[str, Any]) -> Any:
+    """Pi's shape: extension commands, then prompt templates."""
+    session = server.session
+    records = list(session.extensions.command_records()) if session.extensions is not None else []
+    for template in session.prompt_templates:
+        records.append(
+            {
+                "name": template.name,
+                "description": getattr(template, "description", "") or "",
+                "source": "prompt",
+                "sourceInfo": {"path": str(template.path), "scope": template.source},
+            }
+        )
+    return {"commands": records}
 
 
 @_command("abort")
@@ -166,15 +200,13 @@ async def _last_text(server: RpcServer, command: dict[str, Any]) -> Any:
 
 @_command("new_session")
 async def _new_session(server: RpcServer, command: dict[str, Any]) -> Any:
-    await server.session.new_session()
-    return {"cancelled": False}
+    return {"cancelled": bool(await server.session.new_session())}
 
 
 @_command("switch_session")
 async def _switch_session(server: RpcServer, command: dict[str, Any]) -> Any:
     path = _existing_file(_str(command, "sessionPath"))
-    await server.session.switch_session(path)
-    return {"cancelled": False}
+    return {"cancelled": bool(await server.session.switch_session(path))}
 
 
 @_command("fork")

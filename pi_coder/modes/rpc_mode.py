@@ -76,6 +76,8 @@ class RpcServer:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.prompt_task: asyncio.Task[Any] | None = None
         """The background task of the last started prompt."""
+        self.ui: Any = None
+        """The extensions' ``ctx.ui`` (``pi_coder.modes.rpc_ui.RpcUI``) when extensions are loaded."""
 
     # ------------------------------------------------------------------ output
 
@@ -112,14 +114,24 @@ class RpcServer:
         unsubscribe = self.session.subscribe(self.writer.write)
         stop = StopSignals(lambda _signum: self._stop(queue))
         stop.install()
+        if self.session.extensions is not None:
+            from pi_coder.modes import extension_host
+            from pi_coder.modes.rpc_ui import RpcUI
+
+            self.ui = RpcUI(self.writer)
+            await extension_host.start(self.session, "rpc", self.ui)
         try:
             while (line := await queue.get()) is not None:
                 await self.handle_line(line)
+            if self.ui is not None:
+                self.ui.cancel_all()
             while self._tasks:
                 await asyncio.gather(*tuple(self._tasks), return_exceptions=True)
             await self.session.wait_for_idle()
         finally:
             stop.uninstall()
+            if self.session.extensions is not None:
+                await extension_host.stop(self.session)
             unsubscribe()
             await self.session.close()
         return exit_code_for(stop.received) if stop.received is not None else 0
@@ -145,6 +157,10 @@ class RpcServer:
             self.respond("parse", None, error='Failed to parse command: expected a JSON object with a "type"')
             return
         kind, request_id = command["type"], command.get("id")
+        if kind == "extension_ui_response":  # answers to extension dialogs, never responded to
+            if self.ui is not None:
+                self.ui.resolve(command)
+            return
         handler = self._commands.get(kind)
         if handler is None:
             self.respond(kind, request_id, error=f"Unknown command: {kind}")

@@ -155,6 +155,11 @@ def prepare(
     wants_faux = (options.provider or "").lower() == "faux" or (options.model or "").startswith("faux")
     models = create_models(include_faux=wants_faux)
 
+    from pi_coder.modes import extension_host
+
+    # The project's .pi/extensions and its settings' extension entries load only for a trusted folder.
+    extensions = extension_host.load_for_startup(options, cwd, loaded, models, project_trusted=trust.trusted)
+    extension_host.resolve_flags(extensions, options)
     cli_model = _cli_model(options, models, notices)
     scoped = _scoped_models(options, models, notices)
     if options.api_key:
@@ -202,6 +207,7 @@ def prepare(
         scoped_models=scoped or None,
         project_trust=trust,
     )
+    extension_host.bind(extensions, session)
     notices.extend(n for n in session.startup_notices if n not in notices)
     return Startup(session=session, prompts=prompts, images=images, notices=notices, trust=trust)
 

@@ -197,6 +197,10 @@ class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
             self.set_keymap({k: v if isinstance(v, str) else ",".join(v) for k, v in self._keymap_overrides.items()})
         self.controller = TranscriptController(self, self.transcript)
         self._unsubscribe = self.session.subscribe(self._on_session_event)
+        if getattr(self.session, "extensions", None) is not None:
+            from pi_coder.tui.extension_ui import start_extensions
+
+            await start_extensions(self)
         self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
         if not self.animations:
             self.editor.cursor_blink = False
@@ -507,6 +511,9 @@ class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
         self.exit(0)
 
     async def _close_session(self) -> None:
+        extensions = getattr(self.session, "extensions", None)
+        if extensions is not None:
+            await extensions.shutdown("quit")
         try:
             await asyncio.wait_for(_maybe_await(self.session.close()), timeout=5)
         except Exception:

@@ -1,0 +1,257 @@
+"""``ExtensionAPI``: what an extension's factory receives as ``pi`` (§3).
+
+Registrations work in the factory and later (they apply at once). After the runtime is
+replaced (``/new``, ``/reload``) a kept ``pi`` raises :class:`StaleContextError`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from pi_coder.core.extensions.types import (
+    Command,
+    Extension,
+    Flag,
+    Handler,
+    Shortcut,
+    StaleContextError,
+    ToolDefinition,
+    ToolInfo,
+)
+
+if TYPE_CHECKING:
+    from pi_coder.ai.abort import AbortSignal
+    from pi_coder.core.extensions.bus import EventBus
+    from pi_coder.core.extensions.events import CustomMessageSpec
+    from pi_coder.core.extensions.exec import ExecResult
+    from pi_coder.core.extensions.runner import ExtensionRunner
+
+__all__ = ["ExtensionAPI"]
+
+_COMMAND_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+
+
+class ExtensionAPI:
+    """The ``pi`` object of one extension. ``pi.path`` is its identity, ``pi.name`` its short name."""
+
+    def __init__(self, runner: ExtensionRunner, extension: Extension) -> None:
+        self._runner = runner
+        self._ext = extension
+        self._stale = False
+
+    # ------------------------------------------------------------------ identity
+
+    @property
+    def path(self) -> str:
+        return self._ext.path
+
+    @property
+    def name(self) -> str:
+        return self._ext.name
+
+    @property
+    def events(self) -> EventBus:
+        """The event bus shared by the extensions of this runtime."""
+        return self._live().bus
+
+    def _live(self) -> ExtensionRunner:
+        if self._stale:
+            raise StaleContextError(f"Extension {self.name}: this pi object belongs to a replaced session")
+        return self._runner
+
+    def invalidate(self) -> None:
+        self._stale = True
+
+    # ------------------------------------------------------------------ events
+
+    def on(self, event: str, handler: Handler | None = None) -> Any:
+        """Subscribe ``handler(event, ctx)`` to ``event``; returns an unsubscribe callable.
+
+        Without ``handler`` it is a decorator (``@pi.on("input")``).
+        """
+        self._live()
+        if handler is None:
+
+            def decorate(fn: Handler) -> Handler:
+                self.on(event, fn)
+                return fn
+
+            return decorate
+        handlers = self._ext.handlers.setdefault(event, [])
+        handlers.append(handler)
+
+        def unsubscribe() -> None:
+            if handler in handlers:
+                handlers.remove(handler)
+
+        return unsubscribe
+
+    # ------------------------------------------------------------------ registration
+
+    def register_tool(self, tool: Any) -> None:
+        """Register a ``ToolDefinition`` (or a plain ``AgentTool``); a built-in's name replaces it."""
+        self._live()
+        self._ext.tools.append(tool)
+        self._runner.tool_registered(self._ext, tool)
+
+    def tool(self, **fields: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator form of ``register_tool``: ``@pi.tool(name=..., label=..., description=..., parameters=...)``."""
+
+        def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+            fields.setdefault("label", fields.get("name", fn.__name__))
+            fields.setdefault("description", (fn.__doc__ or "").strip())
+            self.register_tool(ToolDefinition(execute=fn, **fields))
+            return fn
+
+        return decorate
+
+    def register_command(
+        self,
+        name: str,
+        handler: Callable[..., Any],
+        description: str = "",
+        get_argument_completions: Callable[[str], Any] | None = None,
+    ) -> None:
+        """Register ``/name``: ``handler(args, ctx)``; completions ``(prefix) -> list[Completion] | None``."""
+        self._live()
+        if not _COMMAND_NAME.match(name):
+            raise ValueError(f"Invalid command name {name!r}: use lower-case letters, digits, - and _")
+        self._ext.commands.append(
+            Command(
+                name=name,
+                handler=handler,
+                description=description,
+                get_argument_completions=get_argument_completions,
+                extension=self._ext,
+            )
+        )
+
+    def command(
+        self, name: str, description: str = "", get_argument_completions: Callable[[str], Any] | None = None
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator form of ``register_command``."""
+
+        def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.register_command(name, fn, description, get_argument_completions)
+            return fn
+
+        return decorate
+
+    def register_shortcut(self, key: str, handler: Callable[..., Any], description: str = "") -> None:
+        """A TUI key (``[keybindings]`` syntax, e.g. ``ctrl+alt+p``) calling ``handler(ctx)``."""
+        self._live()
+        self._ext.shortcuts.append(Shortcut(key=key, handler=handler, description=description, extension=self._ext))
+
+    def register_flag(
+        self, name: str, description: str = "", type: Literal["bool", "str"] = "bool", default: bool | str | None = None
+    ) -> None:
+        """A ``--name`` command-line option (listed under "Extension options" in ``--help``)."""
+        self._live()
+        self._ext.flags.append(Flag(name=name, description=description, type=type, default=default, extension=self._ext))
+
+    def get_flag(self, name: str) -> bool | str | None:
+        """The command-line value of ``--name`` (already in the factory), else its default."""
+        return self._live().flag_value(name)
+
+    def register_provider(self, name: str, **config: Any) -> None:
+        """A provider in ``models.toml`` terms (``base_url``, ``api``, ``api_key``, ``headers``, ``models``)."""
+        self._live()
+        entry = {"name": name, **config}
+        self._ext.providers.append(entry)
+        self._runner.provider_registered(entry)
+
+    def register_message_renderer(self, custom_type: str, renderer: Callable[..., Any]) -> None:
+        """TUI rendering of ``custom_message`` entries of ``custom_type``: ``fn(message, *, expanded, theme)``."""
+        self._live()
+        self._ext.message_renderers[custom_type] = renderer
+
+    def register_entry_renderer(self, custom_type: str, renderer: Callable[..., Any]) -> None:
+        self._live()
+        self._ext.entry_renderers[custom_type] = renderer
+
+    # ------------------------------------------------------------------ messages and entries
+
+    def send_message(
+        self,
+        message: CustomMessageSpec | dict[str, Any],
+        *,
+        deliver_as: Literal["steer", "follow_up", "next_turn"] = "steer",
+        trigger_turn: bool = False,
+    ) -> None:
+        """Send a custom message (a ``custom_message`` entry the model sees as user text)."""
+        from pi_coder.core.extensions.events import CustomMessageSpec
+
+        spec = message if isinstance(message, CustomMessageSpec) else CustomMessageSpec(**message)
+        self._live().send_message(spec, deliver_as=deliver_as, trigger_turn=trigger_turn)
+
+    def send_user_message(
+        self, content: str, *, deliver_as: Literal["steer", "follow_up"] | None = None, expand: bool = False
+    ) -> None:
+        """Send text as if the user typed it (``source="extension"``)."""
+        self._live().send_user_message(self._ext, content, deliver_as=deliver_as, expand=expand)
+
+    def append_entry(self, custom_type: str, data: Any = None) -> str:
+        """Append a ``custom`` entry (never in the model's context); returns its id."""
+        return self._live().append_entry(custom_type, data)
+
+    def set_session_name(self, name: str) -> None:
+        self._live().session.set_session_name(name)
+
+    def get_session_name(self) -> str | None:
+        return self._live().session.session_name
+
+    def set_label(self, entry_id: str, label: str | None) -> None:
+        self._live().session.store.append_label(entry_id, label)
+
+    # ------------------------------------------------------------------ tools, model, settings
+
+    def get_active_tools(self) -> list[str]:
+        return self._live().session.tool_names
+
+    def get_all_tools(self) -> list[ToolInfo]:
+        return self._live().all_tool_infos()
+
+    def set_active_tools(self, names: Sequence[str]) -> None:
+        """Make exactly these tools active (unknown names are ignored and reported)."""
+        self._live().set_active_tools(self._ext, list(names))
+
+    def set_model(self, model: Any) -> bool:
+        """Switch model; False when its provider has no key."""
+        session = self._live().session
+        if not session.models.has_key(model.provider):
+            return False
+        session.set_model(model)
+        return True
+
+    def get_thinking_level(self) -> str:
+        return self._live().session.thinking_level
+
+    def set_thinking_level(self, level: str) -> None:
+        self._live().session.set_thinking_level(level)
+
+    def get_commands(self) -> list[dict[str, Any]]:
+        return self._live().command_records()
+
+    def get_settings(self) -> dict[str, Any]:
+        """A copy of the effective settings, as a dict."""
+        return self._live().session.settings.model_dump()
+
+    async def exec(
+        self,
+        cmd: str,
+        args: Sequence[str] = (),
+        *,
+        cwd: str | None = None,
+        timeout: float | None = None,
+        signal: AbortSignal | None = None,
+        max_output: int = 256 * 1024 * 1024,
+    ) -> ExecResult:
+        """Run ``cmd args...`` without a shell in its own process group (§3.8)."""
+        from pi_coder.core.extensions.exec import run_process
+
+        runner = self._live()
+        return await run_process(
+            cmd, list(args), cwd=cwd or runner.cwd, timeout=timeout, signal=signal, max_output=max_output
+        )

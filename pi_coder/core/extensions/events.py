@@ -1,0 +1,302 @@
+"""Extension event payloads and handler results (extensions §2.3).
+
+Every event is a slotted kw-only dataclass whose ``type`` is Pi's name, with ``to_json_dict()``
+(camelCase). The agent's own events (``agent_start``, ``turn_*``, ``message_*``,
+``tool_execution_*``, ``agent_end``) are dispatched to extensions as the agent's event objects
+(``pi_coder.agent.events``). A handler returns None, the result dataclass, or a dict with its
+snake_case keys (:func:`coerce_result`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pi_coder.core.extensions.errors import ExtensionErrorEvent, coerce_result
+from pi_coder.core.extensions.errors import JsonPayload as _Json
+
+__all__ = [
+    "AgentSettledEvent",
+    "BeforeAgentStartEvent",
+    "BeforeAgentStartResult",
+    "BeforeProviderRequestEvent",
+    "CancelResult",
+    "CompactionResult",
+    "ContextEvent",
+    "ContextResult",
+    "CustomMessageSpec",
+    "EntryAppendedEvent",
+    "ExtensionErrorEvent",
+    "InputEvent",
+    "InputResult",
+    "MessageEndResult",
+    "ModelSelectEvent",
+    "SessionBeforeCompactEvent",
+    "SessionBeforeCompactResult",
+    "SessionBeforeForkEvent",
+    "SessionBeforeSwitchEvent",
+    "SessionBeforeTreeEvent",
+    "SessionCompactEvent",
+    "SessionShutdownEvent",
+    "SessionStartEvent",
+    "SessionTreeEvent",
+    "ShellOutcome",
+    "ThinkingLevelSelectEvent",
+    "ToolCallEvent",
+    "ToolCallResult",
+    "ToolResultEvent",
+    "ToolResultPatch",
+    "UserBashEvent",
+    "UserBashResult",
+    "coerce_result",
+]
+
+
+@dataclass(kw_only=True)
+class EntryAppendedEvent(_Json):
+    """``append_entry`` wrote a ``custom`` entry (json/rpc emit it)."""
+
+    entry: Any
+    type: Literal["entry_appended"] = "entry_appended"
+
+
+@dataclass(kw_only=True)
+class CustomMessageSpec:
+    """A message an extension sends: persisted as a ``custom_message`` entry, seen by the model."""
+
+    custom_type: str
+    content: str | list[Any]
+    display: bool = True
+    details: Any = None
+
+
+# ---------------------------------------------------------------------------- session
+
+
+@dataclass(kw_only=True)
+class SessionStartEvent(_Json):
+    reason: Literal["startup", "reload", "new", "resume", "fork"]
+    previous_session_file: str | None = None
+    type: Literal["session_start"] = "session_start"
+
+
+@dataclass(kw_only=True)
+class SessionShutdownEvent(_Json):
+    reason: Literal["quit", "reload", "new", "resume", "fork"]
+    target_session_file: str | None = None
+    type: Literal["session_shutdown"] = "session_shutdown"
+
+
+@dataclass(kw_only=True)
+class SessionBeforeSwitchEvent(_Json):
+    reason: Literal["new", "resume"]
+    target_session_file: str | None = None
+    type: Literal["session_before_switch"] = "session_before_switch"
+
+
+@dataclass(kw_only=True)
+class SessionBeforeForkEvent(_Json):
+    entry_id: str
+    position: Literal["before", "at"] = "before"
+    type: Literal["session_before_fork"] = "session_before_fork"
+
+
+@dataclass(kw_only=True)
+class CancelResult:
+    cancel: bool = False
+
+
+@dataclass(kw_only=True)
+class CompactionResult:
+    summary: str
+    first_kept_entry_id: str | None = None
+    tokens_before: int | None = None
+    details: Any = None
+    usage: Any = None
+
+
+@dataclass(kw_only=True)
+class SessionBeforeCompactEvent(_Json):
+    preparation: Any = None
+    branch_entries: list[Any] = field(default_factory=list)
+    custom_instructions: str | None = None
+    reason: Literal["manual", "threshold", "overflow"] = "manual"
+    will_retry: bool = False
+    signal: Any = None
+    type: Literal["session_before_compact"] = "session_before_compact"
+
+
+@dataclass(kw_only=True)
+class SessionBeforeCompactResult:
+    cancel: bool = False
+    compaction: CompactionResult | dict[str, Any] | None = None
+
+
+@dataclass(kw_only=True)
+class SessionCompactEvent(_Json):
+    compaction_entry: Any = None
+    from_extension: bool = False
+    reason: str = "manual"
+    will_retry: bool = False
+    type: Literal["session_compact"] = "session_compact"
+
+
+@dataclass(kw_only=True)
+class SessionBeforeTreeEvent(_Json):
+    target_id: str
+    old_leaf_id: str | None = None
+    user_wants_summary: bool = False
+    custom_instructions: str | None = None
+    type: Literal["session_before_tree"] = "session_before_tree"
+
+
+@dataclass(kw_only=True)
+class SessionTreeEvent(_Json):
+    new_leaf_id: str | None = None
+    old_leaf_id: str | None = None
+    from_extension: bool = False
+    type: Literal["session_tree"] = "session_tree"
+
+
+# ---------------------------------------------------------------------------- input and bash
+
+
+@dataclass(kw_only=True)
+class InputEvent(_Json):
+    text: str
+    images: list[Any] = field(default_factory=list)
+    source: Literal["interactive", "rpc", "extension"] = "interactive"
+    streaming_behavior: Literal["steer", "follow_up"] | None = None
+    type: Literal["input"] = "input"
+
+
+@dataclass(kw_only=True)
+class InputResult:
+    action: Literal["continue", "transform", "handled"] = "continue"
+    text: str | None = None
+    images: list[Any] | None = None
+
+
+@dataclass(kw_only=True)
+class ShellOutcome:
+    output: str = ""
+    exit_code: int | None = 0
+    cancelled: bool = False
+    truncated: bool = False
+
+
+@dataclass(kw_only=True)
+class UserBashEvent(_Json):
+    command: str
+    exclude_from_context: bool = False
+    cwd: str = ""
+    type: Literal["user_bash"] = "user_bash"
+
+
+@dataclass(kw_only=True)
+class UserBashResult:
+    result: ShellOutcome | dict[str, Any] | None = None
+    operations: Any = None
+
+
+# ---------------------------------------------------------------------------- runs and requests
+
+
+@dataclass(kw_only=True)
+class BeforeAgentStartEvent(_Json):
+    message_type: Literal["user", "custom"]
+    prompt: str
+    images: list[Any] = field(default_factory=list)
+    message: Any = None
+    system_prompt: str = ""
+    tool_names: list[str] = field(default_factory=list)
+    type: Literal["before_agent_start"] = "before_agent_start"
+
+
+@dataclass(kw_only=True)
+class BeforeAgentStartResult:
+    message: CustomMessageSpec | dict[str, Any] | None = None
+    system_prompt: str | None = None
+
+
+@dataclass(kw_only=True)
+class AgentSettledEvent(_Json):
+    aborted: bool = False
+    type: Literal["agent_settled"] = "agent_settled"
+
+
+@dataclass(kw_only=True)
+class MessageEndResult:
+    message: Any
+
+
+@dataclass(kw_only=True)
+class ContextEvent(_Json):
+    messages: list[Any]
+    type: Literal["context"] = "context"
+
+
+@dataclass(kw_only=True)
+class ContextResult:
+    messages: list[Any]
+
+
+@dataclass(kw_only=True)
+class BeforeProviderRequestEvent(_Json):
+    payload: dict[str, Any]
+    model: Any = None
+    type: Literal["before_provider_request"] = "before_provider_request"
+
+
+@dataclass(kw_only=True)
+class ModelSelectEvent(_Json):
+    model: Any
+    previous_model: Any = None
+    source: Literal["set", "cycle"] = "set"
+    type: Literal["model_select"] = "model_select"
+
+
+@dataclass(kw_only=True)
+class ThinkingLevelSelectEvent(_Json):
+    level: str
+    previous_level: str | None = None
+    type: Literal["thinking_level_select"] = "thinking_level_select"
+
+
+# ---------------------------------------------------------------------------- tools
+
+
+@dataclass(kw_only=True)
+class ToolCallEvent(_Json):
+    tool_call_id: str
+    tool_name: str
+    input: dict[str, Any]
+    """The validated arguments by alias; edit in place (re-validated before ``execute``)."""
+    type: Literal["tool_call"] = "tool_call"
+
+
+@dataclass(kw_only=True)
+class ToolCallResult:
+    block: bool = False
+    reason: str | None = None
+    terminate: bool = False
+
+
+@dataclass(kw_only=True)
+class ToolResultEvent(_Json):
+    tool_call_id: str
+    tool_name: str
+    input: dict[str, Any]
+    content: list[Any]
+    details: Any = None
+    is_error: bool = False
+    usage: Any = None
+    type: Literal["tool_result"] = "tool_result"
+
+
+@dataclass(kw_only=True)
+class ToolResultPatch:
+    content: list[Any] | None = None
+    details: Any = None
+    is_error: bool | None = None
+    usage: Any = None

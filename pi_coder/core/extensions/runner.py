@@ -1,0 +1,427 @@
+"""``ExtensionRunner``: the loaded extensions of one runtime, dispatch and error reporting (§1.7, §2.1).
+
+Handlers run one at a time in load order, then registration order, on a snapshot taken when
+dispatch starts. A failure never propagates: it becomes one :class:`ExtensionErrorEvent`
+(identical ones once per process), with the traceback in the log folder. The seams that call
+into the runner live in :mod:`pi_coder.core.extensions.seams`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pi_coder.core.extensions.bus import EventBus
+from pi_coder.core.extensions.context import ExtensionCommandContext, ExtensionContext, NoUI, UIProtocol
+from pi_coder.core.extensions.errors import ExtensionErrorEvent, coerce_result
+from pi_coder.core.extensions.seams import SessionSeams
+from pi_coder.core.extensions.types import Command, Extension, Handler, ToolInfo
+
+if TYPE_CHECKING:
+    from pi_coder.ai.models import Models
+    from pi_coder.core.agent_session import AgentSession
+    from pi_coder.core.extensions.api import ExtensionAPI
+    from pi_coder.core.extensions.loader import Source
+
+__all__ = ["ErrorSink", "ExtensionRunner", "FlagToken"]
+
+_log = logging.getLogger(__name__)
+R = TypeVar("R")
+
+ErrorSink = Callable[[ExtensionErrorEvent], None]
+
+SHUTDOWN_TIMEOUT = 3.0
+"""Seconds a ``session_shutdown`` handler may take at quit before it is abandoned (§1.6)."""
+
+_REPORTED: set[tuple[str, str, str]] = set()
+"""(path, event, error) already reported in this process."""
+
+
+class FlagToken:
+    """An unknown ``--name[=value]`` seen by the first pass of the command-line parser (§3.4)."""
+
+    __slots__ = ("name", "position", "value")
+
+    def __init__(self, name: str, value: str | None, position: int) -> None:
+        self.name = name
+        self.value = value
+        self.position = position
+        """Index in the messages list of the word after the option (a ``str`` flag's value)."""
+
+
+class ExtensionRunner(SessionSeams):
+    """See the module docstring. Built by the loader; ``bind`` attaches it to a session."""
+
+    def __init__(
+        self,
+        cwd: str,
+        *,
+        models: Models | None = None,
+        project_trusted: bool = False,
+        flag_tokens: Sequence[FlagToken] = (),
+        messages: Sequence[str] = (),
+    ) -> None:
+        self.cwd = cwd
+        self.models = models
+        self.project_trusted = project_trusted
+        self.mode = "print"
+        self.ui: UIProtocol = NoUI()
+        self.extensions: list[Extension] = []
+        self.sources: list[Source] = []
+        self.flag_tokens = list(flag_tokens)
+        self.cli_messages = list(messages)
+        self.bus = EventBus(lambda channel, exc: self._bus_error(channel, exc))
+        self.run_system_prompt: str | None = None
+        self.error_sink: ErrorSink | None = None
+        self.shutdown_requested: Callable[[], None] | None = None
+        self._session: AgentSession | None = None
+        self._apis: dict[str, ExtensionAPI] = {}
+        self._contexts: dict[str, ExtensionContext] = {}
+        self._pending_errors: list[ExtensionErrorEvent] = []
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._builtin_tools: dict[str, Any] = {}
+        self._tools: dict[str, tuple[Any, Extension | None]] = {}
+        self.next_turn: list[Any] = []
+
+    # ------------------------------------------------------------------ session
+
+    @property
+    def session(self) -> AgentSession:
+        if self._session is None:
+            raise RuntimeError("extensions are not bound to a session yet")
+        return self._session
+
+    @property
+    def bound(self) -> bool:
+        return self._session is not None
+
+    def bind(self, session: AgentSession) -> None:
+        """Attach to ``session``: tools, agent hooks, and the event seams."""
+        from pi_coder.core.extensions import seams
+
+        self._session = session
+        session.extensions = self
+        self._builtin_tools = {tool.name: tool for tool in session.agent.state.tools}
+        seams.install(self, session)
+        self.install_tools()
+
+    def set_ui(self, ui: UIProtocol, mode: str) -> None:
+        self.ui = ui
+        self.mode = mode
+        for ctx in self._contexts.values():
+            ctx.ui = type(ctx.ui)(ui, ctx._ext.name)
+
+    def flush_errors(self) -> None:
+        """Report load-time errors now that a mode listens."""
+        pending, self._pending_errors = self._pending_errors, []
+        for event in pending:
+            self._deliver(event)
+
+    # ------------------------------------------------------------------ extensions
+
+    def add(self, extension: Extension, api: ExtensionAPI) -> None:
+        self.extensions.append(extension)
+        self._apis[extension.path] = api
+
+    def api(self, extension: Extension) -> ExtensionAPI:
+        return self._apis[extension.path]
+
+    def context(self, extension: Extension) -> ExtensionContext:
+        ctx = self._contexts.get(extension.path)
+        if ctx is None:
+            ctx = self._contexts[extension.path] = ExtensionContext(self, extension)
+        return ctx
+
+    def command_context(self, extension: Extension) -> ExtensionCommandContext:
+        return ExtensionCommandContext(self, extension)
+
+    def invalidate(self) -> None:
+        """Make every ``pi`` and ``ctx`` handed out so far stale (§1.6)."""
+        for api in self._apis.values():
+            api.invalidate()
+        for ctx in self._contexts.values():
+            ctx.invalidate()
+        self._contexts.clear()
+
+    # ------------------------------------------------------------------ errors
+
+    def report(self, extension: Extension | None, event: str, exc: BaseException) -> None:
+        """Record a failure of ``extension`` in ``event`` (reported once per identical error)."""
+        path = extension.path if extension is not None else "<extensions>"
+        message = str(exc) or type(exc).__name__
+        key = (path, event, message)
+        if key in _REPORTED:
+            return
+        _REPORTED.add(key)
+        stack = "".join(traceback.format_exception(exc))
+        _write_log(path, event, stack)
+        record = ExtensionErrorEvent(extension_path=path, event=event, error=message, stack=stack)
+        if self._session is None or self.error_sink is None:
+            self._pending_errors.append(record)
+        else:
+            self._deliver(record)
+
+    def _deliver(self, record: ExtensionErrorEvent) -> None:
+        if self.error_sink is not None:
+            self.error_sink(record)
+        elif self._session is not None:
+            self._session.emit_nowait(record)
+
+    def _bus_error(self, channel: str, exc: BaseException) -> None:
+        self.report(None, f"events:{channel}", exc)
+
+    # ------------------------------------------------------------------ dispatch
+
+    def has(self, name: str) -> bool:
+        return any(ext.handlers.get(name) for ext in self.extensions)
+
+    def handlers(self, name: str) -> list[tuple[Extension, Handler]]:
+        return [(ext, h) for ext in tuple(self.extensions) for h in tuple(ext.handlers.get(name, ()))]
+
+    async def call(self, ext: Extension, label: str, fn: Callable[..., Any], *args: Any) -> tuple[bool, Any]:
+        """Call ``fn(*args)`` (awaiting it); a failure is reported as ``label`` and gives ``(False, exc)``."""
+        try:
+            result = fn(*args)
+            if inspect.isawaitable(result):
+                result = await result
+            return True, result
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            raise
+        except BaseException as exc:  # SystemExit from an extension is an ordinary error (§1.7)
+            self.report(ext, label, exc)
+            return False, exc
+
+    async def results(self, name: str, event: Any, cls: type[R]) -> Any:
+        """Yield ``(ext, ok, result-or-exception)`` for each handler of ``name`` (an async generator)."""
+        for ext, handler in self.handlers(name):
+            ok, value = await self.call(ext, name, handler, event, self.context(ext))
+            if not ok:
+                yield ext, False, value
+                continue
+            try:
+                yield ext, True, coerce_result(value, cls)
+            except TypeError as exc:
+                self.report(ext, name, exc)
+                yield ext, False, exc
+
+    async def notify(self, name: str, event: Any) -> None:
+        """Fire a notify event: results ignored."""
+        for ext, handler in self.handlers(name):
+            await self.call(ext, name, handler, event, self.context(ext))
+
+    async def gate(self, name: str, event: Any, cls: type[R], field: str = "cancel") -> R | None:
+        """First result whose ``field`` is true ends dispatch; raising handlers are no opinion."""
+        async for _ext, ok, result in self.results(name, event, cls):
+            if ok and result is not None and getattr(result, field, False):
+                return result  # type: ignore[no-any-return]
+        return None
+
+    async def shutdown(self, reason: str, target: str | None = None, *, timeout: float | None = SHUTDOWN_TIMEOUT) -> None:
+        """``session_shutdown(reason)``; each handler gets ``timeout`` seconds, then is abandoned."""
+        if not self.has("session_shutdown"):
+            for task in tuple(self._tasks):
+                task.cancel()
+            return
+        from pi_coder.core.extensions.events import SessionShutdownEvent
+
+        event = SessionShutdownEvent(reason=reason, target_session_file=target)  # type: ignore[arg-type]
+        for ext, handler in self.handlers("session_shutdown"):
+            try:
+                await asyncio.wait_for(self.call(ext, "session_shutdown", handler, event, self.context(ext)), timeout)
+            except TimeoutError:
+                self.report(ext, "session_shutdown", TimeoutError(f"shutdown handler took over {timeout:g} s; abandoned"))
+        for task in tuple(self._tasks):
+            task.cancel()
+
+    async def settle(self) -> None:
+        """Wait for work extensions started (``send_message(trigger_turn=True)``, commands) to finish."""
+        while self._tasks:
+            await asyncio.gather(*tuple(self._tasks), return_exceptions=True)
+        if self._session is not None:
+            await self._session.wait_for_idle()
+
+    def spawn(self, coro: Any) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def request_shutdown(self) -> None:
+        if self.shutdown_requested is not None:
+            self.shutdown_requested()
+
+    # ------------------------------------------------------------------ tools
+
+    def tool_registered(self, extension: Extension, tool: Any) -> None:
+        if self._session is not None:
+            self.install_tools(activate=(tool.name,))
+
+    def install_tools(self, activate: Sequence[str] = ()) -> None:
+        """Build the tool pool (built-ins, then extension tools, first extension wins) and set the active set."""
+        from pi_coder.core.extensions.seams import adapt_tool
+
+        session = self.session
+        previous_active = [t.name for t in session.agent.state.tools]
+        pool: dict[str, tuple[Any, Extension | None]] = {name: (t, None) for name, t in self._builtin_tools.items()}
+        owners: dict[str, Extension] = {}
+        active = list(previous_active) if self._tools else list(self._builtin_tools)
+        for ext in self.extensions:
+            for definition in ext.tools:
+                name = definition.name
+                if name in owners:
+                    if owners[name] is not ext:
+                        self.report(ext, "register_tool", ValueError(f'tool "{name}" is already registered by {owners[name].name}'))
+                    continue
+                owners[name] = ext
+                pool[name] = (adapt_tool(self, ext, definition), ext)
+                fresh = name not in self._tools
+                if (fresh or name in activate) and getattr(definition, "default_active", True) and name not in active:
+                    active.append(name)
+        self._tools = pool
+        session.agent.state.tools = [pool[n][0] for n in active if n in pool]
+
+    def set_active_tools(self, extension: Extension, names: list[str]) -> None:
+        unknown = [n for n in names if n not in self._tools]
+        if unknown:
+            self.report(extension, "set_active_tools", ValueError(f"unknown tools: {', '.join(unknown)}"))
+        self.session.agent.state.tools = [self._tools[n][0] for n in dict.fromkeys(names) if n in self._tools]
+
+    def all_tool_infos(self) -> list[ToolInfo]:
+        infos = []
+        for name, (tool, ext) in self._tools.items():
+            infos.append(
+                ToolInfo(
+                    name=name,
+                    description=tool.description,
+                    parameters=tool.json_schema(),
+                    source="builtin" if ext is None else "extension",
+                    extension_path=ext.path if ext is not None else None,
+                )
+            )
+        return infos
+
+    # ------------------------------------------------------------------ commands and flags
+
+    def commands(self) -> list[tuple[str, Command]]:
+        """``(invocation name, command)``: duplicates after the first become ``name:1``, ``name:2``."""
+        out: list[tuple[str, Command]] = []
+        seen: dict[str, int] = {}
+        for ext in self.extensions:
+            for command in ext.commands:
+                count = seen.get(command.name, 0)
+                seen[command.name] = count + 1
+                out.append((command.name if count == 0 else f"{command.name}:{count}", command))
+        return out
+
+    def find_command(self, text: str) -> tuple[Command, str] | None:
+        if not text.startswith("/"):
+            return None
+        name, _, args = text[1:].partition(" ")
+        for invoked, command in self.commands():
+            if invoked == name:
+                return command, args.strip()
+        return None
+
+    async def run_command(self, command: Command, args: str) -> None:
+        ext = command.extension
+        assert ext is not None
+        await self.call(ext, f"command:{command.name}", command.handler, args, self.command_context(ext))
+
+    def command_records(self) -> list[dict[str, Any]]:
+        """RPC ``get_commands`` entries of the extension commands."""
+        return [
+            {
+                "name": name,
+                "description": command.description,
+                "source": "extension",
+                "sourceInfo": {"path": command.extension.path if command.extension else "", "scope": "extension"},
+            }
+            for name, command in self.commands()
+        ]
+
+    def flag_value(self, name: str) -> bool | str | None:
+        flag = next((f for ext in self.extensions for f in ext.flags if f.name == name), None)
+        token = next((t for t in self.flag_tokens if t.name == f"--{name}"), None)
+        if token is None:
+            return flag.default if flag is not None else None
+        if token.value is not None:
+            return token.value
+        if flag is not None and flag.type == "str":
+            return self.cli_messages[token.position] if token.position < len(self.cli_messages) else None
+        return True
+
+    # ------------------------------------------------------------------ providers
+
+    def provider_registered(self, entry: dict[str, Any]) -> None:
+        if self.models is None:
+            return
+        from pathlib import Path
+
+        from pi_coder.ai.models import _apply_config
+
+        table = {k: v for k, v in entry.items() if k != "name" and v is not None}
+        _apply_config(self.models, {entry["name"]: table}, Path(f"<extension provider {entry['name']}>"))
+
+    # ------------------------------------------------------------------ messages
+
+    def send_message(self, spec: Any, *, deliver_as: str, trigger_turn: bool) -> None:
+        from pi_coder.core.extensions import seams
+
+        seams.send_message(self, spec, deliver_as=deliver_as, trigger_turn=trigger_turn)
+
+    def send_user_message(self, ext: Extension, content: str, *, deliver_as: str | None, expand: bool) -> None:
+        session = self.session
+        if session.is_streaming and deliver_as is None:
+            self.report(ext, "send_user_message", RuntimeError("the agent is busy: pass deliver_as='steer' or 'follow_up'"))
+            return
+
+        async def send() -> None:
+            try:
+                await session.prompt(content, streaming_behavior=deliver_as, source="extension")  # type: ignore[arg-type]
+            except Exception as exc:
+                self.report(ext, "send_user_message", exc)
+
+        self.spawn(send())
+
+    def append_entry(self, custom_type: str, data: Any) -> str:
+        from pi_coder.core.extensions.events import EntryAppendedEvent
+
+        session = self.session
+        entry_id = session.store.append_custom(custom_type, data)
+        entry = session.store.get_entry(entry_id)
+        session.emit_nowait(EntryAppendedEvent(entry=entry.to_json_dict() if entry is not None else {"id": entry_id}))
+        return entry_id
+
+    # ------------------------------------------------------------------ replacement and reload
+
+    async def replace_session(self, kind: str, *, path: str | None = None, entry_id: str | None = None) -> bool:
+        """A command's ``ctx.new_session/switch_session/fork``; True when an extension cancelled."""
+        session = self.session
+        if kind == "new":
+            return bool(await session.new_session())
+        if kind == "resume" and path is not None:
+            return bool(await session.switch_session(path))
+        if kind == "fork" and entry_id is not None:
+            await session.fork(entry_id)
+        return False
+
+    async def reload(self) -> bool:
+        from pi_coder.core.extensions import seams
+
+        return await seams.reload(self)
+
+
+def _write_log(path: str, event: str, stack: str) -> None:
+    from pi_coder.paths import ensure_private_dir, logs_dir
+
+    try:
+        folder = ensure_private_dir(logs_dir())
+        with open(folder / "extensions.log", "a", encoding="utf-8") as out:
+            out.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {path} in {event}\n{stack}\n")
+    except OSError:
+        _log.debug("cannot write the extension log", exc_info=True)

@@ -1,0 +1,423 @@
+"""Where extensions attach to the session and the agent (§0.3, order of §2.2).
+
+``install`` sets the agent hooks (``before_tool_call`` -> ``tool_call``, ``after_tool_call`` ->
+``tool_result``, ``transform_context`` -> ``context`` and the run's system prompt,
+``on_payload`` -> ``before_provider_request``). ``AgentSession`` calls :class:`SessionSeams`
+methods (through ``session.extensions``) for commands, ``input``, ``before_agent_start``, agent
+events, ``user_bash`` and session replacement.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_coder.agent.types import AgentTool
+    from pi_coder.core.agent_session import AgentSession
+    from pi_coder.core.extensions.runner import ExtensionRunner
+    from pi_coder.core.extensions.types import Extension
+
+__all__ = ["SessionSeams", "adapt_tool", "install", "reload", "send_message"]
+
+
+class _LazyEvents:
+    """``pi_coder.core.extensions.events``, imported on first use (only when some handler needs it, §1.4)."""
+
+    def __getattr__(self, name: str) -> Any:
+        from pi_coder.core.extensions import events
+
+        return getattr(events, name)
+
+
+E: Any = _LazyEvents()
+
+
+async def _maybe(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+def _dump_args(args: Any) -> dict[str, Any]:
+    dump = getattr(args, "model_dump", None)
+    if dump is not None:
+        return dict(dump(by_alias=True, mode="python"))
+    return copy.deepcopy(dict(args)) if isinstance(args, dict) else {}
+
+
+def _copy_message(message: Any) -> Any:
+    copier = getattr(message, "model_copy", None)
+    return copier(deep=True) if copier is not None else copy.deepcopy(message)
+
+
+# ---------------------------------------------------------------------------- tools
+
+
+def adapt_tool(runner: ExtensionRunner, ext: Extension, definition: Any) -> AgentTool:
+    """An ``AgentTool`` for a ``ToolDefinition`` (its ``execute`` gets ``ctx``); ``AgentTool``s pass through."""
+    from pi_coder.agent.types import AgentTool
+
+    if isinstance(definition, AgentTool):
+        return definition
+
+    async def execute(tool_call_id: str, params: Any, signal: Any, on_update: Any) -> Any:
+        return await _maybe(definition.execute(tool_call_id, params, signal, on_update, runner.context(ext)))
+
+    return AgentTool(
+        name=definition.name,
+        label=definition.label,
+        description=definition.description,
+        parameters=definition.parameters,
+        execute=execute,
+        execution_mode=definition.execution_mode,
+        prepare_arguments=definition.prepare_arguments,
+    )
+
+
+def install(runner: ExtensionRunner, session: AgentSession) -> None:
+    """Wrap the agent's hooks (keeping any already set) and listen to session events."""
+    from pi_coder.agent.types import AfterToolCallResult, BeforeToolCallResult
+
+    agent = session.agent
+    inner_before, inner_after = agent.before_tool_call, agent.after_tool_call
+    inner_transform, inner_payload = agent.transform_context, agent.on_payload
+
+    async def before_tool_call(ctx: Any, signal: Any) -> Any:
+        if inner_before is not None:
+            decision = await _maybe(inner_before(ctx, signal))
+            if decision is not None and (decision.get("block") if isinstance(decision, dict) else decision.block):
+                return decision
+        if not runner.has("tool_call"):
+            return None
+        event = E.ToolCallEvent(tool_call_id=ctx.tool_call.id, tool_name=ctx.tool_call.name, input=_dump_args(ctx.args))
+        before = copy.deepcopy(event.input)
+        async for ext, ok, result in runner.results("tool_call", event, E.ToolCallResult):
+            if not ok:  # fail closed (§1.7)
+                return BeforeToolCallResult(block=True, reason=f"Extension {ext.name} failed: {result}")
+            if result is not None and result.block:
+                return BeforeToolCallResult(block=True, reason=result.reason, terminate=result.terminate or None)
+        if event.input != before:
+            problem = _apply_input(session, ctx, event.input)
+            if problem is not None:
+                return BeforeToolCallResult(block=True, reason=problem)
+        return None
+
+    async def after_tool_call(ctx: Any, signal: Any) -> Any:
+        override = await _maybe(inner_after(ctx, signal)) if inner_after is not None else None
+        if not runner.has("tool_result"):
+            return override
+        result = ctx.result
+        event = E.ToolResultEvent(
+            tool_call_id=ctx.tool_call.id,
+            tool_name=ctx.tool_call.name,
+            input=_dump_args(ctx.args),
+            content=list(result.content),
+            details=result.details,
+            is_error=ctx.is_error,
+            usage=result.usage,
+        )
+        changed = False
+        async for _ext, ok, patch in runner.results("tool_result", event, E.ToolResultPatch):
+            if not ok or patch is None:
+                continue
+            for name in ("content", "details", "is_error", "usage"):
+                value = getattr(patch, name)
+                if value is not None:
+                    setattr(event, name, value)
+                    changed = True
+        if not changed:
+            return override
+        return AfterToolCallResult(content=event.content, details=event.details, is_error=event.is_error, usage=event.usage)
+
+    async def transform_context(messages: list[Any], signal: Any) -> list[Any]:
+        if inner_transform is not None:
+            messages = await _maybe(inner_transform(messages, signal))
+        prompt = runner.run_system_prompt
+        if prompt is not None:
+            messages = _with_prompt(messages, prompt)
+        if not runner.has("context"):
+            return messages
+        head = [m for m in messages if getattr(m, "role", None) == "system"]
+        event = E.ContextEvent(messages=[_copy_message(m) for m in messages if getattr(m, "role", None) != "system"])
+        async for _ext, ok, result in runner.results("context", event, E.ContextResult):
+            if ok and result is not None:
+                event.messages = list(result.messages)
+        return [*head, *event.messages]
+
+    async def on_payload(payload: dict[str, Any]) -> Any:
+        if inner_payload is not None:
+            replaced = await _maybe(inner_payload(payload))
+            if isinstance(replaced, dict):
+                payload = replaced
+        if not runner.has("before_provider_request"):
+            return payload
+        event = E.BeforeProviderRequestEvent(payload=payload, model=session.model)
+        for ext, handler in runner.handlers("before_provider_request"):
+            ok, value = await runner.call(ext, "before_provider_request", handler, event, runner.context(ext))
+            if ok and isinstance(value, dict):
+                event.payload = value
+        return event.payload
+
+    agent.before_tool_call = before_tool_call
+    agent.after_tool_call = after_tool_call
+    agent.transform_context = transform_context
+    agent.on_payload = on_payload
+    session.subscribe(runner.on_session_event)
+
+
+def _apply_input(session: AgentSession, ctx: Any, values: dict[str, Any]) -> str | None:
+    """Re-validate edited ``tool_call`` input and copy it onto the call's arguments; a problem text or None."""
+    from pi_coder.agent._tools_exec import validate_tool_arguments
+
+    tool = next((t for t in session.agent.state.tools if t.name == ctx.tool_call.name), None)
+    if tool is None:
+        return None
+    try:
+        fresh = validate_tool_arguments(tool, values)
+    except ValueError as exc:
+        return str(exc)
+    args = ctx.args
+    if isinstance(args, dict):
+        args.clear()
+        args.update(fresh)
+        return None
+    try:
+        for name in type(fresh).model_fields:
+            setattr(args, name, getattr(fresh, name))
+    except Exception as exc:
+        return f"Cannot apply the edited arguments: {exc}"
+    return None
+
+
+def _with_prompt(messages: list[Any], prompt: str) -> list[Any]:
+    for index, message in enumerate(messages):
+        if getattr(message, "role", None) == "system":
+            out = list(messages)
+            out[index] = message.model_copy(update={"content": prompt})
+            return out
+    return messages
+
+
+# ---------------------------------------------------------------------------- messages
+
+
+def _custom_message(spec: Any) -> Any:
+    from pi_coder.session.messages import CustomMessage
+
+    return CustomMessage(custom_type=spec.custom_type, content=spec.content, display=spec.display, details=spec.details)
+
+
+def send_message(runner: ExtensionRunner, spec: Any, *, deliver_as: str, trigger_turn: bool) -> None:
+    session = runner.session
+    message = _custom_message(spec)
+    if deliver_as == "next_turn":
+        runner.next_turn.append(message)
+        return
+    if session.is_streaming:
+        (session.agent.follow_up if deliver_as == "follow_up" else session.agent.steer)(message)
+        return
+    if trigger_turn:
+        starter = runner.prompt_starter(message, _spec_text(spec), [], message_type="custom")
+        runner.spawn(session._run(starter, before_prompt=True))
+        return
+    session.agent.state.messages.append(message)
+    session.store.append_custom_message(message.custom_type, message.content, message.display, message.details)
+
+
+def _spec_text(spec: Any) -> str:
+    if isinstance(spec.content, str):
+        return spec.content
+    return "".join(getattr(block, "text", "") for block in spec.content)
+
+
+# ---------------------------------------------------------------------------- session seams
+
+
+class SessionSeams:
+    """The methods ``AgentSession`` calls on ``session.extensions`` (mixed into the runner)."""
+
+    _starting = False
+
+    async def intercept_prompt(
+        self: ExtensionRunner,  # type: ignore[misc]
+        text: str,
+        images: Sequence[Any] | None,
+        source: str,
+        streaming_behavior: str | None,
+    ) -> tuple[str, list[Any]] | None:
+        """Steps 1-2 of §2.2: run an extension command, then ``input``. None: handled, stop."""
+        found = self.find_command(text.strip())
+        if found is not None:
+            await self.run_command(*found)
+            return None
+        if not self.has("input"):
+            return text, list(images or ())
+        behavior = "follow_up" if streaming_behavior in ("follow_up", "followUp") else streaming_behavior
+        event = E.InputEvent(text=text, images=list(images or ()), source=source, streaming_behavior=behavior)  # type: ignore[arg-type]
+        async for _ext, ok, result in self.results("input", event, E.InputResult):
+            if not ok or result is None or result.action == "continue":
+                continue
+            if result.action == "handled":
+                return None
+            if result.action == "transform":
+                if result.text is not None:
+                    event.text = result.text
+                if result.images is not None:
+                    event.images = list(result.images)
+        return event.text, event.images
+
+    def prompt_starter(
+        self: ExtensionRunner,  # type: ignore[misc]
+        message: Any,
+        text: str,
+        images: Sequence[Any],
+        *,
+        message_type: str = "user",
+    ) -> Callable[[], Any]:
+        """The run's start: ``before_agent_start`` (step 5), then the prompt with its extra messages."""
+        session = self.session
+
+        async def start() -> None:
+            self.run_system_prompt = None
+            extra: list[Any] = list(self.next_turn)
+            self.next_turn.clear()
+            if self.has("before_agent_start"):
+                event = E.BeforeAgentStartEvent(
+                    message_type=message_type,  # type: ignore[arg-type]
+                    prompt=text,
+                    images=list(images),
+                    message=message,
+                    system_prompt=session.system_prompt,
+                    tool_names=session.tool_names,
+                )
+                changed = False
+                async for _ext, ok, result in self.results("before_agent_start", event, E.BeforeAgentStartResult):
+                    if not ok or result is None:
+                        continue
+                    if result.system_prompt is not None:
+                        event.system_prompt = result.system_prompt
+                        changed = True
+                    if result.message is not None:
+                        spec = result.message
+                        spec = spec if isinstance(spec, E.CustomMessageSpec) else E.CustomMessageSpec(**spec)
+                        extra.append(_custom_message(spec))
+                if changed:
+                    self.run_system_prompt = event.system_prompt
+            self._starting = True
+            await session.agent.prompt([message, *extra])
+
+        return start
+
+    async def on_agent_event(self: ExtensionRunner, event: Any) -> Any:  # type: ignore[misc]
+        """Dispatch an agent event (before it is persisted); ``message_end`` may replace the message."""
+        kind = event.type
+        if kind == "agent_start":
+            if not self._starting:
+                self.run_system_prompt = None
+            self._starting = False
+        if not self.has(kind):
+            return event
+        if kind != "message_end":
+            await self.notify(kind, event)
+            return event
+        original = event.message
+        current = original
+        async for ext, ok, result in self.results("message_end", event, E.MessageEndResult):
+            if not ok or result is None:
+                continue
+            if getattr(result.message, "role", None) != getattr(current, "role", None):
+                self.report(ext, "message_end", TypeError("message_end must return a message of the same role"))
+                continue
+            current = event.message = result.message
+        if current is not original:
+            messages = self.session.agent.state.messages
+            for index in range(len(messages) - 1, -1, -1):
+                if messages[index] is original:
+                    messages[index] = current
+                    break
+        return event
+
+    async def on_session_event(self: ExtensionRunner, event: Any) -> None:  # type: ignore[misc]
+        if getattr(event, "type", None) == "model_changed" and self.has("model_select"):
+            model = self.session.model
+            await self.notify("model_select", E.ModelSelectEvent(model=model, source="set"))
+
+    async def on_user_bash(
+        self: ExtensionRunner,  # type: ignore[misc]
+        command: str,
+        exclude_from_context: bool,
+        signal: Any,
+        on_output: Callable[[str], Any],
+    ) -> Any:
+        """``user_bash``: a ``BashExecutionMessage`` when an extension ran (or stopped) it, else None."""
+        from pi_coder.session.messages import BashExecutionMessage
+
+        if not self.has("user_bash"):
+            return None
+        event = E.UserBashEvent(command=command, exclude_from_context=exclude_from_context, cwd=self.cwd)
+        outcome: Any = None
+        async for ext, ok, result in self.results("user_bash", event, E.UserBashResult):
+            if not ok:
+                outcome = E.ShellOutcome(output=f"Extension {ext.name} failed: {result}", exit_code=None, cancelled=True)
+                break
+            if result is None:
+                continue
+            if result.result is not None:
+                value = result.result
+                outcome = value if isinstance(value, E.ShellOutcome) else E.ShellOutcome(**value)
+                break
+            if result.operations is not None:
+                ran = await result.operations.exec(command, self.cwd, on_output=on_output, signal=signal)
+                outcome = ran if isinstance(ran, E.ShellOutcome) else E.ShellOutcome(**ran)
+                break
+        if outcome is None:
+            return None
+        return BashExecutionMessage(
+            command=command,
+            output=outcome.output,
+            exit_code=outcome.exit_code,
+            cancelled=outcome.cancelled,
+            truncated=outcome.truncated,
+            exclude_from_context=exclude_from_context or None,
+        )
+
+    async def before_replace(
+        self: ExtensionRunner,  # type: ignore[misc]
+        reason: str,
+        *,
+        target: str | None = None,
+        entry_id: str | None = None,
+    ) -> bool:
+        """``session_before_switch|fork`` then ``session_shutdown``; False when cancelled."""
+        if reason == "fork":
+            gate: Any = E.SessionBeforeForkEvent(entry_id=entry_id or "")
+            name = "session_before_fork"
+        else:
+            gate = E.SessionBeforeSwitchEvent(reason=reason, target_session_file=target)  # type: ignore[arg-type]
+            name = "session_before_switch"
+        if await self.gate(name, gate, E.CancelResult) is not None:
+            return False
+        await self.shutdown(reason, target)
+        return True
+
+    async def after_replace(self: ExtensionRunner, reason: str, previous: str | None) -> None:  # type: ignore[misc]
+        """Fresh ``pi`` objects (factories re-run without re-importing), then ``session_start``."""
+        from pi_coder.core.extensions.loader import rerun_factories
+
+        await rerun_factories(self)
+        await self.notify("session_start", E.SessionStartEvent(reason=reason, previous_session_file=previous))  # type: ignore[arg-type]
+
+
+async def reload(runner: ExtensionRunner) -> bool:
+    """``/reload``: shutdown, re-import every extension, ``session_start("reload")``. False during a run."""
+    from pi_coder.core.extensions.loader import reimport
+
+    session = runner.session
+    if session.is_streaming:
+        return False
+    await runner.shutdown("reload")
+    await reimport(runner)
+    session.reload_context()
+    await runner.notify("session_start", E.SessionStartEvent(reason="reload"))
+    return True

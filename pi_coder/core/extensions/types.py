@@ -1,0 +1,129 @@
+"""What an extension registers: the per-extension record and registration dataclasses (§3)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from pi_coder.errors import PiError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+__all__ = [
+    "Command",
+    "Completion",
+    "Extension",
+    "ExtensionLoadError",
+    "Flag",
+    "Handler",
+    "Shortcut",
+    "StaleContextError",
+    "ToolDefinition",
+    "ToolInfo",
+]
+
+Handler = Callable[..., Any]
+"""``handler(event, ctx)``, sync or async."""
+
+
+class StaleContextError(PiError):
+    """An ``ExtensionAPI`` or ``ctx`` of a replaced session (or a reloaded runtime) was used."""
+
+
+class ExtensionLoadError(PiError):
+    """An extension could not be imported or its factory failed."""
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolDefinition:
+    """An extension tool: the ``AgentTool`` fields, prompt text, and an ``execute`` taking ``ctx`` too.
+
+    ``execute(tool_call_id, params, signal, on_update, ctx) -> AgentToolResult``.
+    """
+
+    name: str
+    label: str
+    description: str
+    parameters: type[BaseModel]
+    execute: Callable[..., Awaitable[Any] | Any]
+    execution_mode: Literal["sequential", "parallel"] | None = None
+    prepare_arguments: Callable[[Any], Any] | None = None
+    prompt_snippet: str | None = None
+    prompt_guidelines: list[str] = field(default_factory=list)
+    default_active: bool = True
+    render_call: Callable[..., Any] | None = None
+    render_result: Callable[..., Any] | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolInfo:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    source: Literal["builtin", "extension", "mcp"]
+    extension_path: str | None = None
+    annotations: dict[str, Any] | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class Completion:
+    value: str
+    label: str | None = None
+    description: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class Command:
+    name: str
+    handler: Callable[..., Any]
+    description: str = ""
+    get_argument_completions: Callable[[str], Any] | None = None
+    extension: Extension | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class Shortcut:
+    key: str
+    handler: Callable[..., Any]
+    description: str = ""
+    extension: Extension | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class Flag:
+    name: str
+    description: str = ""
+    type: Literal["bool", "str"] = "bool"
+    default: bool | str | None = None
+    extension: Extension | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class Extension:
+    """One loaded extension: its identity and everything it registered (in order)."""
+
+    path: str
+    """Identity: the real path, ``builtin:<name>``, a dotted module or ``dist:name``."""
+    name: str
+    factory: Callable[..., Any] | None = None
+    handlers: dict[str, list[Handler]] = field(default_factory=dict)
+    tools: list[Any] = field(default_factory=list)
+    commands: list[Command] = field(default_factory=list)
+    shortcuts: list[Shortcut] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
+    providers: list[dict[str, Any]] = field(default_factory=list)
+    message_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    entry_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+
+    def clear(self) -> None:
+        """Drop every registration (rollback after a failed factory, or before re-running it)."""
+        self.handlers.clear()
+        self.tools.clear()
+        self.commands.clear()
+        self.shortcuts.clear()
+        self.flags.clear()
+        self.providers.clear()
+        self.message_renderers.clear()
+        self.entry_renderers.clear()

@@ -1,0 +1,168 @@
+"""Start-up and shutdown of extensions for every mode (extensions §1.5, §1.7, §3.4).
+
+``load_for_startup`` discovers and loads the extensions before the session is built (so their
+providers are there for model resolution), ``resolve_flags`` is the command line's second pass,
+``bind`` attaches the runner to the session, ``start``/``stop`` fire ``session_start`` and
+``session_shutdown`` once the mode listens. Nothing here imports ``core.extensions`` unless some
+source is present.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pi_coder.errors import UserError
+
+if TYPE_CHECKING:
+    from pi_coder.ai.models import Models
+    from pi_coder.core.agent_session import AgentSession
+    from pi_coder.core.extensions.context import UIProtocol
+    from pi_coder.core.extensions.events import ExtensionErrorEvent
+    from pi_coder.core.extensions.runner import ExtensionRunner
+    from pi_coder.modes.options import CliOptions
+    from pi_coder.settings import LoadedSettings
+
+__all__ = ["bind", "error_line", "load_for_startup", "resolve_flags", "start", "stop"]
+
+
+def _has_entry_points() -> bool:
+    """Whether some installed distribution declares a ``pi_coder.extensions`` entry point (cheap scan)."""
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith(".dist-info"):
+                continue
+            try:
+                with open(os.path.join(folder or ".", name, "entry_points.txt"), encoding="utf-8") as fh:
+                    if "[pi_coder.extensions]" in fh.read():
+                        return True
+            except OSError:
+                continue
+    return False
+
+
+def _specs(data: dict[str, Any]) -> list[str]:
+    value = data.get("extensions")
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def load_for_startup(
+    options: CliOptions, cwd: str, loaded: LoadedSettings, models: Models, *, project_trusted: bool
+) -> ExtensionRunner | None:
+    """Discover and load the extensions; None when there is none to load.
+
+    ``project_trusted`` decides whether ``.pi/extensions/`` and project settings count; the
+    caller passes the trust decision (today: ``-a/--approve``).
+    """
+    from pi_coder.paths import config_dir
+
+    home = config_dir()
+    global_specs, project_specs = _specs(loaded.global_data), _specs(loaded.project_data)
+    if not options.extensions and options.no_extensions:
+        return None
+    if not (
+        options.extensions
+        or global_specs
+        or (project_trusted and (project_specs or (Path(cwd) / ".pi" / "extensions").is_dir()))
+        or (home / "extensions").is_dir()
+        or (not options.no_extensions and _has_entry_points())
+    ):
+        return None
+    from pi_coder.core.extensions.loader import discover, load_extensions
+    from pi_coder.core.extensions.runner import ExtensionRunner, FlagToken
+
+    runner = ExtensionRunner(
+        cwd,
+        models=models,
+        project_trusted=project_trusted,
+        flag_tokens=[FlagToken(name, value, pos) for name, value, pos in options.flag_tokens],
+        messages=options.messages,
+    )
+    sources, problems = discover(
+        cli_specs=options.extensions,
+        cwd=cwd,
+        config_dir=home,
+        global_specs=global_specs,
+        project_specs=project_specs,
+        no_extensions=options.no_extensions,
+        project_trusted=project_trusted,
+    )
+    from pi_coder.core.extensions.types import Extension, ExtensionLoadError
+
+    for spec, problem in problems:
+        runner.report(Extension(path=spec, name=spec), "load", ExtensionLoadError(problem))
+    load_extensions(runner, sources)
+    return runner
+
+
+def resolve_flags(runner: ExtensionRunner | None, options: CliOptions) -> None:
+    """Second pass of the command line: extension flags take their values; others are errors.
+
+    Raises:
+        UserError: ``Unknown option: --x`` or ``Option --x needs a value``.
+    """
+    flags = {f"--{f.name}": f for ext in (runner.extensions if runner else ()) for f in ext.flags}
+    consumed: list[int] = []
+    for name, value, position in options.flag_tokens:
+        flag = flags.get(name)
+        if flag is None:
+            raise UserError(f"Unknown option: {name}. Run pi --help for the options.")
+        if flag.type == "str" and value is None:
+            if position >= len(options.messages) or position in consumed:
+                raise UserError(f"Option {name} needs a value")
+            consumed.append(position)
+    for position in sorted(consumed, reverse=True):
+        del options.messages[position]
+
+
+def bind(runner: ExtensionRunner | None, session: AgentSession) -> None:
+    if runner is not None:
+        runner.bind(session)
+
+
+def _short_name(path: str) -> str:
+    if path.startswith("builtin:"):
+        return path[len("builtin:") :]
+    return Path(path).stem if "/" in path or path.endswith(".py") else path
+
+
+def error_line(record: ExtensionErrorEvent) -> str:
+    """``Extension <name> failed in <event>: <error>`` (the TUI warning and the print-mode line)."""
+    return f"Extension {_short_name(record.extension_path)} failed in {record.event}: {record.error}"
+
+
+def _stderr_sink(record: ExtensionErrorEvent) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        print(f"pi: {error_line(record)}", file=sys.stderr, flush=True)
+
+
+async def start(session: AgentSession, mode: str, ui: UIProtocol | None = None) -> None:
+    """Once the mode listens: report load errors, then ``session_start("startup")``."""
+    runner = session.extensions
+    if runner is None:
+        return
+    if ui is not None:
+        runner.set_ui(ui, mode)
+    else:
+        runner.mode = mode
+    runner.error_sink = _stderr_sink if mode == "print" else session.emit_nowait
+    runner.flush_errors()
+    if runner.has("session_start"):
+        from pi_coder.core.extensions.events import SessionStartEvent
+
+        await runner.notify("session_start", SessionStartEvent(reason="startup"))
+
+
+async def stop(session: AgentSession) -> None:
+    """``session_shutdown("quit")`` (3 s per handler)."""
+    if session.extensions is not None:
+        if not (session.agent.signal is not None and session.agent.signal.aborted):
+            await session.extensions.settle()
+        await session.extensions.shutdown("quit")

@@ -1,0 +1,193 @@
+"""Extensions in the TUI (extensions §3.2, §4.2): ``ctx.ui`` dialogs, commands in ``/``, start and quit.
+
+Dialogs are modal screens that queue FIFO (Textual's screen stack); ``timeout`` or an aborted
+signal closes one with its cancel value. ``set_widget`` and ``set_working_message`` are not
+drawn yet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from pi_coder.tui.commands import SlashCommand
+from pi_coder.tui.screens._picker import PickerEntry, PickerScreen
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
+    from pi_coder.ai.abort import AbortSignal
+    from pi_coder.tui.app import PiApp
+
+__all__ = ["ConfirmScreen", "SelectScreen", "TextScreen", "TuiUI", "extension_commands", "start_extensions"]
+
+
+class SelectScreen(PickerScreen[str]):
+    CSS_PATH = "screens/picker.tcss"
+
+    def __init__(self, title: str, options: Sequence[str]) -> None:
+        super().__init__(title, placeholder="Filter...")
+        self._options = list(options)
+
+    def load_entries(self) -> list[PickerEntry[str]]:
+        return [PickerEntry(key=str(i), value=o, prompt=Text(o), search=o) for i, o in enumerate(self._options)]
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,n", "answer(False)", "No", show=False, priority=True),
+        Binding("enter,y", "answer(True)", "Yes", show=False, priority=True),
+    ]
+    DEFAULT_CSS = "ConfirmScreen { align: center middle; } #confirm { width: 60; height: auto; border: round $accent; padding: 0 1; }"
+
+    def __init__(self, title: str, message: str) -> None:
+        super().__init__()
+        self._title, self._message = title, message
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm"):
+            yield Static(Text(self._title, style="bold"))
+            if self._message:
+                yield Static(self._message)
+            yield Static(Text("Enter/y yes · Esc/n no", style="dim"))
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+
+class TextScreen(ModalScreen[str | None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", show=False, priority=True)]
+    DEFAULT_CSS = "TextScreen { align: center middle; } #text-dialog { width: 70; height: auto; border: round $accent; }"
+
+    def __init__(self, title: str, value: str = "", placeholder: str = "") -> None:
+        super().__init__()
+        self._title, self._value, self._placeholder = title, value, placeholder
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="text-dialog"):
+            yield Static(Text(self._title, style="bold"))
+            yield Input(value=self._value, placeholder=self._placeholder)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class TuiUI:
+    """``UIProtocol`` for the TUI."""
+
+    has_ui = True
+
+    def __init__(self, app: PiApp) -> None:
+        self._app = app
+        self.statuses: dict[str, str] = {}
+
+    async def _show(self, screen: ModalScreen[Any], cancel: Any, timeout: float | None, signal: AbortSignal | None) -> Any:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        def done(value: Any) -> None:
+            if not future.done():
+                future.set_result(value)
+
+        if signal is not None:
+            if signal.aborted:
+                return cancel
+            signal.add_listener(lambda *_: done(cancel))
+        await self._app.push_screen(screen, done)
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), timeout)
+        except TimeoutError:
+            return cancel
+        finally:
+            if screen.is_attached and not future.done():
+                future.set_result(cancel)
+            if screen in self._app.screen_stack:
+                screen.dismiss(None) if screen is self._app.screen else self._app.pop_screen()
+
+    async def confirm(self, title: str, message: str, *, timeout: float | None = None, signal: AbortSignal | None = None) -> bool:
+        return bool(await self._show(ConfirmScreen(title, message), False, timeout, signal))
+
+    async def select(self, title: str, options: Sequence[str], *, timeout: float | None = None, signal: AbortSignal | None = None) -> str | None:
+        result: str | None = await self._show(SelectScreen(title, options), None, timeout, signal)
+        return result
+
+    async def input(self, title: str, placeholder: str = "", *, timeout: float | None = None, signal: AbortSignal | None = None) -> str | None:
+        result: str | None = await self._show(TextScreen(title, placeholder=placeholder), None, timeout, signal)
+        return result
+
+    async def editor(self, title: str, prefill: str = "", *, timeout: float | None = None, signal: AbortSignal | None = None) -> str | None:
+        result: str | None = await self._show(TextScreen(title, value=prefill), None, timeout, signal)
+        return result
+
+    def notify(self, message: str, level: str = "info", *, source: str = "") -> None:
+        self._app.call_later(self._app.notice, message, level)
+
+    def set_status(self, key: str, text: str | None) -> None:
+        if text is None:
+            self.statuses.pop(key, None)
+        else:
+            self.statuses[key] = text
+        self._app.status(" · ".join(self.statuses.values()) if self.statuses else "")
+
+    def set_widget(self, key: str, lines: Sequence[str] | None, placement: str = "above_editor") -> None:
+        pass  # [later]: widgets by the editor
+
+    def set_title(self, title: str) -> None:
+        self._app.title = title
+
+    def set_editor_text(self, text: str) -> None:
+        self._app.editor.set_text(text)
+
+    def get_editor_text(self) -> str:
+        return str(self._app.editor.text)
+
+    def set_working_message(self, text: str | None) -> None:
+        pass
+
+
+def extension_commands(app: PiApp) -> list[SlashCommand]:
+    """The extensions' commands as slash commands (built-in names win)."""
+    runner = app.session.extensions
+    if runner is None:
+        return []
+    taken = {c.name for c in app.commands}
+    out = []
+    for name, command in runner.commands():
+        if name in taken:
+            runner.report(command.extension, f"command:{name}", ValueError(f"/{name} is a built-in command"))
+            continue
+
+        async def run(_app: PiApp, args: str, command: Any = command) -> None:
+            await runner.run_command(command, args)
+
+        out.append(SlashCommand(name, command.description or "(extension)", run))
+    return out
+
+
+async def start_extensions(app: PiApp) -> None:
+    """Commands into ``/``, the TUI's ``ctx.ui``, load errors as warnings, then ``session_start``."""
+    from pi_coder.core.extensions.events import SessionStartEvent
+
+    runner = app.session.extensions
+    if runner is None:
+        return
+    app.commands = [*app.commands, *extension_commands(app)]
+    runner.set_ui(TuiUI(app), "tui")
+
+    def warn(record: Any) -> None:
+        name = record.extension_path.rsplit("/", 1)[-1].removesuffix(".py").removeprefix("builtin:")
+        app.call_later(app.notice, f"Extension {name} failed in {record.event}: {record.error}", "warning")
+
+    runner.error_sink = warn
+    runner.shutdown_requested = lambda: app.call_later(app.quit_app)
+    runner.flush_errors()
+    await runner.notify("session_start", SessionStartEvent(reason="startup"))

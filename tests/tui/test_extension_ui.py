@@ -1,0 +1,61 @@
+"""Extension dialogs and commands in the TUI (extensions §4.2; §9 scenario 32), with Textual's pilot."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from pi_coder.core.extensions.loader import discover, load_extensions
+from pi_coder.core.extensions.runner import ExtensionRunner
+from pi_coder.tui.app import PiApp
+from pi_coder.tui.extension_ui import ConfirmScreen, SelectScreen
+from tests.tui.helpers import type_text, wait_until
+
+EXT = """
+def extension(pi):
+    @pi.command("hello", description="Pick a greeting")
+    async def hello(args, ctx):
+        choice = await ctx.ui.select("Greeting", ["hi there", "good morning"])
+        if choice:
+            ctx.ui.set_editor_text(choice)
+
+    @pi.command("sure")
+    async def sure(args, ctx):
+        ok = await ctx.ui.confirm("Sure?", "really")
+        ctx.ui.set_status("k", f"on {ok}")
+"""
+
+
+def _app(session, project: Path) -> PiApp:
+    (project / "ext.py").write_text(textwrap.dedent(EXT))
+    runner = ExtensionRunner(str(project), models=session.models)
+    sources, problems = discover(cli_specs=["ext.py"], cwd=str(project), config_dir=project / "none")
+    assert not problems
+    load_extensions(runner, sources)
+    runner.bind(session)
+    return PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+
+
+async def test_hello_select_puts_text_in_editor(make_session, project: Path) -> None:
+    session, _ = make_session([])
+    app = _app(session, project)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert "hello" in {c.name for c in app.commands}
+        await type_text(pilot, "/hello")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, SelectScreen), what="select dialog")
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: app.editor.text == "good morning", what="editor text")
+
+
+async def test_confirm_escape_is_false_and_status_shows(make_session, project: Path) -> None:
+    session, _ = make_session([])
+    app = _app(session, project)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "/sure")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm dialog")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.screen_stack[0], what="dialog closed")
+        ui = session.extensions.ui
+        await wait_until(pilot, lambda: ui.statuses.get("k") == "on False", what="status")
