@@ -130,6 +130,7 @@ _OPTIONS: tuple[_Option, ...] = (
         "Do not trust this project folder for this run (nothing is asked or saved).",
         _TRUST,
     ),
+    _Option(
         "extensions",
         ("-e", "--extension"),
         "value",

@@ -49,8 +49,8 @@ from pi_coder.session.store import SessionStore
 from pi_coder.settings import LoadedSettings, Settings
 
 if TYPE_CHECKING:
-    from pi_coder.core.trust import TrustDecision
     from pi_coder.core.extensions.runner import ExtensionRunner
+    from pi_coder.core.trust import TrustDecision
 
 __all__ = ["AgentSession", "Listener"]
 
