@@ -13,8 +13,8 @@ from pi_coder.ai.abort import AbortController
 from pi_coder.ai.models import Models
 from pi_coder.ai.types import Model, Usage
 from pi_coder.core._queue import user_text
-from pi_coder.core.model_resolver import restore_notice
 from pi_coder.core.events import Notice
+from pi_coder.core.model_resolver import restore_notice
 from pi_coder.core.session_hooks import BranchSummaryRequest
 from pi_coder.core.stats import UsageTotals
 from pi_coder.core.thinking import clamp_thinking_level
