@@ -308,3 +308,60 @@ def test_a_turn_appended_while_this_one_streams_is_kept_on_a_branch_with_a_notic
 
     store = SessionStore.open(path)
     assert store.repairs == [] and store.malformed_lines == 0
+
+
+def test_random_sigkills_during_a_two_turn_run_lose_no_prompt(tmp_path: Path) -> None:
+    """SIGKILL at random moments of a tool-call run: every file opens clean and holds the prompt.
+
+    ``PI_KILL_RUNS`` sets the number of runs (default 12).
+    """
+    import random
+
+    from pi_coder.session import SessionStore
+    from tests.support.sse_server import ToolCall
+
+    rng = random.Random(12)
+    runs = int(os.environ.get("PI_KILL_RUNS", "12"))
+    lost = corrupted = reached = reached_second = 0
+    for index in range(runs):
+        (tmp_path / f"run{index}").mkdir()
+        with SSEServer() as server:
+            pi = PiHome(tmp_path / f"run{index}", server)
+            server.enqueue(
+                Turn([Text("running it " * 20), ToolCall("bash", {"command": "echo tool-output"})], delta_chars=8, delay=0.01),
+                Turn([Text("done " * 100)], delta_chars=8, delay=0.01),
+            )
+            proc = subprocess.Popen(
+                [*PI, "-p", f"kill prompt {index}"],
+                cwd=pi.project,
+                env=pi.env(),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+            if index % 4 == 0:  # during start-up
+                time.sleep(rng.uniform(0.0, 1.0))
+            else:  # from the first request to past the end of the second turn
+                assert server.wait_for_requests(1, timeout=60)
+                time.sleep(rng.uniform(0.0, 1.5))
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+            files = pi.session_files()
+            if not server.requests:  # killed before the prompt was sent: at most a clean file
+                corrupted += any(SessionStore.open(f).malformed_lines for f in files)
+                continue
+        reached += 1
+        reached_second += len(server.requests) > 1
+        if len(files) != 1:
+            lost += 1
+            continue
+        store = SessionStore.open(files[0])
+        if store.malformed_lines or store.repairs:
+            corrupted += 1
+        texts = [m.content[0].text for m in store.build_session_context().messages if m.role == "user"]
+        lost += texts != [f"kill prompt {index}"]
+    print(f"kills: {runs}, after the prompt was sent: {reached} ({reached_second} in the second turn), prompts lost: {lost}, files corrupted: {corrupted}")
+    assert lost == 0 and corrupted == 0
+    assert reached >= runs // 2
+    assert reached_second >= 1 or runs < 8  # some kills land in the second turn
