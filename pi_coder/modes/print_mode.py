@@ -3,7 +3,7 @@
 Text mode prints the final assistant message's text blocks, one per line; an error or abort
 prints the error on stderr and exits 1; each automatic retry of a failed request is noted on
 stderr as it starts, and so is a session warning (e.g. the session could not be saved: the answer
-is printed all the same). JSON mode writes the session header, then every agent
+is printed all the same, and the exit code is 1). JSON mode writes the session header, then every agent
 and session event as one JSON line (Pi 1.6's ``agent_settled`` after each prompt's whole run),
 and exits 0 even when the model fails. Ctrl+C aborts the
 run (the session keeps what was said) and exits 130; a second Ctrl+C stops at once. SIGTERM and
@@ -79,7 +79,9 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
         return exit_code_for(interrupt.received)
     if output == "json":
         return 1 if writer.closed else 0
-    return _print_final(session)
+    code = _print_final(session)
+    # The answer is printed all the same; the exit code says the session is not all on disk.
+    return 1 if session.store.write_error is not None else code
 
 
 def _note_retry(event: object) -> None:
