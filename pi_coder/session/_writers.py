@@ -81,7 +81,10 @@ class WriterNote:
         return pids
 
     def __del__(self) -> None:
-        self.leave()
+        try:
+            self.leave()
+        except Exception:  # noqa: S110 - at interpreter exit there is no one to tell
+            pass
 
     def leave(self) -> None:
         """Stop being a writer; the note is removed when no other writer holds it."""
