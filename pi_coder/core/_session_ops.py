@@ -13,6 +13,7 @@ from pi_coder.ai.abort import AbortController
 from pi_coder.ai.models import Models
 from pi_coder.ai.types import Model, Usage
 from pi_coder.core._queue import user_text
+from pi_coder.core.events import Notice
 from pi_coder.core.model_resolver import restore_notice
 from pi_coder.core.session_hooks import BranchSummaryRequest
 from pi_coder.core.stats import UsageTotals
@@ -56,7 +57,10 @@ def attach_store(session: AgentSession, model: Model | None, thinking: str | Non
         Notices for the user ("Could not restore model ...").
     """
     store, agent = session.store, session.agent
-    notices: list[str] = []
+    if store.is_persisted:
+        store.claim_writer()
+    notices: list[str] = store.load_warnings()
+    session._foreign_seen = store.foreign_entries
     default_level = session.settings.default_thinking_level or "medium"
     if not store.get_entries():
         chosen = model if model is not None else session.model
@@ -98,6 +102,53 @@ def attach_store(session: AgentSession, model: Model | None, thinking: str | Non
     session._queued.take_all()
     agent.clear_all_queues()
     return notices
+
+
+def save_notices(session: AgentSession) -> list[Notice]:
+    """Notices for a save that started failing or works again, and for turns another process wrote.
+
+    A failing save is reported once (with why) until a save works again; the entries wait in
+    memory and are written with the next save.
+    """
+    store = session.store
+    notices: list[Notice] = []
+    error = store.write_error
+    if error is not None and not session._save_warned:
+        session._save_warned = True
+        notices.append(Notice(level="warning", text=f"The session could not be saved: {error}"))
+    elif error is None and session._save_warned:
+        session._save_warned = False
+        notices.append(Notice(level="info", text=f"The session is saved again ({store.session_file})"))
+    if store.foreign_entries > session._foreign_seen:
+        session._foreign_seen = store.foreign_entries
+        notices.append(
+            Notice(
+                level="warning",
+                text="Another pi process wrote to this session during this run; this run continues on its own "
+                "branch (see /tree)",
+            )
+        )
+    return notices
+
+
+def sync_store(session: AgentSession) -> Notice | None:
+    """Before a prompt: load what other processes appended to the session and follow it.
+
+    Returns:
+        A notice saying so, or None when nothing new was found.
+    """
+    store = session.store
+    added = store.sync()
+    session._foreign_seen = store.foreign_entries
+    if not added:
+        return None
+    session.reload_context()
+    who = store.live_writers()
+    by = f" (pid {', '.join(str(pid) for pid in who)})" if who else ""
+    return Notice(
+        level="warning",
+        text=f"Loaded {len(added)} entries that another pi process{by} added to this session since it was opened here",
+    )
 
 
 def fork_candidates(store: SessionStore) -> list[tuple[str, str]]:

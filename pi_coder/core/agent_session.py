@@ -122,6 +122,8 @@ class AgentSession(ModelControls):
         self._idle.set()
         self._last_assistant: AssistantMessage | None = None
         self._persist_run = True
+        self._save_warned = False
+        self._foreign_seen = 0
         self._model: Model | None = None
         self.extensions: ExtensionRunner | None = None
         """The loaded extensions (``core/extensions``), bound by the modes' start-up; None without any."""
@@ -258,6 +260,13 @@ class AgentSession(ModelControls):
         elif kind == "agent_end":
             event.will_retry = self._retry.will_retry(self, self._last_assistant)
         await self.emit(event)
+        if kind == "message_end":
+            self._check_saved()
+
+    def _check_saved(self) -> None:
+        """Say once when saving starts failing (and when it works again), and when another process wrote."""
+        for notice in ops.save_notices(self):
+            self.emit_nowait(notice)
 
     def _persist(self, message: Any) -> None:
         role = getattr(message, "role", None)
@@ -307,6 +316,9 @@ class AgentSession(ModelControls):
                 raise RuntimeError(BUSY_TEXT)
             self._enqueue("steer" if streaming_behavior == "steer" else "follow_up", text, images)
             return
+        notice = ops.sync_store(self)
+        if notice is not None:
+            await self.emit(notice)
         message = UserMessage(content=[TextContent(text=text), *(images or ())])
         if self.extensions is not None:  # before_agent_start runs after the run hooks
             await self._run(self.extensions.prompt_starter(message, text, images or ()), before_prompt=True)
@@ -546,6 +558,7 @@ class AgentSession(ModelControls):
     def _append_bash(self, message: BashExecutionMessage) -> None:
         self.agent.state.messages.append(message)
         self._store.append_message(message)
+        self._check_saved()
 
     def _flush_pending_bash(self) -> None:
         pending, self._pending_bash = self._pending_bash, []
@@ -578,7 +591,9 @@ class AgentSession(ModelControls):
         if self.extensions is not None and not await self.extensions.before_replace("resume", target=path):
             return True
         await self._stop()
-        self._store = SessionStore.open(path, self._session_dir)
+        store = SessionStore.open(path, self._session_dir)
+        self._store.close()
+        self._store = store
         notices = ops.attach_store(self, None, None, explicit=False)
         await self.emit(SessionSwitched(reason="switch", session_file=self.session_file))
         for text in notices:
@@ -632,6 +647,7 @@ class AgentSession(ModelControls):
         """Name the session (a ``session_info`` entry)."""
         self._store.append_session_info(name)
         self.emit_nowait(SessionNameChanged(name=name.strip()))
+        self._check_saved()
 
     def save_settings(self, updates: dict[str, Any]) -> None:
         """Write dotted keys to the global settings.toml (comments kept) and apply them in memory.
@@ -672,7 +688,9 @@ class AgentSession(ModelControls):
         return [text for _, text in self.fork_candidates()]
 
     async def close(self) -> None:
-        """Abort whatever runs and wait until idle (every entry is already on disk)."""
+        """Abort whatever runs and wait until idle, then retry a failed save once and release the file."""
         await self._stop()
+        self._store.close()
+        self._check_saved()
         if self._background:
             await asyncio.gather(*self._background, return_exceptions=True)

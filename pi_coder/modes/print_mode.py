@@ -2,8 +2,10 @@
 
 Text mode prints the final assistant message's text blocks, one per line; an error or abort
 prints the error on stderr and exits 1; an answer cut off by ``max_tokens`` (stop reason
-``length``) prints what arrived, then a warning on stderr, and exits 1; each automatic retry of a failed request is noted on
-stderr as it starts. JSON mode writes the session header, then every agent
+``length``) prints what arrived, then a warning on stderr, and exits 1; each automatic retry of a
+failed request is noted on stderr as it starts, and so is a session warning (e.g. the session could
+not be saved: the answer is printed all the same, and the exit code is 1). JSON mode writes the
+session header, then every agent
 and session event as one JSON line (Pi 1.6's ``agent_settled`` after each prompt's whole run),
 and exits 0 even when the model fails. Ctrl+C aborts the
 run (the session keeps what was said) and exits 130; a second Ctrl+C stops at once. SIGTERM and
@@ -61,6 +63,7 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
         session.subscribe(writer.write)
     else:
         session.subscribe(_note_retry)
+        session.subscribe(_note_notice)
     interrupt = _Interrupt(session)
     interrupt.install()
     if session.extensions is not None:
@@ -85,7 +88,9 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
         return exit_code_for(interrupt.received)
     if output == "json":
         return 1 if writer.closed else 0
-    return _print_final(session)
+    code = _print_final(session)
+    # The answer is printed all the same; the exit code says the session is not all on disk.
+    return 1 if session.store.write_error is not None else code
 
 
 def _note_retry(event: object) -> None:
@@ -96,6 +101,14 @@ def _note_retry(event: object) -> None:
     attempt, total = getattr(event, "attempt", "?"), getattr(event, "max_attempts", "?")
     with contextlib.suppress(OSError):
         print(f"{getattr(event, 'error_message', 'Request failed')} (retry {attempt} of {total} in {seconds:g} s)", file=sys.stderr)
+
+
+def _note_notice(event: object) -> None:
+    """Text mode: warnings from the session (e.g. it could not be saved) as one stderr line each."""
+    if getattr(event, "type", None) != "notice" or getattr(event, "level", None) == "info":
+        return
+    with contextlib.suppress(OSError):
+        print(f"Warning: {getattr(event, 'text', '')}", file=sys.stderr)
 
 
 def _last_assistant(session: AgentSession) -> object | None:

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         AmbiguousSessionError,
         InvalidSessionFileError,
         SessionNotFoundError,
+        SessionReadError,
         SessionWriteError,
     )
     from pi_coder.session.listing import (
@@ -108,6 +109,7 @@ __all__ = [
     "SessionInfo",
     "SessionInfoEntry",
     "SessionNotFoundError",
+    "SessionReadError",
     "SessionStore",
     "SessionTreeNode",
     "SessionWriteError",
@@ -168,6 +170,7 @@ _WHERE = {
     "AmbiguousSessionError": "errors",
     "InvalidSessionFileError": "errors",
     "SessionNotFoundError": "errors",
+    "SessionReadError": "errors",
     "SessionWriteError": "errors",
     "SessionInfo": "listing",
     "find_most_recent_session": "listing",

@@ -8,6 +8,7 @@ the torn fragment stays a single malformed line and nothing written before is lo
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import gc
 import os
@@ -28,6 +29,7 @@ __all__ = [
     "create_exclusive",
     "ensure_private_dir",
     "gc_paused",
+    "read_appended",
     "read_first_line",
     "read_session_file",
     "write_atomic",
@@ -90,10 +92,18 @@ class RawSessionFile:
     """The file holds something besides whitespace and a torn last line."""
     streamed: bool = False
     """Entries went to the ``on_header`` sink instead of ``entries``."""
+    line: int = 0
+    """The number (1-based) of the line being decoded; while a sink runs, the entry's line."""
+    malformed_at: list[int] = field(default_factory=list)
+    """Line numbers of the malformed lines (the first few)."""
+    size: int = 0
+    """Bytes read: the file size as of this read."""
 
 
 def read_session_file(
-    path: Path, on_header: Callable[[dict[str, Any]], Callable[[Any], None] | None] | None = None
+    path: Path,
+    on_header: Callable[[dict[str, Any]], Callable[[Any], None] | None] | None = None,
+    result: RawSessionFile | None = None,
 ) -> RawSessionFile:
     """Decode every line of ``path``; the first valid JSON line is taken as the header.
 
@@ -102,29 +112,37 @@ def read_session_file(
         on_header: Called with the header dict; if it returns a callable, every later entry
             dict is passed to it instead of being collected in ``entries`` (streaming).
 
+        result: Fill this object (a sink can read ``result.line`` to learn its entry's line).
+
     Raises:
         OSError: The file cannot be read.
     """
-    result = RawSessionFile()
+    if result is None:
+        result = RawSessionFile()
     add = result.entries.append
     first = True
+    number = 0
+    size = 0
     with open(path, "rb", buffering=1 << 16) as handle, gc_paused():
         for line in handle:
+            number += 1
+            size += len(line)
             try:
                 data = loads(line)
             except ValueError:
                 if not line.strip():
                     continue
                 if line.endswith(b"\n"):
-                    result.malformed += 1
+                    _malformed(result, number)
                     result.has_content = True
                 else:
                     result.torn_tail = True
                 continue
             result.has_content = True
             if not isinstance(data, dict):
-                result.malformed += 1
+                _malformed(result, number)
                 continue
+            result.line = number
             if first:
                 first = False
                 if data.get("type") == "session":
@@ -135,7 +153,14 @@ def read_session_file(
                         result.streamed = True
                     continue
             add(data)
+    result.size = size
     return result
+
+
+def _malformed(result: RawSessionFile, line: int) -> None:
+    result.malformed += 1
+    if len(result.malformed_at) < 5:
+        result.malformed_at.append(line)
 
 
 def read_first_line(path: Path, limit: int = 65536) -> bytes:
@@ -151,38 +176,99 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def append_bytes(path: Path, data: bytes) -> None:
+def append_bytes(path: Path, data: bytes, known_size: int | None = None) -> tuple[bytes, int]:
     """Append ``data`` (whole lines) to the existing file ``path`` under an exclusive ``flock``.
 
     If the file does not end with a newline, one is written first so ``data`` starts a fresh line.
+    A failed write (disk full) is cut off again, so the file never keeps half a line of ours.
+
+    Args:
+        path: The session file.
+        data: Whole lines to append.
+        known_size: The file size this process last saw; whatever other processes appended
+            after it is read (under the same lock) and returned.
+
+    Returns:
+        The bytes other writers appended since ``known_size`` (empty if none, or if the file
+        shrank), and the file size after this append.
 
     Raises:
         FileNotFoundError: ``path`` does not exist (it is never created here, so a deleted
             session file cannot come back without its header).
+        OSError: The write failed (the file is as it was before).
     """
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size
+        foreign = b""
+        if known_size is not None and size > known_size:
+            foreign = _read_range(fd, known_size, size)
         if size and os.pread(fd, 1, size - 1) != b"\n":
             data = b"\n" + data
-        _write_all(fd, data)
+        try:
+            _write_all(fd, data)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+            raise
+        return foreign, size + len(data)
     finally:
         os.close(fd)  # also releases the lock
+
+
+def read_appended(path: Path, known_size: int) -> tuple[bytes, int]:
+    """What was appended to ``path`` after ``known_size`` bytes (under a shared ``flock``).
+
+    Returns:
+        The new bytes (empty if none, or if the file shrank) and the current size.
+
+    Raises:
+        OSError: The file cannot be read.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        size = os.fstat(fd).st_size
+        return (_read_range(fd, known_size, size) if size > known_size else b""), size
+    finally:
+        os.close(fd)
+
+
+def _read_range(fd: int, start: int, end: int) -> bytes:
+    chunks: list[bytes] = []
+    while start < end:
+        chunk = os.pread(fd, end - start, start)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        start += len(chunk)
+    return b"".join(chunks)
 
 
 def create_exclusive(path: Path, data: bytes) -> None:
     """Create ``path`` (mode 0600, failing if it exists) holding ``data``.
 
+    If the write fails (disk full), the new file is removed again, so a later attempt can
+    create it once there is space.
+
     Raises:
         FileExistsError: ``path`` already exists.
+        OSError: The file cannot be created or written.
     """
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, _FILE_MODE)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         _write_all(fd, data)
-    finally:
+    except BaseException:
         os.close(fd)
+        fd = -1
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
 def write_atomic(path: Path, data: bytes) -> None:

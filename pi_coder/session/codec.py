@@ -49,12 +49,16 @@ def loads(data: bytes | memoryview | str) -> Any:
     """Decode one JSON document.
 
     Raises:
-        ValueError: ``data`` is not valid JSON.
+        ValueError: ``data`` is not valid JSON, or is nested too deeply to decode.
     """
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
-        return json.loads(bytes(data) if isinstance(data, memoryview) else data)
+        try:
+            return json.loads(bytes(data) if isinstance(data, memoryview) else data)
+        except RecursionError:
+            # orjson stops at 1024 levels; the stdlib would recurse until the stack runs out.
+            raise ValueError("JSON nested too deeply") from None
 
 
 def _default(value: Any) -> Any:

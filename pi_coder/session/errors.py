@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from pi_coder.errors import SessionNotFoundError, UserError
 
-__all__ = ["AmbiguousSessionError", "InvalidSessionFileError", "SessionNotFoundError", "SessionWriteError"]
+__all__ = [
+    "AmbiguousSessionError",
+    "InvalidSessionFileError",
+    "SessionNotFoundError",
+    "SessionReadError",
+    "SessionWriteError",
+]
 
 
 class InvalidSessionFileError(UserError):
@@ -22,3 +28,7 @@ class AmbiguousSessionError(UserError):
 
 class SessionWriteError(UserError):
     """The session file cannot be written (disk full, folder gone or read-only)."""
+
+
+class SessionReadError(UserError):
+    """The session file exists but cannot be read (permissions, I/O error)."""

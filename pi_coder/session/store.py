@@ -1,9 +1,18 @@
 """SessionStore: Pi's SessionManager — an append-only JSONL tree of session entries.
 
 Every append creates a child of the current leaf and moves the leaf to it. A new session stays
-in memory until its first assistant message; then the header and the buffered entries are
-written, and every later entry is appended as one line (flushed to the kernel at once). Files
-of format versions 1 and 2 are migrated on open, after a backup copy is kept next to them.
+in memory until its first message (the user's prompt, so a crash while the first answer streams
+keeps it); then the header and the buffered entries are written, and every later entry is
+appended as one line (flushed to the kernel at once). Files of format versions 1 and 2 are
+migrated on open, after a backup copy is kept next to them.
+
+A failed write (disk full) never raises and never leaves a line whose parent is not in the
+file: the entries stay in memory, pending, and are written in order with the next save
+(``write_error`` says why until then). Lines other processes append to the same file are read
+before each append and kept (``sync`` also follows them when this process is at the tip), and a
+lock note next to the file tells who else has it open (``other_writers``). Damaged links (a
+missing or later parent, a self-parent, a duplicate id) are repaired in memory on load, each
+with a warning naming its line.
 """
 
 from __future__ import annotations
@@ -16,12 +25,14 @@ from typing import Any
 
 from pi_coder.paths import session_dir_for_cwd
 from pi_coder.session import _file
+from pi_coder.session._writers import WriterNote
 from pi_coder.session.codec import (
     dumps,
     entry_from_dict,
     header_from_dict,
     iso_now,
     iso_to_ms,
+    loads,
     migrate_entries,
     new_entry_id,
     new_session_id,
@@ -29,13 +40,14 @@ from pi_coder.session.codec import (
 from pi_coder.session.context import SessionContext, build_context_from_path, path_to
 from pi_coder.session.entries import (
     CURRENT_SESSION_VERSION,
+    CustomMessageEntry,
     LabelEntry,
     MessageEntry,
     SessionEntry,
     SessionHeader,
     SessionInfoEntry,
 )
-from pi_coder.session.errors import InvalidSessionFileError, SessionWriteError
+from pi_coder.session.errors import InvalidSessionFileError, SessionReadError, SessionWriteError
 from pi_coder.session.messages import (
     AgentMessage,
     BranchSummaryMessage,
@@ -66,6 +78,13 @@ def _lines(raws: Iterable[dict[str, Any]]) -> bytes:
     return b"".join(dumps(raw) + b"\n" for raw in raws)
 
 
+def _read_problem(file: Path, exc: OSError) -> str:
+    reason = exc.strerror or str(exc)
+    if isinstance(exc, PermissionError):
+        return f"Cannot read session file {file}: {reason} (fix its permissions, e.g. chmod 600 it)"
+    return f"Cannot read session file {file}: {reason}"
+
+
 class SessionStore:
     """A session: header, entries (a tree through ``parentId``) and the current leaf.
 
@@ -85,9 +104,30 @@ class SessionStore:
         self._labels: dict[str, str] = {}
         self._leaf_id: str | None = None
         self._name: str | None = None
-        self._has_assistant = False
+        self._has_message = False
         self._on_disk = False
         self._replace_on_flush = False
+        self._pending: list[SessionEntry] = []
+        self._known_size: int | None = None
+        self._file_tip: str | None = None
+        self._disk_ids: dict[str, str] = {}
+        """Memory id -> id in the file, for entries renamed because their id was taken."""
+        self._aliases: dict[str, str] = {}
+        """Id in the file -> memory id of the latest entry loaded with it (duplicates only)."""
+        self._note: WriterNote | None = None
+        self._claimed = False
+        self._unresolved: list[tuple[SessionEntry, SessionEntry | None, int]] = []
+        self._raw: _file.RawSessionFile | None = None
+        self.write_error: str | None = None
+        """Why the last save failed, while entries wait in memory for the next one (else None)."""
+        self.foreign_entries = 0
+        """Entries other processes appended to the file since it was opened here."""
+        self.other_writers: list[int] = []
+        """Pids of other live processes that had the file open when it was opened here."""
+        self.repairs: list[str] = []
+        """One line per damaged link repaired on load (naming the line)."""
+        self.malformed_at: list[int] = []
+        """Line numbers of (the first few) malformed lines skipped on load."""
         self.malformed_lines = 0
         """Lines skipped on load because they were not valid JSON entries."""
         self.torn_tail = False
@@ -130,6 +170,7 @@ class SessionStore:
         Raises:
             InvalidSessionFileError: The file is not empty and does not start with a header, or is
                 not a regular file (a folder, a device, a FIFO).
+            SessionReadError: The file cannot be read (permissions, I/O error).
         """
         file = Path(path).absolute()
         directory = Path(session_dir) if session_dir is not None else file.parent
@@ -154,7 +195,13 @@ class SessionStore:
                 return store._load_entry  # stream: each line's dict is freed once its entry exists
             return None
 
-        raw = _file.read_session_file(file, on_header)
+        raw = store._raw = _file.RawSessionFile()
+        try:
+            _file.read_session_file(file, on_header, raw)
+        except OSError as exc:
+            raise SessionReadError(_read_problem(file, exc)) from None
+        finally:
+            store._raw = None
         if raw.header is None:
             if raw.has_content:
                 raise InvalidSessionFileError(f"Not a session file: {file}")
@@ -165,19 +212,24 @@ class SessionStore:
             return store
         store.torn_tail = raw.torn_tail
         store.malformed_lines += raw.malformed
+        store.malformed_at = raw.malformed_at
         if not raw.streamed:
             version = migrate_entries(raw.header, raw.entries)
             if version < CURRENT_SESSION_VERSION:
                 store.migrated_from = version
                 store.backup_path = _file.backup_copy(file, f".v{version}.bak")
+                data = _lines([raw.header, *raw.entries])
                 with _file.locked(file):
-                    _file.write_atomic(file, _lines([raw.header, *raw.entries]))
+                    _file.write_atomic(file, data)
+                raw.size = len(data)
             store._begin_load(raw.header)
             with _file.gc_paused():
                 for data in raw.entries:
                     store._load_entry(data)
-        store._leaf_id = store._entries[-1].id if store._entries else None
+        store._settle_links()
+        store._leaf_id = store._file_tip = store._entries[-1].id if store._entries else None
         store._on_disk = True
+        store._known_size = raw.size
         return store
 
     @classmethod
@@ -230,9 +282,14 @@ class SessionStore:
         if parent_session is not None:
             raw["parentSession"] = parent_session
         self._reset(header_from_dict(raw))  # type: ignore[arg-type]
+        self._leave_writers()
         self._file = self._session_dir / _file_name(timestamp, session_id) if self._persist else None
         self._on_disk = False
         self._replace_on_flush = False
+        self._pending = []
+        self._known_size = None
+        self._file_tip = None
+        self.write_error = None
         return self._file
 
     def _reset(self, header: SessionHeader) -> None:
@@ -242,7 +299,9 @@ class SessionStore:
         self._labels = {}
         self._leaf_id = None
         self._name = None
-        self._has_assistant = False
+        self._has_message = False
+        self._disk_ids = {}
+        self._aliases = {}
 
     def _begin_load(self, header: dict[str, Any]) -> None:
         cwd = header.get("cwd")
@@ -252,13 +311,24 @@ class SessionStore:
 
     def _load_entry(self, data: Any) -> None:
         entry = entry_from_dict(data)
+        line = self._raw.line if self._raw is not None else 0
         if entry is None:
             self.malformed_lines += 1
+            if line and len(self.malformed_at) < 5:
+                self.malformed_at.append(line)
             return
         by_id = self._by_id
-        parent = by_id.get(entry.parent_id) if entry.parent_id is not None else None
-        if parent is not None:
-            entry.parent_id = parent.id  # share one string object per id
+        parent_id = entry.parent_id
+        if parent_id is not None:
+            if self._aliases:
+                parent_id = self._aliases.get(parent_id, parent_id)
+            parent = by_id.get(parent_id)
+            if parent is not None:
+                entry.parent_id = parent.id  # share one string object per id
+            else:  # missing, written later (a cycle), or itself: settled once the lines are read
+                self._unresolved.append((entry, self._entries[-1] if self._entries else None, line))
+        if entry.id in by_id:
+            self._rename_duplicate(entry, line)
         self._entries.append(entry)
         by_id[entry.id] = entry
         self._index(entry)
@@ -267,11 +337,47 @@ class SessionStore:
             # peak memory stays near the final size instead of dicts + models at once.
             entry.message  # noqa: B018
 
+    def _settle_links(self) -> None:
+        """Repair the parents that were not known when their entry was read.
+
+        A parent written later in the file (which is how a cycle looks) or the entry itself
+        cannot be right in an append-only file: the entry is attached to the one before it in
+        file order, so the history before it stays on the path. A parent that is not in the
+        file at all keeps Pi's rule (the entry starts an extra root); both are reported.
+        """
+        unresolved, self._unresolved = self._unresolved, []
+        for entry, previous, line in unresolved:
+            where = f"line {line} of {self._file}" if line else f"an entry of {self._file}"
+            parent_id = entry.parent_id
+            if parent_id is not None and self._aliases:
+                parent_id = self._aliases.get(parent_id, parent_id)
+            if parent_id not in self._by_id:
+                self.repairs.append(
+                    f"{where}: entry {entry.id} names parent {entry.parent_id}, which is not in the file; "
+                    "the history before it is on another branch (see /tree)"
+                )
+                continue
+            why = "names itself as parent" if parent_id == entry.id else f"names parent {entry.parent_id}, written after it"
+            target = f"the entry before it ({previous.id})" if previous is not None else "the root"
+            self.repairs.append(f"{where}: entry {entry.id} {why}; attached it to {target}")
+            entry.parent_id = previous.id if previous is not None else None
+
+    def _rename_duplicate(self, entry: SessionEntry, line: int) -> None:
+        """A second entry with a known id: give it a new id in memory; later references mean it."""
+        disk_id = entry.id
+        alias = new_entry_id(self._by_id)
+        self._aliases[disk_id] = alias
+        self._disk_ids[alias] = disk_id
+        entry.id = alias
+        where = f"line {line}" if line else "an entry"
+        self.repairs.append(
+            f"{where} of {self._file}: id {disk_id} is used by an earlier entry too; later references to it mean this one"
+        )
+
     def _index(self, entry: SessionEntry) -> None:
         kind = type(entry)
-        if kind is MessageEntry:
-            if not self._has_assistant and entry.role == "assistant":  # type: ignore[union-attr]
-                self._has_assistant = True
+        if kind is MessageEntry or kind is CustomMessageEntry:
+            self._has_message = True
         elif kind is LabelEntry:
             if entry.label:  # type: ignore[union-attr]
                 self._labels[entry.target_id] = entry.label  # type: ignore[union-attr]
@@ -320,29 +426,42 @@ class SessionStore:
         """One-line notes about damage found when the file was opened (for the UI to show)."""
         notes = []
         if self.malformed_lines:
-            notes.append(f"Skipped {self.malformed_lines} malformed line(s) in {self._file}")
+            lines = ", ".join(str(n) for n in self.malformed_at)
+            where = f" (line {lines}{', ...' if self.malformed_lines > len(self.malformed_at) else ''})" if lines else ""
+            notes.append(f"Skipped {self.malformed_lines} malformed line(s) in {self._file}{where}")
         if self.torn_tail:
             notes.append(f"Ignored a partly written last line in {self._file}")
+        if self.repairs:
+            more = f" (and {len(self.repairs) - 1} more)" if len(self.repairs) > 1 else ""
+            notes.append(f"Repaired a damaged session: {self.repairs[0]}{more}")
         if self.migrated_from is not None:
             notes.append(
                 f"Migrated session from format v{self.migrated_from} to v{CURRENT_SESSION_VERSION} "
                 f"(backup: {self.backup_path})"
+            )
+        if self.other_writers:
+            pids = ", ".join(str(pid) for pid in self.other_writers)
+            notes.append(
+                f"Another pi process (pid {pids}) has this session open: its turns are loaded before each "
+                "prompt here; turns sent at the same moment go on separate branches (see /tree)"
             )
         return notes
 
     # ------------------------------------------------------------------ appending
 
     def _common(self, kind: str) -> dict[str, Any]:
+        leaf = self._leaf_id
         return {
             "type": kind,
             "id": new_entry_id(self._by_id),
-            "parentId": self._leaf_id,
+            "parentId": self._disk_ids.get(leaf, leaf) if self._disk_ids and leaf is not None else leaf,
             "timestamp": iso_now(),
         }
 
     def _append(self, raw: dict[str, Any], message: AgentMessage | None = None) -> str:
         entry = entry_from_dict(raw)
         assert entry is not None
+        entry.parent_id = self._leaf_id
         self._entries.append(entry)
         self._by_id[entry.id] = entry
         self._leaf_id = entry.id
@@ -354,25 +473,42 @@ class SessionStore:
             entry.raw = {}
         return entry.id
 
-    def _write(self, entry: SessionEntry) -> None:
+    def _write(self, entry: SessionEntry | None) -> None:
+        """Save ``entry`` (and the entries still pending before it); a failure is kept, not raised."""
         try:
             self._write_entry(entry)
         except OSError as exc:
-            raise SessionWriteError(
+            if entry is not None and self._on_disk:
+                self._pending.append(entry)
+            self.write_error = (
                 f"Cannot save the session to {self._file}: {exc.strerror or exc}. "
                 "Free some space or fix the folder, or run with --no-session."
-            ) from exc
+            )
+        else:
+            self.write_error = None
 
-    def _write_entry(self, entry: SessionEntry) -> None:
+    def _write_entry(self, entry: SessionEntry | None) -> None:
         if not self._persist or self._file is None:
             return
         if self._on_disk:
-            try:
-                _file.append_bytes(self._file, dumps(entry.to_json_dict()) + b"\n")
+            batch = [*self._pending, entry] if entry is not None else self._pending
+            if not batch:
                 return
+            try:
+                foreign, self._known_size = _file.append_bytes(
+                    self._file, _lines(item.to_json_dict() for item in batch), self._known_size
+                )
             except FileNotFoundError:
-                pass  # deleted behind our back: write the whole session again, header first
-        elif not self._has_assistant:
+                # Deleted behind our back: write the whole session again, header first.
+                self._on_disk = False
+                self._replace_on_flush = False
+            else:
+                self._pending = []
+                if foreign:
+                    self._integrate(foreign, follow=False)  # lines before ours: this run keeps its branch
+                self._file_tip = batch[-1].id
+                return
+        elif not self._has_message:
             return
         _file.ensure_private_dir(self._file.parent)
         data = self._all_lines()
@@ -381,6 +517,107 @@ class SessionStore:
         else:
             _file.create_exclusive(self._file, data)
         self._on_disk = True
+        self._replace_on_flush = False
+        self._pending = []
+        self._known_size = len(data)
+        self._file_tip = self._entries[-1].id if self._entries else None
+        if self._claimed:
+            self._join_writers()
+
+    def flush(self) -> None:
+        """Write the entries a failed save left pending (or the unwritten session) now.
+
+        Raises:
+            SessionWriteError: The file still cannot be written (``write_error`` says why).
+        """
+        if self._pending or (self.write_error is not None and not self._on_disk):
+            self._write(None)
+        if self.write_error is not None:
+            raise SessionWriteError(self.write_error)
+
+    @property
+    def pending_count(self) -> int:
+        """Entries held in memory because a save failed (written with the next save)."""
+        if self.write_error is not None and not self._on_disk:
+            return len(self._entries)
+        return len(self._pending)
+
+    def sync(self) -> list[SessionEntry]:
+        """Load the entries other processes appended to the file since this process last read or wrote it.
+
+        If the leaf was the file's last entry, it moves to the new last entry (as a reload
+        would), so the next append continues the conversation where the file ends. With entries
+        still pending after a failed save, nothing moves.
+
+        Returns:
+            The entries found (empty if none, or the file cannot be read).
+        """
+        if not self._on_disk or self._file is None or self._known_size is None:
+            return []
+        try:
+            foreign, size = _file.read_appended(self._file, self._known_size)
+        except OSError:
+            return []
+        if not foreign:
+            return []
+        self._known_size = size
+        return self._integrate(foreign, follow=not self._pending)
+
+    def _integrate(self, foreign: bytes, *, follow: bool) -> list[SessionEntry]:
+        at_tip = self._leaf_id == self._file_tip
+        before = len(self._entries)
+        for line in foreign.split(b"\n"):
+            if not line.strip():
+                continue
+            try:
+                data = loads(line)
+            except ValueError:
+                self.malformed_lines += 1
+                continue
+            self._load_entry(data)
+        self._settle_links()
+        added = self._entries[before:]
+        if added:
+            self.foreign_entries += len(added)
+            self._file_tip = added[-1].id
+            if follow and at_tip:
+                self._leaf_id = added[-1].id
+        return added
+
+    def claim_writer(self) -> list[int]:
+        """Note this process as a writer of the file (now, or once the file is created).
+
+        A host that keeps the session open (every mode does) calls this; the note is removed by
+        :meth:`close` or when the store is dropped.
+
+        Returns:
+            The pids of other live processes that have the file open (also in ``other_writers``).
+        """
+        self._claimed = True
+        if self._on_disk:
+            self._join_writers()
+        return list(self.other_writers)
+
+    def _join_writers(self) -> None:
+        if self._note is None and self._file is not None and self._persist:
+            self._note = WriterNote(self._file)
+            self.other_writers = self._note.join()
+
+    def _leave_writers(self) -> None:
+        if self._note is not None:
+            self._note.leave()
+            self._note = None
+        self.other_writers = []
+
+    def live_writers(self) -> list[int]:
+        """Pids of other live processes that have this session file open now."""
+        return self._note.others() if self._note is not None else []
+
+    def close(self) -> None:
+        """Try once more to write pending entries, and leave the file to other writers."""
+        if self._pending:
+            self._write(None)
+        self._leave_writers()
 
     def _all_lines(self) -> bytes:
         return _lines([self._header.raw, *(entry.to_json_dict() for entry in self._entries)])
@@ -595,8 +832,6 @@ class SessionStore:
             raw = self._common("label")
             raw.update(targetId=target, label=label)
             self._append(raw)
-        if self._has_assistant and self._file is not None and not self._on_disk:
-            _file.ensure_private_dir(self._file.parent)
-            _file.create_exclusive(self._file, self._all_lines())
-            self._on_disk = True
+        if self._has_message and self._file is not None and not self._on_disk:
+            self._write(None)
         return self._file

@@ -156,3 +156,75 @@ def test_two_processes_appending_never_interleave_lines(tmp_path: Path) -> None:
         assert mine == [f"{tag}{i}:" + tag * (1000 + 37 * i) for i in range(count)]
     reloaded = SessionStore.open(path)
     assert reloaded.malformed_lines == 0 and len(reloaded.get_entries()) == 2 + 2 * count
+
+
+_FULL_DISK = textwrap.dedent(
+    """
+    # A real failing write: RLIMIT_FSIZE makes write() fail with EFBIG past the limit (SIGXFSZ
+    # ignored), as a full disk fails it with ENOSPC; raising the limit again "frees space".
+    import json, resource, signal, sys
+    from pathlib import Path
+    from pi_coder.ai.types import AssistantMessage, TextContent, UserMessage
+    from pi_coder.session import SessionStore
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    folder = Path(sys.argv[1])
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+
+    def limit(size):
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, hard))
+
+    def answer(text):
+        return AssistantMessage(content=[TextContent(text=text)], provider="p", model="m")
+
+    out = {}
+    # 1. The first save fails, later saves recover once there is space.
+    limit(100)
+    store = SessionStore.create("/proj", folder / "first")
+    store.append_message(UserMessage(content="q1" * 100))
+    out["first_error"] = store.write_error
+    out["first_exists"] = store.session_file.exists()
+    store.append_message(answer("a1"))
+    out["second_error"] = store.write_error
+    limit(hard)
+    store.append_message(UserMessage(content="q2"))
+    out["recovered_error"] = store.write_error
+    out["first_file"] = str(store.session_file)
+
+    # 2. An append fails mid-session; the entries wait and go out in order with the next save.
+    store = SessionStore.create("/proj", folder / "append")
+    store.append_message(UserMessage(content="u1"))
+    store.append_message(answer("r1"))
+    size = store.session_file.stat().st_size
+    limit(size + 10)
+    store.append_message(UserMessage(content="u2" * 50))
+    store.append_message(answer("r2" * 50))
+    out["pending"] = store.pending_count
+    out["size_kept"] = store.session_file.stat().st_size == size
+    limit(hard)
+    store.append_message(UserMessage(content="u3"))
+    out["pending_after"] = store.pending_count
+    out["append_file"] = str(store.session_file)
+    print(json.dumps(out))
+    """
+)
+
+
+def test_full_disk_keeps_the_chain_valid_and_the_first_save_recovers(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", _FULL_DISK, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["first_error"] and "Cannot save the session" in out["first_error"]
+    assert out["first_exists"] is False  # no half-written file left to make later saves fail
+    assert out["second_error"]
+    assert out["recovered_error"] is None
+    first = SessionStore.open(out["first_file"])
+    assert [m.content for m in first.build_session_context().messages if m.role == "user"] == ["q1" * 100, "q2"]
+
+    assert out["pending"] == 2 and out["size_kept"]  # the failed line was cut off again
+    assert out["pending_after"] == 0
+    store = SessionStore.open(out["append_file"])
+    assert store.malformed_lines == 0 and store.repairs == []
+    messages = store.build_session_context().messages
+    assert [m.role for m in messages] == ["user", "assistant", "user", "assistant", "user"]
+    assert messages[2].content == "u2" * 50 and messages[-1].content == "u3"
