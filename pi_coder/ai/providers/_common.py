@@ -241,6 +241,7 @@ class StreamWriter:
         # The repair that makes streaming arguments showable must not make a cut-off call
         # runnable: a final text that is not one JSON object marks the call (agent refuses it).
         block = self._content[index]
+        assert isinstance(block, ToolCall)
         raw = self._json.pop(index, None)
         self._dirty.discard(index)
         if raw is not None and (raw or not block.arguments):
