@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import signal
 import subprocess
 import time
@@ -186,6 +187,25 @@ def test_unknown_session(pi_a: PiHome) -> None:
 def test_missing_file_argument(pi_a: PiHome) -> None:
     line = _one_line_error(pi_a.run("@nope.txt", "-p", "x"))
     assert f"File not found: {pi_a.project / 'nope.txt'}" in line
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_file_argument_that_is_not_a_regular_file(pi_a: PiHome, kind: str) -> None:
+    """`pi -p @fifo hi` (no writer on the FIFO) and `@/dev/zero`: one line and exit 1, at once."""
+    if kind == "fifo":
+        path = pi_a.project / "pipe"
+        os.mkfifo(path)
+        expected = f"Not a regular file: {path} (a FIFO); @ takes regular files only"
+    else:
+        path = Path("/dev/zero")
+        expected = "Not a regular file: /dev/zero (a character device); @ takes regular files only"
+    started = time.monotonic()
+    run = pi_a.run(f"@{path}", "-p", "hi", timeout=30)
+    line = _one_line_error(run)
+    assert run.returncode == 1
+    assert time.monotonic() - started < 20
+    assert expected in line
+    assert pi_a.server.requests == []
 
 
 def test_api_key_without_model(pi_a: PiHome) -> None:

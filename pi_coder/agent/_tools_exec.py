@@ -49,6 +49,11 @@ __all__ = [
 
 Emit = Callable[[AgentEvent], Awaitable[None]]
 
+INVALID_JSON_TEXT = (
+    'Invalid arguments for tool "{name}": {error}. The tool was not executed, because its arguments '
+    "may be cut off. Re-issue the tool call with complete, valid JSON arguments."
+)
+
 TRUNCATED_TEXT = (
     'Tool call "{name}" was not executed: the response hit the output token limit, so its '
     "arguments may be truncated. Re-issue the tool call with complete arguments."
@@ -245,6 +250,9 @@ class _Runner:
         tool = self.tools.get(call.name)
         if tool is None:
             return _Outcome(call, _error_result(f"Tool {call.name} not found"), True)
+        if call.arguments_error is not None:
+            text = INVALID_JSON_TEXT.format(name=call.name, error=call.arguments_error)
+            return _Outcome(call, _error_result(text), True)
         try:
             raw_args = call.arguments
             if tool.prepare_arguments is not None:

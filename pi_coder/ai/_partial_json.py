@@ -7,12 +7,13 @@ partial parse fails or when the text ends in the middle of a literal or a number
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 import jiter
 
-__all__ = ["parse_streaming_json"]
+__all__ = ["parse_final_json", "parse_streaming_json"]
 
 # A JSON string literal, possibly unterminated. Outside string literals a JSON document has no
 # double quotes, so scanning for the next quote tokenises strings correctly.
@@ -25,6 +26,8 @@ _TAIL_WINDOW = 80
 _TAIL_LITERAL = re.compile(r"(?<=[:\[,])(\s*)(t|tr|tru|f|fa|fal|fals|n|nu|nul)$")
 _TAIL_NUMBER = re.compile(r"(?<=[:\[,])(\s*-?\d+(?:\.\d*)?(?:[eE][+-]?\d*)?)$")
 _LITERALS = {"t": "true", "f": "false", "n": "null"}
+_KINDS: dict[type, str] = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
+_KINDS[type(None)] = "null"
 
 
 def parse_streaming_json(s: str) -> dict[str, Any]:
@@ -48,6 +51,39 @@ def parse_streaming_json(s: str) -> dict[str, Any]:
         return _parse(s)
     except Exception:  # the contract is "never raises": any surprise means "no arguments yet"
         return {}
+
+
+def parse_final_json(s: str) -> tuple[dict[str, Any], str | None]:
+    """The arguments of a finished tool call, and why they are invalid (None when they are valid).
+
+    Valid means the whole text is one JSON object (raw control characters inside strings are
+    tolerated, as local servers send them). Anything else, typically a document cut off in
+    the middle, is invalid: the best-effort parse is still returned so it can be shown, but a
+    call with an error must not be executed (its arguments may be truncated).
+
+    Args:
+        s: The complete argument text the provider sent.
+
+    Returns:
+        ``(arguments, error)``; ``error`` is a phrase such as ``the arguments are not valid
+        JSON (Unterminated string starting at: line 1 column 30 (char 29))``.
+    """
+    if not s or s.isspace():
+        return {}, None
+    for text in (s, _escape_control_chars(s)):
+        try:
+            value = jiter.from_json(text.encode("utf-8", "surrogatepass"), partial_mode="off")
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value, None
+        return {}, f"the arguments are {_KINDS.get(type(value), 'a JSON value')}, not a JSON object"
+    try:
+        json.loads(s)
+        reason = ""
+    except ValueError as exc:
+        reason = f" ({exc})"
+    return parse_streaming_json(s), f"the arguments are not valid JSON{reason}"
 
 
 def _parse(s: str) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from pydantic.alias_generators import to_camel
 
 __all__ = [
@@ -93,6 +93,20 @@ class ToolCall(PiModel):
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     thought_signature: str | None = None
+    _arguments_error: str | None = PrivateAttr(default=None)
+
+    @property
+    def arguments_error(self) -> str | None:
+        """Why the final argument text from the provider was not one JSON object; None when it was.
+
+        ``arguments`` then holds a best-effort repair (fine to show, possibly truncated), so the
+        agent loop refuses to execute the call. Kept in memory only, never serialised.
+        """
+        return self._arguments_error
+
+    @arguments_error.setter
+    def arguments_error(self, value: str | None) -> None:
+        self._arguments_error = value
 
 
 UserContent: TypeAlias = Annotated[TextContent | ImageContent, Field(discriminator="type")]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,31 @@ def _resolve(arg: str, cwd: str) -> Path:
     if not path.is_absolute():
         path = Path(cwd) / path
     return Path(os.path.normpath(path))
+
+
+_SPECIAL = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+            (stat.S_ISBLK, "a block device"))  # fmt: skip
+
+
+def _read_regular(path: Path) -> bytes:
+    # A FIFO with no writer would block the open (and Ctrl+C with it); /dev/zero never ends.
+    # Non-blocking open, then fstat of that very descriptor: no race between check and read.
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise UserError(f"Cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _SPECIAL if test(mode)), "a special file")
+            raise UserError(f"Not a regular file: {path} ({kind}); @ takes regular files only")
+        os.set_blocking(fd, True)
+        with open(fd, "rb", closefd=False) as f:
+            return f.read()
+    except OSError as exc:
+        raise UserError(f"Cannot read {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
 
 
 def process_file_args(args: list[str], cwd: str) -> tuple[str, list[ImageContent]]:
@@ -52,10 +78,7 @@ def process_file_args(args: list[str], cwd: str) -> tuple[str, list[ImageContent
             raise UserError(f"File not found: {path}")
         if path.is_dir():
             raise UserError(f"Not a file: {path} (@ takes files, not folders)")
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise UserError(f"Cannot read {path}: {exc.strerror or exc}") from None
+        data = _read_regular(path)
         if not data:
             continue
         mime = detect_image_mime(data[:16])

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from pi_coder.errors import ToolError
+from pi_coder.tools._files import read_regular_bytes
 from pi_coder.tools._glob import GlobPattern, compile_glob
 
 __all__ = ["IgnoreRules", "walk_files"]
@@ -21,8 +23,8 @@ _IGNORE_FILES = (".gitignore", ".ignore")
 
 def _read_patterns(path: Path) -> list[GlobPattern]:
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_regular_bytes(path, path.name).decode("utf-8", "replace")
+    except ToolError:  # missing, unreadable, or a FIFO that would block the walk
         return []
     patterns = []
     for raw in text.splitlines():

@@ -14,6 +14,7 @@ from pi_coder.ai.abort import AbortSignal
 from pi_coder.ai.types import TextContent
 from pi_coder.errors import ToolError
 from pi_coder.tools._edits import EditPreview, apply_edits, prepare_edit_arguments
+from pi_coder.tools._files import read_regular_bytes, write_file_atomic
 from pi_coder.tools._locks import file_mutation_lock
 from pi_coder.tools._paths import resolve_path
 from pi_coder.tools._schema import ToolParams, coerce_params
@@ -59,25 +60,18 @@ class EditParams(ToolParams):
 
 
 def _load(file: Path, shown: str) -> str:
-    if not file.is_file():
+    if not file.exists():
         raise ToolError(f"File not found: {shown}")
-    if not os.access(file, os.R_OK | os.W_OK):
+    data = read_regular_bytes(file, shown, "edit only changes regular files")
+    if not os.access(file, os.W_OK):
         raise ToolError(f"File is not readable and writable: {shown}")
-    try:
-        data = file.read_bytes()
-    except OSError as exc:
-        raise ToolError(str(exc)) from exc
     if b"\x00" in data[:8192]:
         raise ToolError(f"Cannot edit binary file: {shown}")
     return data.decode("utf-8", "surrogateescape")
 
 
-def _store(file: Path, content: str) -> None:
-    try:
-        with open(file, "wb") as f:
-            f.write(content.encode("utf-8", "surrogateescape"))
-    except OSError as exc:
-        raise ToolError(str(exc)) from exc
+def _store(file: Path, content: str, shown: str) -> None:
+    write_file_atomic(file, content.encode("utf-8", "surrogateescape"), shown)
 
 
 def _summary(preview: EditPreview, shown: str) -> str:
@@ -111,7 +105,7 @@ def create_edit_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None 
             preview = await asyncio.to_thread(apply_edits, original, edits, args.path)
             if signal is not None and signal.aborted:
                 raise ToolError("Operation aborted")
-            await asyncio.to_thread(_store, file, preview.new_content)
+            await asyncio.to_thread(_store, file, preview.new_content, args.path)
         details = {
             "diff": preview.diff,
             "firstChangedLine": preview.first_changed_line,

@@ -18,6 +18,7 @@ from pi_coder.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_coder.ai.abort import AbortSignal
 from pi_coder.ai.types import TextContent
 from pi_coder.errors import ToolError
+from pi_coder.tools._files import file_kind, read_regular_bytes
 from pi_coder.tools._glob import GlobPattern, compile_glob
 from pi_coder.tools._paths import resolve_path
 from pi_coder.tools._rg import RipgrepRun, find_ripgrep
@@ -191,8 +192,8 @@ def _search_python(
         if glob is not None and _glob_skips(glob, rel):
             continue
         try:
-            data = (base / rel).read_bytes()
-        except OSError:
+            data = read_regular_bytes(base / rel, rel)
+        except ToolError:
             continue
         if b"\x00" in data:
             continue
@@ -273,6 +274,10 @@ def create_grep_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None 
         if not root.exists():
             raise ToolError(f"Path not found: {root}")
         is_file = not root.is_dir()
+        if is_file:
+            kind = file_kind(root.stat().st_mode)
+            if kind is not None:
+                raise ToolError(f"{args.path} is not a regular file ({kind}); grep searches files and folders only.")
         limit = max(1, args.limit or DEFAULT_LIMIT)
         context = max(0, args.context or 0)
         rg = find_ripgrep(settings)

@@ -24,6 +24,7 @@ from pi_coder.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_coder.ai.abort import AbortSignal
 from pi_coder.ai.types import ImageContent, TextContent
 from pi_coder.errors import ToolError
+from pi_coder.tools._files import describe_os_error, open_regular
 from pi_coder.tools._images import detect_image_mime, prepare_image
 from pi_coder.tools._paths import resolve_read_path
 from pi_coder.tools._schema import ToolParams, coerce_params
@@ -66,6 +67,8 @@ class TextWindow:
     first_line_bytes: int | None = None
     """Set when the first selected line alone exceeds the byte limit (nothing is shown)."""
     replaced_invalid: bool = False
+    final_newline: bool = False
+    """The window ends at the end of a file whose last line ends in a newline (not in ``text``)."""
 
 
 def newline_index(buf: Any, size: int) -> list[int]:
@@ -112,7 +115,8 @@ def read_text_window(
 ) -> TextWindow:
     """Cut lines ``offset..offset+limit-1`` from ``buf`` (bytes or mmap), head-truncated.
 
-    A final newline ends the last line rather than starting an empty one. ``index`` is
+    A final newline ends the last line rather than starting an empty one (``final_newline``
+    says the window ends with it; ``text`` leaves it out). ``index`` is
     ``newline_index(buf, size)`` when the caller has it already.
 
     Raises:
@@ -159,6 +163,9 @@ def read_text_window(
     else:
         selection_end = _offset_after(buf, index, offset - 1 + selected)
         selected_bytes = max(selection_end - 1 - start, 0)
+    final_newline = (
+        truncated_by is None and shown > 0 and offset + shown - 1 == total and buf[size - 1 : size] == b"\n"
+    )
     raw = bytes(buf[start:end])
     try:
         text = raw.decode("utf-8")
@@ -170,7 +177,7 @@ def read_text_window(
         text=text, start_line=offset, output_lines=shown, total_lines=total, selected_lines=selected,
         truncated_by=truncated_by, output_bytes=used, selected_bytes=selected_bytes,
         first_line_bytes=first_line_bytes,
-        replaced_invalid=replaced,
+        replaced_invalid=replaced, final_newline=final_newline,
     )  # fmt: skip
 
 
@@ -181,7 +188,7 @@ def _format_window(window: TextWindow, path: str, offset: int, limit: int | None
             f"{format_size(DEFAULT_MAX_BYTES)} limit. Use bash: sed -n '{offset}p' {path} | head -c "
             f"{DEFAULT_MAX_BYTES}]"
         )
-    text = window.text
+    text = window.text + ("\n" if window.final_newline else "")  # the model sees the file as it is
     last = offset + window.output_lines - 1
     notice = None
     if window.truncated_by == "lines":
@@ -246,10 +253,9 @@ def _cached_index(f: Any, buf: Any, size: int) -> list[int]:
 
 
 def _read_sync(file: Path, shown_path: str, offset: int, limit: int | None, auto_resize: bool) -> AgentToolResult:
-    if file.is_dir():
-        raise ToolError(f"Path is a directory: {shown_path}. Use ls (or bash) to list it.")
+    fd = open_regular(file, shown_path, "read only opens regular files (use bash for devices and pipes)")
     try:
-        with open(file, "rb") as f:
+        with open(fd, "rb") as f:
             size = os.fstat(f.fileno()).st_size
             head = f.read(_SNIFF)
             mime = detect_image_mime(head)
@@ -273,7 +279,7 @@ def _read_sync(file: Path, shown_path: str, offset: int, limit: int | None, auto
     except ToolError:
         raise
     except OSError as exc:
-        raise ToolError(str(exc)) from exc
+        raise ToolError(describe_os_error(exc, shown_path)) from None
     text = _format_window(window, shown_path, offset, limit)
     return AgentToolResult(content=[TextContent(text=text)], details=_details(window))
 

@@ -13,6 +13,7 @@ from pi_coder.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_coder.ai.abort import AbortSignal
 from pi_coder.ai.types import TextContent
 from pi_coder.errors import ToolError
+from pi_coder.tools._files import write_file_atomic
 from pi_coder.tools._locks import file_mutation_lock
 from pi_coder.tools._paths import resolve_path
 from pi_coder.tools._schema import ToolParams, coerce_params
@@ -31,13 +32,8 @@ class WriteParams(ToolParams):
     content: str = Field(description="Content to write to the file")
 
 
-def _write_sync(file: Path, content: str) -> None:
-    try:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        with open(file, "w", encoding="utf-8", newline="", errors="surrogatepass") as f:
-            f.write(content)
-    except OSError as exc:
-        raise ToolError(str(exc)) from exc
+def _write_sync(file: Path, content: str, shown: str) -> None:
+    write_file_atomic(file, content.encode("utf-8", "surrogatepass"), shown)
 
 
 def create_write_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool:
@@ -51,7 +47,7 @@ def create_write_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None
         async with file_mutation_lock(file):
             if signal is not None and signal.aborted:
                 raise ToolError("Operation aborted")
-            await asyncio.to_thread(_write_sync, file, args.content)
+            await asyncio.to_thread(_write_sync, file, args.content, args.path)
         text = f"Successfully wrote {len(args.content)} bytes to {args.path}"
         return AgentToolResult(content=[TextContent(text=text)], details=None)
 

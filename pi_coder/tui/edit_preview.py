@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from typing import Any
 
 __all__ = ["preview_edit"]
@@ -22,6 +23,8 @@ def preview_edit(args: dict[str, Any], cwd: str) -> tuple[str | None, str | None
     raw = path[1:] if path.startswith("@") else path
     full = os.path.join(cwd, os.path.expanduser(raw))
     try:
+        if not stat.S_ISREG(os.stat(full).st_mode):
+            return None, None  # a FIFO would block the UI here; the tool itself refuses it
         with open(full, encoding="utf-8", newline="") as handle:
             original = handle.read()
     except OSError as exc:

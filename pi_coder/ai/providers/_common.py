@@ -27,7 +27,7 @@ import httpx
 
 from pi_coder.ai import _http
 from pi_coder.ai._http import api_error_text, describe_transport_error
-from pi_coder.ai._partial_json import parse_streaming_json
+from pi_coder.ai._partial_json import parse_final_json, parse_streaming_json
 from pi_coder.ai._sse import ServerSentEvent, SSEDecoder
 from pi_coder.ai.errors import ProviderError, ProviderResponseError, ProviderTimeoutError
 from pi_coder.ai.events import (
@@ -235,11 +235,20 @@ class StreamWriter:
 
     def end_tool_call(self, index: int) -> None:
         block = self._content[index]
+        self._finalize_arguments(index)
+        self._push(ToolCallEndEvent(content_index=index, tool_call=block, partial=self.output))
+
+    def _finalize_arguments(self, index: int) -> None:
+        # The repair that makes streaming arguments showable must not make a cut-off call
+        # runnable: a final text that is not one JSON object marks the call (agent refuses it).
+        block = self._content[index]
+        assert isinstance(block, ToolCall)
         raw = self._json.pop(index, None)
         self._dirty.discard(index)
         if raw is not None and (raw or not block.arguments):
-            block.__dict__["arguments"] = parse_streaming_json(raw)
-        self._push(ToolCallEndEvent(content_index=index, tool_call=block, partial=self.output))
+            arguments, error = parse_final_json(raw)
+            block.__dict__["arguments"] = arguments
+            block.arguments_error = error
 
     def tool_call_json(self, index: int) -> str | None:
         """The raw argument text accumulated so far for an open tool call."""
@@ -280,6 +289,8 @@ class StreamWriter:
     def finish(self, reason: str) -> None:
         """Push ``done`` with ``reason`` (stop, length or toolUse)."""
         self.flush()
+        for index in list(self._json):  # a tool call the server never closed
+            self._finalize_arguments(index)
         self.output.stop_reason = reason  # type: ignore[assignment]
         self._push(DoneEvent(reason=reason, message=self.output))  # type: ignore[arg-type]
 
