@@ -47,7 +47,19 @@ def start_pi(tmp_path: Path) -> Iterator[tuple[Start, SSEServer, Path]]:
                 f"env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY PI_CODER_HOME={home} {env} {PI} --model local/test-model"
                 f" {args}; echo PI-EXIT=$?; sleep 60"
             )
-            tmux.run("new-session", "-d", "-s", tmux.name, "-x", str(width), "-y", str(height), "-c", str(project), command)
+            tmux.run(
+                "new-session",
+                "-d",
+                "-s",
+                tmux.name,
+                "-x",
+                str(width),
+                "-y",
+                str(height),
+                "-c",
+                str(project),
+                command,
+            )
             tmux.wait_text("test-model")
             return tmux
 
@@ -110,7 +122,7 @@ def test_marker_stays_away_while_messages_are_queued(start_pi) -> None:
     for _ in range(10):  # output keeps arriving with the queue shown
         assert MARKER not in tmux.screen()
         before = tmux.screen()
-        tmux.wait(lambda: tmux.screen() != before, "more output")
+        tmux.wait(lambda before=before: tmux.screen() != before, "more output")
     tmux.keys("Escape")
     tmux.wait_text("Operation aborted")
     assert MARKER not in tmux.screen()
