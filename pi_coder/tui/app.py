@@ -147,7 +147,9 @@ class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        yield Transcript(id="transcript")
+        transcript = Transcript(id="transcript")
+        yield transcript
+        yield transcript.marker
         with Vertical(id="bottom"):
             yield PendingMessages()
             yield StatusLine(animate=self.animations)

@@ -61,12 +61,8 @@ class Transcript(VerticalScroll, can_focus=False):
         self._released = False  # the user moved the view (Textual released the anchor)
         self._away = False  # ... and it is above the live end
         self.marker = JumpMarker()
+        """Compose it right after the transcript: it takes its own row instead of covering text."""
         self.marker.transcript = self
-
-    def on_mount(self) -> None:
-        # The marker lives just below the transcript, so it takes its own row instead of covering text.
-        if self.marker.parent is None and self.parent is not None:
-            self.parent.mount(self.marker, after=self)
 
     @property
     def following(self) -> bool:
