@@ -126,3 +126,36 @@ def test_marker_stays_away_while_messages_are_queued(start_pi) -> None:
     tmux.keys("Escape")
     tmux.wait_text("Operation aborted")
     assert MARKER not in tmux.screen()
+
+
+def _footer_width(tmux: Tmux) -> int:
+    lines = [line for line in tmux.screen().splitlines() if "test-model" in line]
+    return len(lines[-1].rstrip()) if lines else 0
+
+
+def test_stale_columns_and_lines_do_not_fix_the_size(start_pi) -> None:
+    """COLUMNS=40 LINES=10 exported in a 100x30 pane: pi draws at 100x30 and follows a resize."""
+    start, _, _ = start_pi
+    tmux = start(env="COLUMNS=40 LINES=10")
+    tmux.wait(lambda: _footer_width(tmux) >= 95, "the footer to reach the right edge of 100 columns")
+    assert len([line for line in tmux.screen().splitlines()]) == 30
+    assert "╰" in tmux.screen().splitlines()[-3]  # the editor box sits at the bottom of 30 rows
+    tmux.run("resize-window", "-t", tmux.name, "-x", "120", "-y", "35")
+    tmux.wait(lambda: _footer_width(tmux) >= 115, "the footer to follow the resize to 120 columns")
+
+
+def test_quit_prints_the_resume_hint(start_pi) -> None:
+    start, server, home = start_pi
+    server.enqueue(Turn([Text("Hello there.")]))
+    tmux = start()
+    tmux.text("hi")
+    tmux.keys("Enter")
+    tmux.wait_text("Hello there.")
+    tmux.keys("C-d")
+    tmux.wait(tmux.exited, "pi to exit")
+    files = list((home / "sessions").rglob("*.jsonl")) if (home / "sessions").exists() else list(home.rglob("*.jsonl"))
+    assert files
+    hint = [line for line in tmux.screen().splitlines() if "To resume this session: pi --session " in line]
+    assert hint, tmux.screen()
+    session_id = hint[0].split("--session ")[1].strip()
+    assert session_id and session_id in files[0].read_text()
