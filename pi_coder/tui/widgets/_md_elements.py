@@ -94,6 +94,8 @@ def markdown_class() -> type:
                 yield Segment.line()
 
     class PiQuote(BlockQuote):
+        style_name = f"italic {MUTED}"
+
         def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
             style = Style(color=MUTED, italic=True)
             lines = console.render_lines(
