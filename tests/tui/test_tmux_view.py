@@ -109,7 +109,7 @@ def test_marker_comes_and_goes_and_never_covers_the_answer(start_pi) -> None:
 def test_marker_stays_away_while_messages_are_queued(start_pi) -> None:
     """Queuing a steer and a follow-up without scrolling shows no marker; Esc shows "Operation aborted"."""
     start, server, _ = start_pi
-    server.enqueue(Turn([Text(_long_answer("C", 200))], delta_chars=20, delay=0.03))
+    server.enqueue(Turn([Text(_long_answer("C", 400))], delta_chars=10, delay=0.05))
     tmux = start()
     tmux.text("go")
     tmux.keys("Enter")
