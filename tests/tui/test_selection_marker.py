@@ -46,3 +46,18 @@ async def test_completion_menu_marks_the_highlighted_command(project: Path) -> N
         await pilot.pause()
         second = _marked(screen_text(app))
         assert len(second) == 1 and second != first
+
+
+async def test_completion_descriptions_line_up_in_a_column(project: Path) -> None:
+    app = make_app(_session(project))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "/")
+        await wait_until(pilot, lambda: app.query_one("CompletionMenu").is_open, what="menu")
+        await pilot.pause()
+        menu = app.query_one("CompletionMenu")
+        starts = set()
+        for item in menu.items[:5]:
+            line = next(line for line in screen_text(app).splitlines() if f" {item.label} " in line + " ")
+            if item.description:
+                starts.add(line.index(item.description))
+        assert len(starts) == 1

@@ -39,8 +39,9 @@ class CompletionMenu(MarkedOptionList, can_focus=False):
             self.close()
             return
         options = []
+        column = min(32, max(len(item.label) for item in items))  # descriptions start in one column
         for item in items:
-            label = Text(item.label)
+            label = Text(item.label.ljust(column))
             if item.description:
                 label.append("  " + item.description, style="dim")
             options.append(Option(label))
