@@ -293,7 +293,7 @@ class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
         controller = self.controller
         self._drain_posted = False
         self._last_drain = time.monotonic()
-        if controller is None:
+        if controller is None or self._exit:  # shutting down: the widgets may already be gone
             return
         events = self._events
         while events:
