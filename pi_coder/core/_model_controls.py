@@ -32,6 +32,8 @@ class ModelControls:
     _model: Model | None
     _store: SessionStore
     _loaded: LoadedSettings | None
+    _thinking_asked: tuple[str, str] | None = None
+    """(the level the user asked for, the level applied); stale once the level changes elsewhere."""
 
     def emit_nowait(self, event: Any) -> None:  # provided by AgentSession
         raise NotImplementedError
@@ -65,7 +67,17 @@ class ModelControls:
         self._store.append_model_change(model.provider, model.id)
         self._save({"default_provider": model.provider, "default_model": model.id})
         self.emit_nowait(ModelChanged(provider=model.provider, model_id=model.id))
-        self._apply_thinking(clamp_thinking_level(self.thinking_level, model), force=False)
+        # The user's level, clamped to what this model can do; the clamp is not a choice and is not saved.
+        choice = self._thinking_choice()
+        self._apply_thinking(clamp_thinking_level(choice, model), force=False, save=False)
+        self._thinking_asked = (choice, self.thinking_level)
+
+    def _thinking_choice(self) -> str:
+        """The level the user asked for last (or started with), before any clamping to a model."""
+        if self._thinking_asked is not None and self._thinking_asked[1] == self.thinking_level:
+            return self._thinking_asked[0]
+        reasons = self._model is not None and self._model.reasoning
+        return self.thinking_level if reasons else (self.settings.default_thinking_level or "medium")
 
     def cycle_model(self, direction: int = 1) -> tuple[Model, str] | None:
         """Next (or previous) model of the scope (``--models``), else of the available models."""
@@ -90,16 +102,21 @@ class ModelControls:
         return available_thinking_levels(self._model)
 
     def set_thinking_level(self, level: str) -> None:
-        """Set the thinking level (clamped to the model); appends an entry and saves the default."""
-        self._apply_thinking(clamp_thinking_level(level, self._model) if self._model else level, force=True)
+        """Set the thinking level (clamped to the model); appends an entry and saves the default.
 
-    def _apply_thinking(self, level: str, *, force: bool) -> None:
+        A level the model cannot do is applied clamped, and then not saved as the default.
+        """
+        clamped = clamp_thinking_level(level, self._model) if self._model else level
+        self._apply_thinking(clamped, force=True, save=clamped == level)
+        self._thinking_asked = (level, clamped)
+
+    def _apply_thinking(self, level: str, *, force: bool, save: bool = True) -> None:
         changed = level != self.agent.state.thinking_level
         self.agent.state.thinking_level = level
         if changed or force:
             if changed:
                 self._store.append_thinking_level_change(level)
-            if level in _SAVABLE_LEVELS:
+            if save and level in _SAVABLE_LEVELS:
                 self._save({"default_thinking_level": level})
             self.emit_nowait(ThinkingLevelChanged(thinking_level=level))
 

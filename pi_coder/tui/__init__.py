@@ -5,6 +5,7 @@ Importing this package is cheap; Textual loads when ``run_tui`` or ``PiApp`` is 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -32,11 +33,34 @@ def run_tui(
     Returns:
         The process exit code.
     """
+    _forget_stale_size()
     from pi_coder.tui.app import PiApp
 
     app = PiApp(session, initial_messages=initial_messages, startup_notices=startup_notices, **options)
     app.run()
+    hint = resume_hint(session)
+    if hint:
+        print(hint)
     return app.return_code or 0
+
+
+def _forget_stale_size() -> None:
+    """Drop ``COLUMNS``/``LINES`` so the terminal's real size (and its resizes) rule, as in Pi.
+
+    Shells and Python parents that imported readline export them; Rich and Textual would take
+    them as the screen size. Commands the agent runs then see the real size too.
+    """
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
+
+
+def resume_hint(session: Any) -> str:
+    """Pi's "To resume this session: pi --session <id>", or "" when no session file was written."""
+    path = getattr(session, "session_file", None)
+    session_id = getattr(session, "session_id", None)
+    if not path or not session_id or not os.path.exists(path):
+        return ""
+    return f"To resume this session: pi --session {session_id}"
 
 
 def __getattr__(name: str) -> Any:

@@ -147,7 +147,9 @@ class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        yield Transcript(id="transcript")
+        transcript = Transcript(id="transcript")
+        yield transcript
+        yield transcript.marker
         with Vertical(id="bottom"):
             yield PendingMessages()
             yield StatusLine(animate=self.animations)
@@ -295,7 +297,7 @@ class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
         controller = self.controller
         self._drain_posted = False
         self._last_drain = time.monotonic()
-        if controller is None:
+        if controller is None or self._exit:  # shutting down: the widgets may already be gone
             return
         events = self._events
         while events:

@@ -426,3 +426,19 @@ async def test_run_hooks_can_drop_a_failed_reply_and_continue(cwd: Path) -> None
     assert [m.role for m in faux.state.contexts[1].messages] == ["system", "user"]
     assert await session.compact("focus") == "compacted: focus"
     assert hook.aborted  # compact() stops whatever runs first
+
+
+async def test_a_level_clamped_by_a_model_is_not_saved_and_comes_back(cwd: Path, tmp_path: Path) -> None:
+    """Ctrl+P to a model without thinking and back: the user's level returns; settings keep it."""
+    smart = faux_provider([], name="smart", model_id="thinker", reasoning=True)
+    plain = faux_provider([], name="plain", model_id="basic")
+    session = make_session(cwd, make_models(smart, plain), model=smart.model)
+    session.set_thinking_level("medium")
+    settings_file = tmp_path / "home" / "settings.toml"
+    assert tomllib.loads(settings_file.read_text())["default_thinking_level"] == "medium"
+    session.cycle_model()
+    assert session.thinking_level == "off"  # clamped for the model without thinking
+    assert tomllib.loads(settings_file.read_text())["default_thinking_level"] == "medium"
+    session.cycle_model()
+    assert session.thinking_level == "medium"
+    assert tomllib.loads(settings_file.read_text())["default_thinking_level"] == "medium"

@@ -32,7 +32,7 @@ def test_split_sealable_respects_fences() -> None:
     text = "a" * 2100 + "\n\n```\ncode\n\nmore\n```\n\nafter"
     cut = split_sealable(text)
     assert text[:cut].endswith("\n\n") and "```" not in text[:cut]
-    fenced = "```\n" + "x\n\n" * 1200 + "```\n\nafter"
+    fenced = "```\n" + "x\n\n" * 1200 + "```\n\nafter\n"
     assert fenced[: split_sealable(fenced)].endswith("```\n\n")  # not inside the fence
     assert split_sealable("short\n\ntext") == 0
     assert estimate_height("one\n\n" + "x" * 25, 10) == 5
@@ -64,3 +64,75 @@ async def test_streamed_chunks_render_like_the_whole_answer() -> None:
             streamed.pop()
         assert streamed == whole
         assert view.source == ANSWER
+
+
+def _section(i: int) -> str:
+    return (
+        f"## Part {i}\n\nSee the [docs](https://example.com/{i}) for part {i}.\n\n"
+        "1. add(a, b)\n2. sub(a, b)\n\n"
+        "- loose item one\n\n- loose item two\n\n  continued inside the item\n\n"
+        "> a quoted remark\n> on two lines\n\n"
+        "| name | value |\n|---|---|\n| x | 1 |\n\n"
+        "```python\nprint('hi')\n\nprint('bye')\n```\n\n"
+        "---\n\n"
+        "    indented code\n\n"
+        "Closing words " + "and more " * 20 + "\n\n"
+    )
+
+
+PI_DOC = "".join(_section(i) for i in range(110))
+
+
+def _rendered(app: App, view: StreamingMarkdown) -> list[str]:
+    lines = [view.render_line(y).text.rstrip() for y in range(view.virtual_size.height)]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+async def test_spacing_is_the_same_streamed_in_50000_deltas_or_whole() -> None:
+    """Chunk boundaries of the streaming renderer add no blank rows (lists, rules, indented blocks)."""
+    assert len(PI_DOC) >= 50_000
+    app = _Host()
+    async with app.run_test(size=(90, 30)) as pilot:
+        view = app.query_one(StreamingMarkdown)
+        for index, char in enumerate(PI_DOC[:50_000]):
+            view.add_text(char)
+            if index % 500 == 0:
+                view.render_pending()
+                await pilot.pause()
+        view.add_text(PI_DOC[50_000:])
+        view.render_pending()
+        view.finish_rendering()
+        await wait_until(pilot, lambda: view.fully_rendered, timeout=30, what="idle rendering")
+        await pilot.pause()
+        assert view.chunk_count > 10
+        streamed = _rendered(app, view)
+        options = app.console.options.update(width=view.content_region.width, height=None, highlight=False)
+        whole = [
+            "".join(segment.text for segment in line).rstrip()
+            for line in app.console.render_lines(pi_markdown(PI_DOC.strip()), options)
+        ]
+        assert streamed == whole
+        assert "\n\n\n" not in "\n".join(whole)  # never two blank rows in a row
+
+
+def test_pi_markdown_elements() -> None:
+    """Links keep their address, ordered lists their period; quotes have a bar; fences are shown."""
+    from rich.console import Console
+
+    console = Console(width=60, color_system=None)
+    with console.capture() as capture:
+        console.print(
+            pi_markdown(
+                "A [link](https://example.com) and <https://auto.example>.\n\n1. add(a, b)\n2. sub(a, b)\n\n"
+                "> quoted\n\n```python\nx = 1\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+            )
+        )
+    lines = [line.rstrip() for line in capture.get().splitlines()]
+    assert lines[0] == "A link (https://example.com) and https://auto.example."
+    assert "1. add(a, b)" in lines and "2. sub(a, b)" in lines
+    assert "│ quoted" in lines
+    assert lines[lines.index("```python") + 1 : lines.index("```python") + 3] == ["  x = 1", "```"]
+    assert "│ a │ b │" in lines
+    assert "\n\n\n" not in "\n".join(lines)

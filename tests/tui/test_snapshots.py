@@ -91,3 +91,24 @@ def test_error_reply(snap_compare, make_session) -> None:
         await pilot.pause(0.2)
 
     assert snap_compare(_app(session), terminal_size=SIZE, run_before=run_before)
+
+
+def test_markdown_as_pi_draws_it(snap_compare, make_session) -> None:
+    """Links with their address, "1." lists, a muted quote with a bar, fenced code and a boxed table."""
+    answer = (
+        "See the [guide](https://example.com/guide) first.\n\n"
+        "1. add(a, b)\n2. sub(a, b)\n\n"
+        "> Keep it simple.\n\n"
+        "```python\ndef add(a, b):\n    return a + b\n```\n\n"
+        "| op | result |\n|---|---|\n| add | 3 |\n\n"
+        "Done."
+    )
+    session, _ = make_session([answer])
+
+    async def run_before(pilot) -> None:
+        await type_text(pilot, "show markdown")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not session.is_streaming and "Done." in pilot.app.transcript.query_one("StreamingMarkdown").source, what="done")
+        await pilot.pause(0.2)
+
+    assert snap_compare(_app(session), terminal_size=SIZE, run_before=run_before)

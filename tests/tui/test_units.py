@@ -131,6 +131,8 @@ def test_footer_colours_and_layout() -> None:
     assert text.splitlines()[1].rstrip().endswith("m1 • high")
     info.context_percent = None
     assert "?/200k" in _text(render_footer(info, 80))
+    info.provider = "mocka"
+    assert _text(render_footer(info, 80)).splitlines()[1].rstrip().endswith("(mocka) m1 • high")  # as Pi
 
 
 def test_key_table_is_remappable() -> None:

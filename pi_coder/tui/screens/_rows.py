@@ -22,6 +22,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from pi_coder.tui.widgets.marked_list import MARKER
+
 __all__ = ["Row", "RowList"]
 
 Row: TypeAlias = Text | tuple[Text, Text]
@@ -119,7 +121,8 @@ class RowList(ScrollView, can_focus=True):
         style = base
         if index == self.highlighted:
             style = base + self.get_component_rich_style("row-list--cursor")
-        line = _fit(self._row(index), width)
+        line = Text(MARKER if index == self.highlighted else " " * len(MARKER))
+        line.append_text(_fit(self._row(index), max(0, width - len(MARKER))))
         segments = list(line.render(self.app.console, ""))
         return Strip(Segment.apply_style(segments, style), width).crop(0, width)
 

@@ -13,6 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from pi_coder.tui.widgets.marked_list import MarkedOptionList
+
 __all__ = ["ChoiceDialog", "ConfirmDialog", "InputDialog", "animations_enabled"]
 
 
@@ -137,7 +139,7 @@ class ChoiceDialog(_Dialog):
         with Vertical(id="dialog"):
             if self.message:
                 yield Static(Text(self.message), id="dialog-message")
-            yield OptionList(*(Option(label, id=value) for value, label in self.choices), id="dialog-choices")
+            yield MarkedOptionList(*(Option(label, id=value) for value, label in self.choices), id="dialog-choices")
             yield Static(Text(self.hint, style="dim"), id="dialog-hint")
 
     def on_mount(self) -> None:

@@ -22,6 +22,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from pi_coder.tui.screens.dialogs import ChoiceDialog
+from pi_coder.tui.widgets.marked_list import MarkedOptionList
 
 __all__ = ["SettingItem", "SettingsScreen"]
 
@@ -65,7 +66,7 @@ class SettingsScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="settings"):
-            yield OptionList(id="settings-list")
+            yield MarkedOptionList(id="settings-list")
             yield Static("", id="settings-description")
             yield Static(
                 Text("↑↓ move · Enter/Space change · ←→ cycle · Esc close", style="dim"), id="settings-hint"

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from pi_coder.tui.completion import Completion, CompletionContext
+from pi_coder.tui.widgets.marked_list import MarkedOptionList
 
 __all__ = ["CompletionMenu"]
 
 
-class CompletionMenu(OptionList, can_focus=False):
+class CompletionMenu(MarkedOptionList, can_focus=False):
     """Not focusable: the editor keeps focus and drives it with Up/Down/Tab/Enter/Esc."""
 
     DEFAULT_CSS = """
@@ -39,8 +39,9 @@ class CompletionMenu(OptionList, can_focus=False):
             self.close()
             return
         options = []
+        column = min(32, max(len(item.label) for item in items))  # descriptions start in one column
         for item in items:
-            label = Text(item.label)
+            label = Text(item.label.ljust(column))
             if item.description:
                 label.append("  " + item.description, style="dim")
             options.append(Option(label))

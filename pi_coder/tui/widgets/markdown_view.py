@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 import time
 from dataclasses import dataclass
-from functools import cache
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.segment import Segment
 from rich.style import Style
@@ -30,6 +30,8 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
+from pi_coder.tui.widgets._md_elements import markdown_class
+
 __all__ = ["StreamingMarkdown", "estimate_height", "pi_markdown", "split_sealable", "warm_up"]
 
 SEAL_CHARS = 2000
@@ -37,31 +39,11 @@ SEAL_CHARS = 2000
 CODE_THEME = "ansi_dark"
 
 
-@cache
-def _markdown_class() -> type:
-    """Rich's Markdown with left-aligned headings (built on first use: markdown-it is not cheap to import)."""
-    from rich.console import Console, ConsoleOptions, RenderResult
-    from rich.markdown import Heading, Markdown
-
-    class LeftHeading(Heading):
-        def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-            text = self.text.copy()
-            text.justify = "left"
-            if self.tag == "h1":
-                text.stylize("bold underline")
-            yield text
-
-    class PiMarkdown(Markdown):
-        elements: ClassVar = {**Markdown.elements, "heading_open": LeftHeading}
-
-    return PiMarkdown
-
-
 def pi_markdown(text: str, **kwargs: Any) -> Any:
     """A Rich renderable for ``text`` (left-aligned headings, the TUI's code theme)."""
     kwargs.setdefault("code_theme", CODE_THEME)
     kwargs.setdefault("hyperlinks", True)
-    return _markdown_class()(text, **kwargs)
+    return markdown_class()(text, **kwargs)
 
 
 def warm_up(console: Any) -> None:
@@ -79,25 +61,48 @@ def _fence_marker(line: str) -> str | None:
     return None
 
 
+_LIST_ITEM = re.compile(r"[-*+](\s|$)|\d{1,9}[.)](\s|$)")
+_RULE = re.compile(r" {0,3}([-*_])( *\1){2,} *$")
+
+
+def _starts_block(line: str) -> bool:
+    """Can ``line``, after a blank line, start a chunk that renders as it would in the whole text?
+
+    Not an indented line (a list item's continuation or indented code), nor a list item (it may
+    belong to the list above: a loose list has no blank rows between its items).
+    """
+    return bool(line.strip()) and not line[0].isspace() and _LIST_ITEM.match(line) is None
+
+
 def split_sealable(text: str, min_chars: int = SEAL_CHARS) -> int:
     """Length of the shortest prefix of ``text`` past ``min_chars`` that ends at a block boundary.
 
-    A boundary is a blank line outside a code fence. Returns 0 when there is none yet (or when
-    the boundary is the very end, where more text may still belong to the same block).
+    A boundary is a blank line outside a code fence, after a block that is not a rule (no blank
+    row follows a rule) and before a complete line that starts a new block (:func:`_starts_block`).
+    Returns 0 when there is none yet.
     """
     if len(text) <= min_chars:
         return 0
     fence: str | None = None
     position = 0
+    candidate = 0  # end of the blank line(s) after a finished block, waiting for the next line
+    previous = ""
     for line in text.splitlines(keepends=True):
+        if candidate and line.strip():
+            if line.endswith("\n") and _starts_block(line):
+                return candidate
+            candidate = 0
         position += len(line)
         marker = _fence_marker(line)
         if fence is None and marker is not None:
             fence = marker
         elif fence is not None and marker == fence:
             fence = None
-        elif fence is None and position >= min_chars and not line.strip() and line.endswith("\n"):
-            return position if position < len(text) else 0
+        elif fence is None and not line.strip() and line.endswith("\n"):
+            if position >= min_chars and previous and _RULE.match(previous) is None:
+                candidate = candidate or position
+            continue
+        previous = line.rstrip("\n")
     return 0
 
 
@@ -242,6 +247,10 @@ class StreamingMarkdown(Widget):
             options = console.options.update(width=width, height=None, highlight=False)
             renderable = pi_markdown(text)
             lines = [Strip(line, width) for line in console.render_lines(renderable, options, style=style)]
+            # Rich opens a list or quote that starts the text with a blank row; the gap of the chunk
+            # before already separates it (and an answer never starts with a blank row).
+            while lines and not lines[0].text.strip():
+                del lines[0]
         if chunk.gap:
             lines.append(_blank(width, style))
         chunk.lines, chunk.width = lines, width

@@ -74,7 +74,7 @@ def render_footer(info: FooterInfo, width: int) -> Table:
 
     right = Text(style="dim", no_wrap=True, overflow="ellipsis", justify="right")
     if info.model:
-        right.append(info.model)
+        right.append(f"({info.provider}) {info.model}" if info.provider else info.model)
         if info.reasoning:
             level = info.thinking_level or "off"
             right.append(" • thinking off" if level == "off" else f" • {level}")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.events import Click
 from textual.widget import Widget
@@ -25,11 +24,15 @@ class UserMessageBlock(Static):
 
 
 class JumpMarker(Static):
-    """Shown while the user is scrolled up and output keeps coming; click or End jumps back."""
+    """A one-row notice below the transcript (never over it) while the user reads earlier output.
+
+    It shows only after the user scrolled away from the live end and more output arrived; reaching
+    the end again (End, a click here, or scrolling down) hides it.
+    """
 
     DEFAULT_CSS = """
     JumpMarker {
-        dock: bottom; width: auto; height: 1; margin: 0 0 0 2; padding: 0 1;
+        width: auto; height: 1; margin: 0 0 0 2; padding: 0 1;
         background: $accent; color: $text; display: none;
     }
     JumpMarker.-visible { display: block; }
@@ -37,12 +40,12 @@ class JumpMarker(Static):
 
     def __init__(self) -> None:
         super().__init__("↓ New output below (End to jump)")
+        self.transcript: Transcript | None = None
 
     def on_click(self, event: Click) -> None:
         event.stop()
-        transcript = self.parent
-        if isinstance(transcript, Transcript):
-            transcript.jump_to_end()
+        if self.transcript is not None:
+            self.transcript.jump_to_end()
 
 
 class Transcript(VerticalScroll, can_focus=False):
@@ -55,17 +58,24 @@ class Transcript(VerticalScroll, can_focus=False):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._check_pending = False
-
-    def compose(self) -> ComposeResult:
-        yield JumpMarker()
+        self._released = False  # the user moved the view (Textual released the anchor)
+        self._away = False  # ... and it is above the live end
+        self.marker = JumpMarker()
+        """Compose it right after the transcript: it takes its own row instead of covering text."""
+        self.marker.transcript = self
 
     @property
     def following(self) -> bool:
         """True while the view sticks to the live end."""
-        return self.scroll_y >= self.max_scroll_y - 1
+        return not self._away and self.scroll_y >= self.max_scroll_y - 1
+
+    def release_anchor(self) -> None:
+        # Textual calls this before every scroll the user makes (keys, wheel, scrollbar drag).
+        super().release_anchor()
+        self._released = True
 
     async def add(self, *widgets: Widget) -> None:
-        await self.mount_all(widgets)  # at the end: JumpMarker is docked, its position is irrelevant
+        await self.mount_all(widgets)
         self.note_activity()
 
     def note_activity(self) -> None:
@@ -81,19 +91,28 @@ class Transcript(VerticalScroll, can_focus=False):
             if self.max_scroll_y > 0:
                 self.anchor()
             return
-        if not self.following:
-            self.query_one(JumpMarker).add_class("-visible")
+        if self._away and self.scroll_y < self.max_scroll_y:
+            self.marker.add_class("-visible")
+        else:
+            self._back_at_end()
+            if self.scroll_y < self.max_scroll_y:  # moved by something other than the user: follow again
+                self.anchor()
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if new_value >= self.max_scroll_y - 1 and self.is_mounted:
-            for marker in self.query(JumpMarker):
-                marker.remove_class("-visible")
+        if new_value >= self.max_scroll_y:
+            self._back_at_end()
+        elif self._released and new_value < old_value:
+            self._away = True
+
+    def _back_at_end(self) -> None:
+        self._away = self._released = False
+        self.marker.remove_class("-visible")
 
     def jump_to_end(self) -> None:
-        self.query_one(JumpMarker).remove_class("-visible")
+        self._back_at_end()
         self.anchor()
 
     async def clear_blocks(self) -> None:
-        marker = self.query_one(JumpMarker)
-        await self.remove_children([child for child in self.children if child is not marker])
+        self._back_at_end()
+        await self.remove_children()
