@@ -255,6 +255,7 @@ class AgentSession(ModelControls):
             if isinstance(message, AssistantMessage):
                 self._last_assistant = message
                 await self.emit(event)
+                self._check_saved()
                 await self._retry.on_message_end(self, message)
                 return
         elif kind == "agent_end":
