@@ -26,6 +26,7 @@ from pi_coder.ai.providers._common import (
     require_api_key,
     run_provider,
 )
+from pi_coder.ai.providers._tool_choice import forced_tool_choice
 from pi_coder.ai.transform import transform_messages
 from pi_coder.ai.types import (
     AssistantMessage,
@@ -256,6 +257,9 @@ def build_payload(model: Model, context: Context, options: StreamOptions) -> tup
         if cache is not None:
             declared[-1]["cache_control"] = cache
         payload["tools"] = declared
+        choice = forced_tool_choice(model, messages, [tool.name for tool in tools], "anthropic-messages")
+        if choice is not None:
+            payload["tool_choice"] = choice
     payload.update(thinking)
     thinking_on = thinking.get("thinking", {}).get("type") in ("enabled", "adaptive")
     if options.temperature is not None and not thinking_on:

@@ -10,8 +10,9 @@ model can send it back in that field); ``tool_calls`` deltas become tool-call bl
 ``supportsStore``, ``supportsDeveloperRole``, ``supportsReasoningEffort``,
 ``supportsUsageInStreaming``, ``maxTokensField``, ``requiresToolResultName``,
 ``requiresAssistantAfterToolResult``, ``requiresThinkingAsText``, ``thinkingFormat``,
-``reasoningEffortMap``. Defaults are Pi's for api.openai.com; for any other server they are
-the conservative ones local servers accept (``system`` role, no ``store``, ``max_tokens``).
+``reasoningEffortMap``, ``toolChoice`` (see ``_tool_choice``). Defaults are Pi's for
+api.openai.com; for any other server they are the conservative ones local servers accept
+(``system`` role, no ``store``, ``max_tokens``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from pi_coder.ai.providers._common import (
     require_api_key,
     run_provider,
 )
+from pi_coder.ai.providers._tool_choice import forced_tool_choice
 from pi_coder.ai.transform import transform_messages
 from pi_coder.ai.types import (
     AssistantMessage,
@@ -272,6 +274,9 @@ def build_payload(model: Model, context: Context, options: StreamOptions) -> dic
             }
             for tool in tools
         ]
+        choice = forced_tool_choice(model, messages, [tool.name for tool in tools], "openai-completions")
+        if choice is not None:
+            payload["tool_choice"] = choice
     level = options.reasoning if options.reasoning != "off" else None
     if model.reasoning:
         fmt = compat["thinkingFormat"]
