@@ -542,7 +542,8 @@ class AgentSession:
         """Remove a trailing assistant message from the in-memory context (it stays in the file)."""
         messages = self.agent.state.messages
         if messages and isinstance(messages[-1], AssistantMessage):
-            return messages.pop()
+            last: AssistantMessage = messages.pop()
+            return last
         return None
 
     def reload_context(self) -> None:

@@ -55,7 +55,7 @@ def retry_delay_ms(attempt: int, base_delay_ms: int, max_delay_ms: int = 0) -> i
         base_delay_ms: The first delay.
         max_delay_ms: Upper bound; 0 means none.
     """
-    delay = base_delay_ms * 2 ** max(0, attempt - 1)
+    delay: int = base_delay_ms * 2 ** max(0, attempt - 1)
     return min(delay, max_delay_ms) if max_delay_ms > 0 else delay
 
 
