@@ -26,33 +26,14 @@ from typing import Any
 
 from pi_coder.ai import keys
 from pi_coder.ai.catalog import BUILTIN_PROVIDERS, builtin_models
+from pi_coder.ai.cost import calculate_cost
 from pi_coder.ai.events import AssistantMessageEventStream, ErrorEvent
 from pi_coder.ai.options import StreamOptions
 from pi_coder.ai.registry import API_STREAMS, Provider, StreamFunction, load_stream_function
-from pi_coder.ai.types import AssistantMessage, Context, Cost, Model, ModelCost, Usage
+from pi_coder.ai.types import AssistantMessage, Context, Model, ModelCost
 from pi_coder.errors import ConfigError
 
 __all__ = ["Models", "calculate_cost", "create_models", "error_stream", "load_models_toml"]
-
-
-def calculate_cost(model: Model, usage: Usage) -> Cost:
-    """Fill ``usage.cost`` in place from the model's prices (USD per million tokens).
-
-    Args:
-        model: The model whose ``cost`` table prices the tokens.
-        usage: Token counts; its ``cost`` is overwritten.
-
-    Returns:
-        ``usage.cost``, for convenience.
-    """
-    prices = model.cost
-    cost = usage.cost
-    cost.input = prices.input / 1e6 * usage.input
-    cost.output = prices.output / 1e6 * usage.output
-    cost.cache_read = prices.cache_read / 1e6 * usage.cache_read
-    cost.cache_write = prices.cache_write / 1e6 * usage.cache_write
-    cost.total = cost.input + cost.output + cost.cache_read + cost.cache_write
-    return cost
 
 
 def error_stream(model: Model, message: str) -> AssistantMessageEventStream:

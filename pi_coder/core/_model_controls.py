@@ -1,23 +1,27 @@
-"""Model, thinking-level and queue-mode controls of AgentSession (pi-product 8.5).
+"""Model, thinking-level and queue-mode controls of AgentSession.
 
-A mixin so ``agent_session.py`` stays small; it relies on the attributes AgentSession sets.
+A part AgentSession owns and delegates to (so ``agent_session.py`` stays small); it gets the
+agent, the models, the settings, the store and the session's ``emit_nowait`` and settings
+writer as explicit arguments.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_coder.ai.types import Model
 from pi_coder.core import _session_ops as ops
-from pi_coder.core.events import ModelChanged, Notice, ThinkingLevelChanged
+from pi_coder.core.events import ModelChanged, ThinkingLevelChanged
 from pi_coder.core.thinking import available_thinking_levels, clamp_thinking_level
 from pi_coder.errors import MissingApiKeyError
 
 if TYPE_CHECKING:
     from pi_coder.agent import Agent
     from pi_coder.ai.models import Models
+    from pi_coder.core.events import Event
     from pi_coder.session.store import SessionStore
-    from pi_coder.settings import LoadedSettings, Settings
+    from pi_coder.settings import Settings
 
 _SAVABLE_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 
@@ -25,31 +29,37 @@ _SAVABLE_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 class ModelControls:
     """``set_model``, ``cycle_model``, thinking levels, queue modes and auto-compaction toggles."""
 
-    agent: Agent
-    models: Models
-    settings: Settings
-    scoped_models: list[tuple[Model, str | None]]
-    _model: Model | None
-    _store: SessionStore
-    _loaded: LoadedSettings | None
-    _thinking_asked: tuple[str, str] | None = None
-    """(the level the user asked for, the level applied); stale once the level changes elsewhere."""
-
-    def emit_nowait(self, event: Any) -> None:  # provided by AgentSession
-        raise NotImplementedError
+    def __init__(
+        self,
+        *,
+        agent: Agent,
+        models: Models,
+        settings: Settings,
+        store: Callable[[], SessionStore],
+        scoped_models: list[tuple[Model, str | None]],
+        emit_nowait: Callable[[Event], None],
+        save: Callable[[dict[str, Any]], None],
+    ) -> None:
+        self.agent = agent
+        self.models = models
+        self.settings = settings
+        self._store = store
+        self.scoped_models = scoped_models
+        self._emit_nowait = emit_nowait
+        self._save = save
+        self.model: Model | None = None
+        """The current model, or None when nothing is configured."""
+        self._thinking_asked: tuple[str, str] | None = None
+        """(the level the user asked for, the level applied); stale once the level changes elsewhere."""
 
     @property
     def thinking_level(self) -> str:
         return self.agent.state.thinking_level
 
-    def _set_model_state(self, model: Model | None) -> None:
-        self._model = model
+    def set_model_state(self, model: Model | None) -> None:
+        """Hold ``model`` (the agent gets the placeholder when it is None); records nothing."""
+        self.model = model
         self.agent.state.model = model if model is not None else ops.placeholder_model()
-
-    def _save(self, updates: dict[str, Any]) -> None:
-        notice = ops.save_settings(self._loaded, self.settings, updates)
-        if notice:
-            self.emit_nowait(Notice(level="warning", text=notice))
 
     def available_models(self) -> list[Model]:
         """Models whose provider has a key."""
@@ -63,10 +73,10 @@ class ModelControls:
         """
         if not self.models.has_key(model.provider):
             raise MissingApiKeyError(self.models.missing_key_message(model.provider))
-        self._set_model_state(model)
-        self._store.append_model_change(model.provider, model.id)
+        self.set_model_state(model)
+        self._store().append_model_change(model.provider, model.id)
         self._save({"default_provider": model.provider, "default_model": model.id})
-        self.emit_nowait(ModelChanged(provider=model.provider, model_id=model.id))
+        self._emit_nowait(ModelChanged(provider=model.provider, model_id=model.id))
         # The user's level, clamped to what this model can do; the clamp is not a choice and is not saved.
         choice = self._thinking_choice()
         self._apply_thinking(clamp_thinking_level(choice, model), force=False, save=False)
@@ -76,7 +86,7 @@ class ModelControls:
         """The level the user asked for last (or started with), before any clamping to a model."""
         if self._thinking_asked is not None and self._thinking_asked[1] == self.thinking_level:
             return self._thinking_asked[0]
-        reasons = self._model is not None and self._model.reasoning
+        reasons = self.model is not None and self.model.reasoning
         return self.thinking_level if reasons else (self.settings.default_thinking_level or "medium")
 
     def cycle_model(self, direction: int = 1) -> tuple[Model, str] | None:
@@ -87,7 +97,7 @@ class ModelControls:
             pool = [(m, None) for m in self.available_models()]
         if len(pool) <= 1:
             return None
-        current = self._model
+        current = self.model
         index = next(
             (i for i, (m, _) in enumerate(pool) if current and (m.provider, m.id) == (current.provider, current.id)),
             0,
@@ -99,14 +109,14 @@ class ModelControls:
         return model, self.thinking_level
 
     def available_thinking_levels(self) -> list[str]:
-        return available_thinking_levels(self._model)
+        return available_thinking_levels(self.model)
 
     def set_thinking_level(self, level: str) -> None:
         """Set the thinking level (clamped to the model); appends an entry and saves the default.
 
         A level the model cannot do is applied clamped, and then not saved as the default.
         """
-        clamped = clamp_thinking_level(level, self._model) if self._model else level
+        clamped = clamp_thinking_level(level, self.model) if self.model else level
         self._apply_thinking(clamped, force=True, save=clamped == level)
         self._thinking_asked = (level, clamped)
 
@@ -115,15 +125,15 @@ class ModelControls:
         self.agent.state.thinking_level = level
         if changed or force:
             if changed:
-                self._store.append_thinking_level_change(level)
+                self._store().append_thinking_level_change(level)
             if save and level in _SAVABLE_LEVELS:
                 self._save({"default_thinking_level": level})
-            self.emit_nowait(ThinkingLevelChanged(thinking_level=level))
+            self._emit_nowait(ThinkingLevelChanged(thinking_level=level))
 
     def cycle_thinking_level(self) -> str | None:
         """The next allowed level (wrapping); None for a model without reasoning."""
         levels = self.available_thinking_levels()
-        if self._model is None or not self._model.reasoning or len(levels) <= 1:
+        if self.model is None or not self.model.reasoning or len(levels) <= 1:
             return None
         current = self.thinking_level
         index = levels.index(current) if current in levels else -1

@@ -1,11 +1,12 @@
-"""AgentSession helpers: attaching a store (resume/new/fork), tree navigation, settings writes.
+"""AgentSession helpers: restoring a session from its store, save notices, tree navigation, settings writes.
 
-Kept apart from ``agent_session.py`` so that module stays readable; these functions work on
-an AgentSession's parts and are not public API.
+Kept apart from ``agent_session.py`` so that module stays readable; these functions take the
+parts they work on as arguments (a store, the models, settings) and are not public API.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -15,15 +16,14 @@ from pi_coder.ai.types import Model, Usage
 from pi_coder.core._queue import user_text
 from pi_coder.core.events import Notice
 from pi_coder.core.model_resolver import restore_notice
-from pi_coder.core.session_hooks import BranchSummaryRequest
+from pi_coder.core.session_hooks import BranchSummaryRequest, BranchSummaryResult
 from pi_coder.core.stats import UsageTotals
-from pi_coder.core.thinking import clamp_thinking_level
+from pi_coder.core.thinking import DEFAULT_THINKING_LEVEL, clamp_thinking_level
 from pi_coder.errors import PiError
 from pi_coder.session.entries import CustomMessageEntry, MessageEntry, ThinkingLevelChangeEntry
 from pi_coder.session.store import SessionStore
 
 if TYPE_CHECKING:
-    from pi_coder.core.agent_session import AgentSession
     from pi_coder.settings import LoadedSettings, Settings
 
 
@@ -45,104 +45,130 @@ def no_model_text(models: Models) -> str:
     )
 
 
-def attach_store(session: AgentSession, model: Model | None, thinking: str | None, *, explicit: bool) -> list[str]:
-    """Load ``session.store`` into the agent: messages, model and thinking level.
+@dataclass(slots=True, kw_only=True)
+class Restored:
+    """A session as read from its store: what the agent should hold and what to record."""
 
-    A store without entries is a new session: it gets a ``model_change`` (when there is a
-    model) and a ``thinking_level_change``. Otherwise the context is rebuilt from the store;
-    with ``model``/``thinking`` None the session's own are restored (clamped), else the given
-    ones are used and recorded when they differ from the session's (``explicit``).
+    messages: list[Any]
+    """The context messages (without the system prompt)."""
+    model: Model | None
+    thinking_level: str
+    notices: list[str]
+    """For the user ("Could not restore model ...")."""
+    record_model: bool = False
+    """Append a ``model_change`` for ``model``."""
+    record_thinking: bool = False
+    """Append a ``thinking_level_change`` for ``thinking_level``."""
 
-    Returns:
-        Notices for the user ("Could not restore model ...").
+
+def restore_session(
+    store: SessionStore,
+    models: Models,
+    *,
+    default_thinking: str | None,
+    current: Model | None,
+    model: Model | None,
+    thinking: str | None,
+    explicit: bool,
+) -> Restored:
+    """What a session resumes with, read from ``store`` (nothing is written).
+
+    A store without entries is a new session: it records ``model`` (else ``current``) when
+    there is one, and the thinking level. Otherwise the context is rebuilt from the store;
+    with ``model``/``thinking`` None the session's own are restored (clamped; ``current`` is
+    the fallback when the stored model cannot be used), else the given ones are used and
+    recorded when they differ from the session's (``explicit``).
     """
-    store, agent = session.store, session.agent
-    if store.is_persisted:
-        store.claim_writer()
     notices: list[str] = store.load_warnings()
-    session._foreign_seen = store.foreign_entries
-    default_level = session.settings.default_thinking_level or "medium"
+    default_level = default_thinking or DEFAULT_THINKING_LEVEL
     if not store.get_entries():
-        chosen = model if model is not None else session.model
-        session._set_model_state(chosen)
+        chosen = model if model is not None else current
         level = thinking or default_level
         level = clamp_thinking_level(level, chosen) if chosen is not None else level
-        agent.state.thinking_level = level
-        if chosen is not None:
-            store.append_model_change(chosen.provider, chosen.id)
-        store.append_thinking_level_change(level)
-        context_messages: list[Any] = []
-    else:
-        context = store.build_session_context()
-        context_messages = context.messages
-        stored_level = None
-        for entry in store.get_branch():
-            if isinstance(entry, ThinkingLevelChangeEntry):
-                stored_level = entry.thinking_level
-        chosen = model
-        if chosen is None:
-            chosen = session.model
-            if context.model is not None:
-                found = session.models.get_model(*context.model)
-                if found is not None and session.models.has_key(found.provider):
-                    chosen = found
-                else:
-                    reason = "model no longer exists" if found is None else "no API key available"
-                    notices.append(restore_notice(context.model[0], context.model[1], reason, chosen))
-        session._set_model_state(chosen)
-        if chosen is not None and context.model != (chosen.provider, chosen.id) and (explicit or context.model is None):
-            store.append_model_change(chosen.provider, chosen.id)
-        level = thinking or stored_level or default_level
-        level = clamp_thinking_level(level, chosen) if chosen is not None else level
-        agent.state.thinking_level = level
-        if level != stored_level:
-            store.append_thinking_level_change(level)
-    agent.session_id = store.session_id
-    agent.state.messages = [*session._system_messages(), *context_messages]
-    session._queued.take_all()
-    agent.clear_all_queues()
-    return notices
+        return Restored(
+            messages=[],
+            model=chosen,
+            thinking_level=level,
+            notices=notices,
+            record_model=chosen is not None,
+            record_thinking=True,
+        )
+    context = store.build_session_context()
+    stored_level = None
+    for entry in store.get_branch():
+        if isinstance(entry, ThinkingLevelChangeEntry):
+            stored_level = entry.thinking_level
+    chosen = model
+    if chosen is None:
+        chosen = current
+        if context.model is not None:
+            found = models.get_model(*context.model)
+            if found is not None and models.has_key(found.provider):
+                chosen = found
+            else:
+                reason = "model no longer exists" if found is None else "no API key available"
+                notices.append(restore_notice(context.model[0], context.model[1], reason, chosen))
+    record_model = (
+        chosen is not None and context.model != (chosen.provider, chosen.id) and (explicit or context.model is None)
+    )
+    level = thinking or stored_level or default_level
+    level = clamp_thinking_level(level, chosen) if chosen is not None else level
+    return Restored(
+        messages=list(context.messages),
+        model=chosen,
+        thinking_level=level,
+        notices=notices,
+        record_model=record_model,
+        record_thinking=level != stored_level,
+    )
 
 
-def save_notices(session: AgentSession) -> list[Notice]:
-    """Notices for a save that started failing or works again, and for turns another process wrote.
+class SaveWatch:
+    """Turns the store's write state into notices: a save that fails or works again, foreign turns.
 
     A failing save is reported once (with why) until a save works again; the entries wait in
     memory and are written with the next save.
     """
-    store = session.store
-    notices: list[Notice] = []
-    error = store.write_error
-    if error is not None and not session._save_warned:
-        session._save_warned = True
-        notices.append(Notice(level="warning", text=f"The session could not be saved: {error}"))
-    elif error is None and session._save_warned:
-        session._save_warned = False
-        notices.append(Notice(level="info", text=f"The session is saved again ({store.session_file})"))
-    if store.foreign_entries > session._foreign_seen:
-        session._foreign_seen = store.foreign_entries
-        notices.append(
-            Notice(
-                level="warning",
-                text="Another pi process wrote to this session during this run; this run continues on its own "
-                "branch (see /tree)",
+
+    def __init__(self) -> None:
+        self._warned = False
+        self._foreign_seen = 0
+
+    def seen(self, store: SessionStore) -> None:
+        """Entries other processes wrote so far are known (a store was attached or synced)."""
+        self._foreign_seen = store.foreign_entries
+
+    def notices(self, store: SessionStore) -> list[Notice]:
+        """The notices due since the last call."""
+        notices: list[Notice] = []
+        error = store.write_error
+        if error is not None and not self._warned:
+            self._warned = True
+            notices.append(Notice(level="warning", text=f"The session could not be saved: {error}"))
+        elif error is None and self._warned:
+            self._warned = False
+            notices.append(Notice(level="info", text=f"The session is saved again ({store.session_file})"))
+        if store.foreign_entries > self._foreign_seen:
+            self._foreign_seen = store.foreign_entries
+            notices.append(
+                Notice(
+                    level="warning",
+                    text="Another pi process wrote to this session during this run; this run continues on its own "
+                    "branch (see /tree)",
+                )
             )
-        )
-    return notices
+        return notices
 
 
-def sync_store(session: AgentSession) -> Notice | None:
-    """Before a prompt: load what other processes appended to the session and follow it.
+def sync_store(store: SessionStore) -> Notice | None:
+    """Before a prompt: load what other processes appended to the session.
 
     Returns:
-        A notice saying so, or None when nothing new was found.
+        A notice saying so (the caller then reloads the context), or None when nothing new was found.
     """
-    store = session.store
     added = store.sync()
-    session._foreign_seen = store.foreign_entries
     if not added:
         return None
-    session.reload_context()
     who = store.live_writers()
     by = f" (pid {', '.join(str(pid) for pid in who)})" if who else ""
     return Notice(
@@ -196,10 +222,19 @@ def _custom_text(entry: CustomMessageEntry) -> str:
 
 
 async def navigate(
-    session: AgentSession, entry_id: str, summarize: bool, instructions: str | None
+    store: SessionStore,
+    entry_id: str,
+    *,
+    summarizer: Callable[[BranchSummaryRequest], Awaitable[BranchSummaryResult | None]] | None,
+    instructions: str | None,
+    controller: AbortController,
 ) -> Navigation | None:
-    """Move the store's leaf for ``/tree`` (pi-product 3.6); None when nothing changes."""
-    store = session.store
+    """Move the store's leaf for ``/tree``; None when nothing changes.
+
+    With a ``summarizer`` the branch left is summarised first (aborting ``controller`` cancels
+    it, and then nothing changes); a selected user or custom message moves the leaf to its parent
+    and its text goes back to the editor.
+    """
     old_leaf = store.leaf_id
     if entry_id == old_leaf:
         return None
@@ -207,15 +242,11 @@ async def navigate(
     if target is None:
         raise KeyError(f"Entry {entry_id} not found")
     summary = None
-    if summarize and session.summarize_branch is not None:
-        controller = session._summary_controller = AbortController()
-        try:
-            request = BranchSummaryRequest(
-                old_leaf_id=old_leaf, target_id=entry_id, instructions=instructions, signal=controller.signal
-            )
-            summary = await session.summarize_branch(session, request)
-        finally:
-            session._summary_controller = None
+    if summarizer is not None:
+        request = BranchSummaryRequest(
+            old_leaf_id=old_leaf, target_id=entry_id, instructions=instructions, signal=controller.signal
+        )
+        summary = await summarizer(request)
         if summary is None or controller.signal.aborted:
             return None
     editor_text: str | None = None

@@ -1,4 +1,4 @@
-"""AgentSession: the host every mode uses (pi-product 2-4, 6, 8.5).
+"""AgentSession: the host every mode uses.
 
 It wires an :class:`~pi_coder.agent.Agent` to a :class:`~pi_coder.session.SessionStore`, the
 settings and the model collection: it persists every message on ``message_end``, queues
@@ -18,7 +18,7 @@ import dataclasses
 import inspect
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_coder.agent import Agent, AgentError
@@ -36,33 +36,34 @@ from pi_coder.core.events import (
     BashExecutionEnd,
     BashExecutionStart,
     BashExecutionUpdate,
+    Event,
     Notice,
     QueueChanged,
     SessionNameChanged,
     SessionSwitched,
 )
 from pi_coder.core.retry import AutoRetry
-from pi_coder.core.session_hooks import BranchSummarizer, RunHook
+from pi_coder.core.session_hooks import BranchSummarizer, BranchSummaryRequest, BranchSummaryResult, RunHook
 from pi_coder.core.stats import SessionStats, UsageTotals, compute_stats
 from pi_coder.session.messages import BashExecutionMessage, CustomMessage
 from pi_coder.session.store import SessionStore
 from pi_coder.settings import LoadedSettings, Settings
 
 if TYPE_CHECKING:
-    from pi_coder.core.extensions.runner import ExtensionRunner
+    from pi_coder.core.host import ExtensionHooks
     from pi_coder.core.trust import TrustDecision
 
 __all__ = ["AgentSession", "Listener"]
 
 _log = logging.getLogger(__name__)
 
-Listener = Callable[[Any], Any]
+Listener = Callable[[Event], Awaitable[None] | None]
 """``listener(event)``; may be async (awaited in order)."""
 
 BUSY_TEXT = "Agent is already processing. Specify streaming_behavior ('steer' or 'follow_up') to queue the message."
 
 
-class AgentSession(ModelControls):
+class AgentSession:
     """One conversation: agent + session store + settings + models. See the module docstring.
 
     Construct with :func:`pi_coder.core.create_agent_session`; the constructor expects parts
@@ -94,7 +95,6 @@ class AgentSession(ModelControls):
         self.settings: Settings = settings.settings if isinstance(settings, LoadedSettings) else settings
         self._build_prompt = build_system_prompt
         self._templates = templates or {}
-        self.scoped_models: list[tuple[Model, str | None]] = list(scoped_models)
         self.context_files: list[str] = list(context_files)
         self.startup_notices: list[str] = list(startup_notices)
         """Warnings from start-up (e.g. "Could not restore model ..."), for the UI to show."""
@@ -122,17 +122,24 @@ class AgentSession(ModelControls):
         self._idle.set()
         self._last_assistant: AssistantMessage | None = None
         self._persist_run = True
-        self._save_warned = False
-        self._foreign_seen = 0
-        self._model: Model | None = None
-        self.extensions: ExtensionRunner | None = None
+        self._save_watch = ops.SaveWatch()
+        self._controls = ModelControls(
+            agent=agent,
+            models=models,
+            settings=self.settings,
+            store=lambda: self._store,
+            scoped_models=list(scoped_models),
+            emit_nowait=self.emit_nowait,
+            save=self._save,
+        )
+        self.extensions: ExtensionHooks | None = None
         """The loaded extensions (``core/extensions``), bound by the modes' start-up; None without any."""
         agent.subscribe(self._on_agent_event)
         agent.stream_fn = self._make_stream_fn(agent.stream_fn)
         agent.steering_mode = self.settings.steering_mode
         agent.follow_up_mode = self.settings.follow_up_mode
-        self._set_model_state(model)
-        self.startup_notices.extend(ops.attach_store(self, model, thinking_level, explicit=True))
+        self._controls.set_model_state(model)
+        self.startup_notices.extend(self._attach(model, thinking_level, explicit=True))
 
     # ------------------------------------------------------------------ properties
 
@@ -143,7 +150,20 @@ class AgentSession(ModelControls):
     @property
     def model(self) -> Model | None:
         """The current model, or None when nothing is configured."""
-        return self._model
+        return self._controls.model
+
+    @property
+    def thinking_level(self) -> str:
+        return self._controls.thinking_level
+
+    @property
+    def scoped_models(self) -> list[tuple[Model, str | None]]:
+        """The models Ctrl+P cycles through (``--models`` / ``enabled_models``); empty: all available."""
+        return self._controls.scoped_models
+
+    @scoped_models.setter
+    def scoped_models(self, value: list[tuple[Model, str | None]]) -> None:
+        self._controls.scoped_models = list(value)
 
     @property
     def messages(self) -> list[Any]:
@@ -205,6 +225,76 @@ class AgentSession(ModelControls):
         """``!`` commands that finished while the agent ran, waiting to be appended."""
         return list(self._pending_bash)
 
+    # ------------------------------------------------------------------ store, model and settings
+
+    def _attach(self, model: Model | None, thinking: str | None, *, explicit: bool) -> list[str]:
+        """Load the store into the agent (see :func:`_session_ops.restore_session`); returns the notices."""
+        store = self._store
+        if store.is_persisted:
+            store.claim_writer()
+        restored = ops.restore_session(
+            store,
+            self.models,
+            default_thinking=self.settings.default_thinking_level,
+            current=self.model,
+            model=model,
+            thinking=thinking,
+            explicit=explicit,
+        )
+        self._save_watch.seen(store)
+        self._controls.set_model_state(restored.model)
+        self.agent.state.thinking_level = restored.thinking_level
+        if restored.record_model and restored.model is not None:
+            store.append_model_change(restored.model.provider, restored.model.id)
+        if restored.record_thinking:
+            store.append_thinking_level_change(restored.thinking_level)
+        self.agent.session_id = store.session_id
+        self.agent.state.messages = [*self._system_messages(), *restored.messages]
+        self._queued.take_all()
+        self.agent.clear_all_queues()
+        return restored.notices
+
+    def _save(self, updates: dict[str, Any]) -> None:
+        notice = ops.save_settings(self._loaded, self.settings, updates)
+        if notice:
+            self.emit_nowait(Notice(level="warning", text=notice))
+
+    def available_models(self) -> list[Model]:
+        """Models whose provider has a key."""
+        return self._controls.available_models()
+
+    def set_model(self, model: Model) -> None:
+        """Switch model: appends ``model_change``, saves the default, re-clamps thinking.
+
+        Raises:
+            MissingApiKeyError: The model's provider has no key.
+        """
+        self._controls.set_model(model)
+
+    def cycle_model(self, direction: int = 1) -> tuple[Model, str] | None:
+        """Next (or previous) model of the scope (``--models``), else of the available models."""
+        return self._controls.cycle_model(direction)
+
+    def available_thinking_levels(self) -> list[str]:
+        return self._controls.available_thinking_levels()
+
+    def set_thinking_level(self, level: str) -> None:
+        """Set the thinking level (clamped to the model); appends an entry and saves the default."""
+        self._controls.set_thinking_level(level)
+
+    def cycle_thinking_level(self) -> str | None:
+        """The next allowed level (wrapping); None for a model without reasoning."""
+        return self._controls.cycle_thinking_level()
+
+    def set_steering_mode(self, mode: Literal["one-at-a-time", "all"]) -> None:
+        self._controls.set_steering_mode(mode)
+
+    def set_follow_up_mode(self, mode: Literal["one-at-a-time", "all"]) -> None:
+        self._controls.set_follow_up_mode(mode)
+
+    def set_auto_compaction(self, enabled: bool) -> None:
+        self._controls.set_auto_compaction(enabled)
+
     # ------------------------------------------------------------------ events
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -217,14 +307,14 @@ class AgentSession(ModelControls):
 
         return unsubscribe
 
-    async def emit(self, event: Any) -> None:
+    async def emit(self, event: Event) -> None:
         """Send ``event`` to every listener in order, awaiting async ones."""
         for listener in tuple(self._listeners):
             result = listener(event)
             if inspect.isawaitable(result):
                 await result
 
-    def emit_nowait(self, event: Any) -> None:
+    def emit_nowait(self, event: Event) -> None:
         """``emit`` from synchronous code: sync listeners run now, async ones are scheduled."""
         for listener in tuple(self._listeners):
             result = listener(event)
@@ -266,7 +356,7 @@ class AgentSession(ModelControls):
 
     def _check_saved(self) -> None:
         """Say once when saving starts failing (and when it works again), and when another process wrote."""
-        for notice in ops.save_notices(self):
+        for notice in self._save_watch.notices(self._store):
             self.emit_nowait(notice)
 
     def _persist(self, message: Any) -> None:
@@ -317,8 +407,10 @@ class AgentSession(ModelControls):
                 raise RuntimeError(BUSY_TEXT)
             self._enqueue("steer" if streaming_behavior == "steer" else "follow_up", text, images)
             return
-        notice = ops.sync_store(self)
+        notice = ops.sync_store(self._store)
+        self._save_watch.seen(self._store)
         if notice is not None:
+            self.reload_context()
             await self.emit(notice)
         message = UserMessage(content=[TextContent(text=text), *(images or ())])
         if self.extensions is not None:  # before_agent_start runs after the run hooks
@@ -450,7 +542,8 @@ class AgentSession(ModelControls):
         """Remove a trailing assistant message from the in-memory context (it stays in the file)."""
         messages = self.agent.state.messages
         if messages and isinstance(messages[-1], AssistantMessage):
-            return messages.pop()
+            last: AssistantMessage = messages.pop()
+            return last
         return None
 
     def reload_context(self) -> None:
@@ -464,14 +557,14 @@ class AgentSession(ModelControls):
 
     def _can_call_model(self) -> bool:
         # A run that can only end in "no model" / "no API key" is shown but not written to the file.
-        model = self._model
+        model = self._controls.model
         if model is None:
             return False
         return self.models.get_provider(model.provider) is None or self.models.has_key(model.provider)
 
     def _make_stream_fn(self, inner: Callable[..., Any]) -> Callable[..., Any]:
         def stream(model: Model, context: Any, options: Any = None) -> Any:
-            if self._model is None:
+            if self._controls.model is None:
                 from pi_coder.ai.models import error_stream
 
                 return error_stream(model, ops.no_model_text(self.models))
@@ -580,7 +673,7 @@ class AgentSession(ModelControls):
             return True
         await self._stop()
         self._store.new_session()
-        ops.attach_store(self, self._model, self.thinking_level, explicit=True)
+        self._attach(self.model, self.thinking_level, explicit=True)
         await self.emit(SessionSwitched(reason="new", session_file=self.session_file))
         if self.extensions is not None:
             await self.extensions.after_replace("new", previous)
@@ -595,7 +688,7 @@ class AgentSession(ModelControls):
         store = SessionStore.open(path, self._session_dir)
         self._store.close()
         self._store = store
-        notices = ops.attach_store(self, None, None, explicit=False)
+        notices = self._attach(None, None, explicit=False)
         await self.emit(SessionSwitched(reason="switch", session_file=self.session_file))
         for text in notices:
             await self.emit(Notice(level="warning", text=text))
@@ -618,7 +711,7 @@ class AgentSession(ModelControls):
         """
         await self._stop()
         text = ops.fork_store(self._store, entry_id)
-        ops.attach_store(self, self._model, self.thinking_level, explicit=True)
+        self._attach(self.model, self.thinking_level, explicit=True)
         await self.emit(SessionSwitched(reason="fork", session_file=self.session_file))
         return text
 
@@ -637,7 +730,20 @@ class AgentSession(ModelControls):
         await self._stop()
         if summarize and self.summarize_branch is None:
             await self.emit(Notice(level="warning", text="Branch summaries are not available; navigating without one."))
-        result = await ops.navigate(self, entry_id, summarize, instructions)
+        summarizer = None
+        if summarize and self.summarize_branch is not None:
+            summarize_branch = self.summarize_branch
+
+            def summarizer(request: BranchSummaryRequest) -> Awaitable[BranchSummaryResult | None]:
+                return summarize_branch(self, request)
+
+        controller = self._summary_controller = AbortController()
+        try:
+            result = await ops.navigate(
+                self._store, entry_id, summarizer=summarizer, instructions=instructions, controller=controller
+            )
+        finally:
+            self._summary_controller = None
         if result is None:
             return None
         self.reload_context()
@@ -670,7 +776,7 @@ class AgentSession(ModelControls):
         return compute_stats(
             self.messages,
             self._usage,
-            context_window=self._model.context_window if self._model else 0,
+            context_window=self.model.context_window if self.model else 0,
             session_file=self.session_file,
             session_id=self.session_id,
         )

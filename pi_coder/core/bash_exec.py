@@ -66,7 +66,7 @@ async def execute_user_bash(
             command_prefix=command_prefix,
             env=env,
             keep_background=keep_background,
-            **({"max_file_bytes": max_file_bytes} if max_file_bytes else {}),
+            **({"max_file_bytes": max_file_bytes} if max_file_bytes else {}),  # type: ignore[arg-type]
         )
     except ToolError as exc:
         return BashExecutionMessage(

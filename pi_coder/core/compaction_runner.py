@@ -1,4 +1,4 @@
-"""Automatic and manual compaction, and branch summaries, for AgentSession (pi-product 4).
+"""Automatic and manual compaction, and branch summaries, for SessionHost (pi-product 4).
 
 :class:`AutoCompaction` is a run hook (see :mod:`pi_coder.core.session_hooks`):
 
@@ -41,7 +41,7 @@ from pi_coder.session.entries import CompactionEntry, CustomMessageEntry, Messag
 from pi_coder.session.tokens import estimate_context_tokens, should_compact, usage_context_tokens
 
 if TYPE_CHECKING:
-    from pi_coder.core.agent_session import AgentSession
+    from pi_coder.core.host import SessionHost
 
 __all__ = ["OVERFLOW_DISABLED", "OVERFLOW_RECOVERY_FAILED", "AutoCompaction"]
 
@@ -63,12 +63,12 @@ def _transient(exc: BaseException) -> str | None:
     return text if is_retryable_error({"stopReason": "error", "errorMessage": text}) else None
 
 
-def _reasoning(session: AgentSession) -> str | None:
+def _reasoning(session: SessionHost) -> str | None:
     level = session.thinking_level
     return None if not level or level == "off" else level
 
 
-def _after_latest_compaction(session: AgentSession, message: Any) -> bool:
+def _after_latest_compaction(session: SessionHost, message: Any) -> bool:
     """Whether ``message`` was recorded after the branch's latest compaction (or there is none).
 
     Compared by entry order, not timestamps: kept messages are older than the compaction
@@ -107,7 +107,7 @@ class AutoCompaction(RunHook):
         else:
             self._auto_done = False
 
-    async def before_prompt(self, session: AgentSession) -> None:
+    async def before_prompt(self, session: SessionHost) -> None:
         """New request: compact first when the context is already past the threshold."""
         self._auto_done = False
         self._expect_prompt = True
@@ -115,7 +115,7 @@ class AutoCompaction(RunHook):
         if last is not None:
             await self._check(session, last, before_prompt=True)
 
-    async def after_run(self, session: AgentSession, message: AssistantMessage | None) -> bool:
+    async def after_run(self, session: SessionHost, message: AssistantMessage | None) -> bool:
         """Compact on overflow (then continue) or past the threshold (then stop)."""
         if message is None:
             return False
@@ -126,7 +126,7 @@ class AutoCompaction(RunHook):
         if self._controller is not None:
             self._controller.abort()
 
-    async def _check(self, session: AgentSession, message: AssistantMessage, *, before_prompt: bool) -> bool:
+    async def _check(self, session: SessionHost, message: AssistantMessage, *, before_prompt: bool) -> bool:
         model = session.model
         settings = session.settings.compaction
         if model is None or (message.stop_reason == "aborted" and not before_prompt):
@@ -165,7 +165,7 @@ class AutoCompaction(RunHook):
             await self._run_auto(session, "threshold", will_retry=False)
         return False
 
-    async def _run_auto(self, session: AgentSession, reason: str, *, will_retry: bool) -> bool:
+    async def _run_auto(self, session: SessionHost, reason: str, *, will_retry: bool) -> bool:
         if session.model is None or self._controller is not None:
             return False
         preparation = self._prepare(session)
@@ -186,7 +186,7 @@ class AutoCompaction(RunHook):
 
     # ------------------------------------------------------------------ compaction
 
-    async def compact(self, session: AgentSession, instructions: str | None = None) -> CompactionResult:
+    async def compact(self, session: SessionHost, instructions: str | None = None) -> CompactionResult:
         """Compact now (``/compact [instructions]``), whatever ``compaction.enabled`` says.
 
         Emits ``auto_compaction_start``/``end`` with reason ``manual``.
@@ -209,13 +209,13 @@ class AutoCompaction(RunHook):
         return result
 
     @staticmethod
-    def _prepare(session: AgentSession) -> CompactionPreparation | None:
+    def _prepare(session: SessionHost) -> CompactionPreparation | None:
         keep = session.settings.compaction.keep_recent_tokens
         return prepare_compaction(session.store.get_branch(), keep_recent_tokens=keep)
 
     async def _compact(
         self,
-        session: AgentSession,
+        session: SessionHost,
         instructions: str | None,
         preparation: CompactionPreparation | None = None,
         *,
@@ -264,7 +264,7 @@ class AutoCompaction(RunHook):
 
     # ------------------------------------------------------------------ branch summaries
 
-    async def summarize_branch(self, session: AgentSession, request: BranchSummaryRequest) -> BranchSummaryResult | None:
+    async def summarize_branch(self, session: SessionHost, request: BranchSummaryRequest) -> BranchSummaryResult | None:
         """Summarise the branch left by ``/tree`` navigation (a ``BranchSummarizer``).
 
         Returns:

@@ -1,4 +1,4 @@
-"""Session events: what AgentSession emits besides the agent's own events.
+"""Session events: what AgentSession emits besides the agent's own events, and the ``Event`` union of both.
 
 Every event is a slotted dataclass with a ``type`` string (Pi's name where Pi has one) and a
 ``to_json_dict()`` giving the camelCase JSON form used by ``--mode json`` and RPC.
@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, TypeAlias
 
+from pi_coder.agent.events import AgentEvent
+
 __all__ = [
     "AutoCompactionEnd",
     "AutoCompactionStart",
@@ -17,6 +19,7 @@ __all__ = [
     "BashExecutionEnd",
     "BashExecutionStart",
     "BashExecutionUpdate",
+    "Event",
     "ModelChanged",
     "Notice",
     "QueueChanged",
@@ -203,5 +206,12 @@ SessionEvent: TypeAlias = (
     | AutoCompactionEnd
     | AutoRetryStart
     | AutoRetryEnd
+    | SummarizationRetryScheduled
+    | SummarizationRetryAttemptStart
+    | SummarizationRetryFinished
     | Notice
 )
+"""Every event AgentSession emits besides the agent's."""
+
+Event: TypeAlias = AgentEvent | SessionEvent
+"""Every event an AgentSession listener receives: the agent's, re-emitted, and the session's."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from html import escape
 from pathlib import Path
@@ -165,7 +165,7 @@ def _number(value: Any) -> float:
 
 
 def _meta(
-    session_id: str, cwd: str, created: str, models: list[str], entries: list[Mapping[str, Any]]
+    session_id: str, cwd: str, created: str, models: list[str], entries: Sequence[Mapping[str, Any]]
 ) -> str:
     tokens_in = tokens_out = 0
     cost = 0.0

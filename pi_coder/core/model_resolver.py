@@ -211,8 +211,8 @@ def resolve_scoped_models(
             ]
             if not hits:
                 notes.append(f'No models match pattern "{raw}"')
-            for model in hits:
-                add(model, thinking)
+            for hit in hits:
+                add(hit, thinking)
             continue
         model, thinking, warning = parse_model_pattern(pattern, pool)
         if warning:

@@ -38,7 +38,7 @@ from pi_coder.core.session_hooks import RunHook
 from pi_coder.settings import RetrySettings
 
 if TYPE_CHECKING:
-    from pi_coder.core.agent_session import AgentSession
+    from pi_coder.core.host import SessionHost
 
 __all__ = ["RETRY_CANCELLED", "AutoRetry", "retry_delay_ms", "retry_summary"]
 
@@ -55,7 +55,7 @@ def retry_delay_ms(attempt: int, base_delay_ms: int, max_delay_ms: int = 0) -> i
         base_delay_ms: The first delay.
         max_delay_ms: Upper bound; 0 means none.
     """
-    delay = base_delay_ms * 2 ** max(0, attempt - 1)
+    delay: int = base_delay_ms * 2 ** max(0, attempt - 1)
     return min(delay, max_delay_ms) if max_delay_ms > 0 else delay
 
 
@@ -72,7 +72,7 @@ def _bound_text(error: str, settings: RetrySettings, started_s: float) -> str:
 
 
 class AutoRetry(RunHook):
-    """The retry run hook; AgentSession registers one before the compaction hook."""
+    """The retry run hook; SessionHost registers one before the compaction hook."""
 
     def __init__(self) -> None:
         self.is_retrying = False
@@ -89,13 +89,13 @@ class AutoRetry(RunHook):
         """Retries made in the current cycle (0 when none is running)."""
         return self._attempt
 
-    async def before_prompt(self, session: AgentSession) -> None:
+    async def before_prompt(self, session: SessionHost) -> None:
         """A new prompt starts with a fresh attempt counter."""
         self._attempt = 0
         self.is_retrying = False
         self._cancelled = False
 
-    def _decide(self, session: AgentSession, message: AssistantMessage | None) -> tuple[bool, str | None]:
+    def _decide(self, session: SessionHost, message: AssistantMessage | None) -> tuple[bool, str | None]:
         """(retry?, final error when a running cycle must stop) for a run that ended with ``message``."""
         settings = session.settings.retry
         if message is None or message.stop_reason != "error" or not settings.enabled:
@@ -113,16 +113,16 @@ class AutoRetry(RunHook):
             return False, _bound_text(error, settings, started)
         return True, None
 
-    def will_retry(self, session: AgentSession, message: AssistantMessage | None) -> bool:
+    def will_retry(self, session: SessionHost, message: AssistantMessage | None) -> bool:
         """Whether :meth:`after_run` will retry a run that ended with ``message`` (``agent_end.willRetry``)."""
         return self._decide(session, message)[0]
 
-    async def on_message_end(self, session: AgentSession, message: AssistantMessage) -> None:
+    async def on_message_end(self, session: SessionHost, message: AssistantMessage) -> None:
         """A good answer during a cycle ends it with success (Pi emits this at ``message_end``)."""
         if self._attempt > 0 and message.stop_reason not in ("error", "aborted"):
             await self._end(session, success=True, final_error=None)
 
-    async def after_run(self, session: AgentSession, message: AssistantMessage | None) -> bool:
+    async def after_run(self, session: SessionHost, message: AssistantMessage | None) -> bool:
         """Retry a transient error after the backoff delay; end the cycle on anything else."""
         retry, final_error = self._decide(session, message)
         if not retry:
@@ -163,7 +163,7 @@ class AutoRetry(RunHook):
             return False
         return True
 
-    async def _end(self, session: AgentSession, *, success: bool, final_error: str | None) -> None:
+    async def _end(self, session: SessionHost, *, success: bool, final_error: str | None) -> None:
         attempt = self._attempt
         self._attempt = 0
         self.is_retrying = False
@@ -193,7 +193,7 @@ class AutoRetry(RunHook):
 
 
 async def retry_summary(
-    session: AgentSession,
+    session: SessionHost,
     call: Callable[[], Awaitable[T]],
     *,
     source: Literal["compaction", "branchSummary"],

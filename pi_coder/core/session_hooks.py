@@ -19,9 +19,9 @@ A :class:`RunHook` is registered with ``AgentSession.add_run_hook(hook)``. For e
 sleep or summary request return promptly. ``is_retrying``/``is_compacting`` of the session are
 true while any hook reports so.
 
-Tools the hooks use on the session: ``emit(event)``, ``drop_last_assistant()``,
-``reload_context()`` (after appending a compaction entry to ``session.store``), ``agent``,
-``store``, ``settings``, ``model``, ``models``, ``messages``.
+Hooks see the session as a :class:`~pi_coder.core.host.SessionHost`: ``emit(event)``,
+``drop_last_assistant()``, ``reload_context()`` (after appending a compaction entry to
+``session.store``), ``agent``, ``store``, ``settings``, ``model``, ``models``, ``messages``.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from pi_coder.ai.abort import AbortSignal
 from pi_coder.ai.types import AssistantMessage
 
 if TYPE_CHECKING:
-    from pi_coder.core.agent_session import AgentSession
+    from pi_coder.core.host import SessionHost
 
 __all__ = ["BranchSummarizer", "BranchSummaryRequest", "BranchSummaryResult", "RunHook"]
 
@@ -45,11 +45,11 @@ class RunHook:
     is_retrying: bool = False
     is_compacting: bool = False
 
-    async def before_prompt(self, session: AgentSession) -> None:
+    async def before_prompt(self, session: SessionHost) -> None:
         """Called before each user prompt starts a run (not before continuations)."""
         return None
 
-    async def after_run(self, session: AgentSession, message: AssistantMessage | None) -> bool:
+    async def after_run(self, session: SessionHost, message: AssistantMessage | None) -> bool:
         """Called after each run settles with the run's last assistant message.
 
         Returns:
@@ -85,7 +85,7 @@ class BranchSummaryResult:
 
 
 BranchSummarizer: TypeAlias = Callable[
-    ["AgentSession", BranchSummaryRequest], Awaitable[BranchSummaryResult | None]
+    ["SessionHost", BranchSummaryRequest], Awaitable[BranchSummaryResult | None]
 ]
 """Returns the summary, or None when cancelled (then navigation does not happen); an empty
 summary (nothing to summarise) navigates without a ``branch_summary`` entry. Raising aborts

@@ -14,12 +14,12 @@ from pi_coder.ai.keys import env_reference
 from pi_coder.ai.models import Models
 
 if TYPE_CHECKING:
-    from pi_coder.core.agent_session import AgentSession
+    from pi_coder.core.host import SessionHost
 
 __all__ = ["SessionMarkers", "secret_env_names", "session_markers"]
 
 
-def session_markers(session: AgentSession) -> dict[str, str]:
+def session_markers(session: SessionHost) -> dict[str, str]:
     """The ``PI_*`` variables describing ``session`` for its commands."""
     markers = {"PI_SESSION_ID": session.session_id}
     if session.session_file:
@@ -48,7 +48,7 @@ class SessionMarkers:
     """``session_markers`` of a session bound after the tools were built (the tools' ``env_extra``)."""
 
     def __init__(self) -> None:
-        self.session: AgentSession | None = None
+        self.session: SessionHost | None = None
 
     def __call__(self) -> dict[str, str]:
         return session_markers(self.session) if self.session is not None else {}

@@ -13,7 +13,7 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pi_coder.errors import UserError
 
@@ -145,14 +145,15 @@ def _stderr_sink(record: ExtensionErrorEvent) -> None:
 
 async def start(session: AgentSession, mode: str, ui: UIProtocol | None = None) -> None:
     """Once the mode listens: report load errors, then ``session_start("startup")``."""
-    runner = session.extensions
+    runner = cast("ExtensionRunner | None", session.extensions)  # the runner load_for_startup bound
     if runner is None:
         return
     if ui is not None:
         runner.set_ui(ui, mode)
     else:
         runner.mode = mode
-    runner.error_sink = _stderr_sink if mode == "print" else session.emit_nowait
+    # Extension error records go to the session listeners too; they are not yet members of core.events.Event.
+    runner.error_sink = _stderr_sink if mode == "print" else session.emit_nowait  # type: ignore[assignment]
     runner.flush_errors()
     if runner.has("session_start"):
         from pi_coder.core.extensions.events import SessionStartEvent

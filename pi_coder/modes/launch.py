@@ -60,7 +60,7 @@ def run_guarded(
     options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: TrustAsker | None = None
 ) -> int:
     """``run`` with every failure turned into a message and an exit code (never a traceback)."""
-    from pi_coder.modes.setup import StartupExit
+    from pi_coder.modes.options import StartupExit
     from pi_coder.modes.stop_signals import install_backstop
 
     install_backstop()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["MODES", "THINKING_LEVELS", "VALID_TOOLS", "CliOptions", "RunMode"]
+__all__ = ["MODES", "THINKING_LEVELS", "VALID_TOOLS", "CliOptions", "RunMode", "StartupExit"]
 
 MODES = ("text", "json", "rpc")
 """Values of ``--mode``."""
@@ -20,6 +20,15 @@ VALID_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
 """Built-in tool names accepted by ``--tools``."""
 
 RunMode = Literal["interactive", "text", "json", "rpc"]
+
+
+class StartupExit(Exception):
+    """Stop before running anything, with ``code`` and an optional message (e.g. a declined fork)."""
+
+    def __init__(self, code: int, message: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
 
 
 @dataclass(slots=True, kw_only=True)

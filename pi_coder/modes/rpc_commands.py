@@ -11,11 +11,10 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from pi_coder.modes.options import THINKING_LEVELS
-from pi_coder.modes.rpc_mode import HANDLED, NULL, RpcError
+from pi_coder.modes.rpc_protocol import HANDLED, NULL, Handler, RpcError, RpcHost
 
 if TYPE_CHECKING:
     from pi_coder.ai.types import ImageContent
-    from pi_coder.modes.rpc_mode import RpcServer
 
 __all__ = ["COMMANDS", "COMPACT_WHILE_STREAMING", "state_data"]
 
@@ -27,7 +26,7 @@ COMPACT_WHILE_STREAMING = (
     "Nothing was aborted and no queued message was dropped."
 )
 
-COMMANDS: dict[str, Callable[[RpcServer, dict[str, Any]], Awaitable[Any]]] = {}
+COMMANDS: dict[str, Handler] = {}
 
 
 def _command(name: str) -> Callable[[Callable[..., Awaitable[Any]]], Callable[..., Awaitable[Any]]]:
@@ -65,11 +64,11 @@ def _images(command: dict[str, Any]) -> list[ImageContent] | None:
     return images or None
 
 
-def _message_dicts(server: RpcServer) -> list[Any]:
+def _message_dicts(server: RpcHost) -> list[Any]:
     return [m.to_json_dict() for m in server.session.messages if getattr(m, "role", None) != "system"]
 
 
-def state_data(server: RpcServer) -> dict[str, Any]:
+def state_data(server: RpcHost) -> dict[str, Any]:
     """``get_state`` data (design.md's field list)."""
     session = server.session
     model = session.model
@@ -93,7 +92,7 @@ def state_data(server: RpcServer) -> dict[str, Any]:
 
 
 @_command("prompt")
-async def _prompt(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _prompt(server: RpcHost, command: dict[str, Any]) -> Any:
     import asyncio
 
     text = _str(command, "message", allow_empty=True)
@@ -140,25 +139,25 @@ async def _prompt(server: RpcServer, command: dict[str, Any]) -> Any:
 
 
 @_command("steer")
-async def _steer(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _steer(server: RpcHost, command: dict[str, Any]) -> Any:
     _no_extension_command(server, _str(command, "message"))
     server.session.steer(_str(command, "message"), _images(command))
 
 
 @_command("follow_up")
-async def _follow_up(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _follow_up(server: RpcHost, command: dict[str, Any]) -> Any:
     _no_extension_command(server, _str(command, "message"))
     server.session.follow_up(_str(command, "message"), _images(command))
 
 
-def _no_extension_command(server: RpcServer, text: str) -> None:
+def _no_extension_command(server: RpcHost, text: str) -> None:
     extensions = server.session.extensions
     if extensions is not None and extensions.find_command(text.strip()) is not None:
         raise RpcError("Extension commands cannot be queued: send them with prompt")
 
 
 @_command("get_commands")
-async def _get_commands(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _get_commands(server: RpcHost, command: dict[str, Any]) -> Any:
     """Pi's shape: extension commands, then prompt templates."""
     session = server.session
     records = list(session.extensions.command_records()) if session.extensions is not None else []
@@ -175,23 +174,23 @@ async def _get_commands(server: RpcServer, command: dict[str, Any]) -> Any:
 
 
 @_command("abort")
-async def _abort(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _abort(server: RpcHost, command: dict[str, Any]) -> Any:
     server.session.abort()
     await server.session.wait_for_idle()
 
 
 @_command("get_state")
-async def _get_state(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _get_state(server: RpcHost, command: dict[str, Any]) -> Any:
     return state_data(server)
 
 
 @_command("get_messages")
-async def _get_messages(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _get_messages(server: RpcHost, command: dict[str, Any]) -> Any:
     return {"messages": _message_dicts(server)}
 
 
 @_command("get_last_assistant_text")
-async def _last_text(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _last_text(server: RpcHost, command: dict[str, Any]) -> Any:
     return {"text": server.session.last_assistant_text()}
 
 
@@ -199,39 +198,39 @@ async def _last_text(server: RpcServer, command: dict[str, Any]) -> Any:
 
 
 @_command("new_session")
-async def _new_session(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _new_session(server: RpcHost, command: dict[str, Any]) -> Any:
     return {"cancelled": bool(await server.session.new_session())}
 
 
 @_command("switch_session")
-async def _switch_session(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _switch_session(server: RpcHost, command: dict[str, Any]) -> Any:
     path = _existing_file(_str(command, "sessionPath"))
     return {"cancelled": bool(await server.session.switch_session(path))}
 
 
 @_command("fork")
-async def _fork(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _fork(server: RpcHost, command: dict[str, Any]) -> Any:
     text = await server.session.fork(_str(command, "entryId"))
     return {"text": text, "cancelled": False}
 
 
 @_command("get_fork_messages")
-async def _fork_messages(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _fork_messages(server: RpcHost, command: dict[str, Any]) -> Any:
     return {"messages": [{"entryId": i, "text": t} for i, t in server.session.fork_candidates()]}
 
 
 @_command("set_session_name")
-async def _set_name(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _set_name(server: RpcHost, command: dict[str, Any]) -> Any:
     server.session.set_session_name(_str(command, "name").strip())
 
 
 @_command("get_session_stats")
-async def _stats(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _stats(server: RpcHost, command: dict[str, Any]) -> Any:
     return server.session.stats().to_json_dict()
 
 
 @_command("export_html")
-async def _export(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _export(server: RpcHost, command: dict[str, Any]) -> Any:
     output = command.get("outputPath")
     if output is not None and not isinstance(output, str):
         raise RpcError('"outputPath" must be a string')
@@ -245,7 +244,7 @@ def _existing_file(arg: str) -> str:
     return path
 
 
-def _export_sync(server: RpcServer, output: str | None) -> str:
+def _export_sync(server: RpcHost, output: str | None) -> str:
     from pi_coder.core.export_html import default_export_path, export_store_html
 
     session = server.session
@@ -257,7 +256,7 @@ def _export_sync(server: RpcServer, output: str | None) -> str:
 
 
 @_command("set_model")
-async def _set_model(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _set_model(server: RpcHost, command: dict[str, Any]) -> Any:
     provider, model_id = _str(command, "provider"), _str(command, "modelId")
     model = server.session.models.get_model(provider, model_id)
     if model is None:
@@ -267,7 +266,7 @@ async def _set_model(server: RpcServer, command: dict[str, Any]) -> Any:
 
 
 @_command("cycle_model")
-async def _cycle_model(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _cycle_model(server: RpcHost, command: dict[str, Any]) -> Any:
     result = server.session.cycle_model()
     if result is None:
         return NULL
@@ -276,12 +275,12 @@ async def _cycle_model(server: RpcServer, command: dict[str, Any]) -> Any:
 
 
 @_command("get_available_models")
-async def _models(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _models(server: RpcHost, command: dict[str, Any]) -> Any:
     return {"models": [m.to_json_dict() for m in server.session.available_models()]}
 
 
 @_command("set_thinking_level")
-async def _set_thinking(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _set_thinking(server: RpcHost, command: dict[str, Any]) -> Any:
     level = _str(command, "level")
     if level not in THINKING_LEVELS:
         raise RpcError(f'Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVELS)}')
@@ -289,18 +288,18 @@ async def _set_thinking(server: RpcServer, command: dict[str, Any]) -> Any:
 
 
 @_command("cycle_thinking_level")
-async def _cycle_thinking(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _cycle_thinking(server: RpcHost, command: dict[str, Any]) -> Any:
     level = server.session.cycle_thinking_level()
     return {"level": level} if level is not None else NULL
 
 
 @_command("set_steering_mode")
-async def _steering_mode(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _steering_mode(server: RpcHost, command: dict[str, Any]) -> Any:
     server.session.set_steering_mode(_queue_mode(command))
 
 
 @_command("set_follow_up_mode")
-async def _follow_up_mode(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _follow_up_mode(server: RpcHost, command: dict[str, Any]) -> Any:
     server.session.set_follow_up_mode(_queue_mode(command))
 
 
@@ -315,7 +314,7 @@ def _queue_mode(command: dict[str, Any]) -> Any:
 
 
 @_command("compact")
-async def _compact(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _compact(server: RpcHost, command: dict[str, Any]) -> Any:
     compact = getattr(server.session, "compact", None)
     if compact is None:
         raise RpcError("Compaction is not available in this version")
@@ -341,7 +340,7 @@ async def _compact(server: RpcServer, command: dict[str, Any]) -> Any:
 
 
 @_command("set_auto_compaction")
-async def _auto_compaction(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _auto_compaction(server: RpcHost, command: dict[str, Any]) -> Any:
     enabled = command.get("enabled")
     if not isinstance(enabled, bool):
         raise RpcError('"enabled" must be true or false')
@@ -349,7 +348,7 @@ async def _auto_compaction(server: RpcServer, command: dict[str, Any]) -> Any:
 
 
 @_command("set_auto_retry")
-async def _auto_retry(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _auto_retry(server: RpcHost, command: dict[str, Any]) -> Any:
     enabled = command.get("enabled")
     if not isinstance(enabled, bool):
         raise RpcError('"enabled" must be true or false')
@@ -357,12 +356,12 @@ async def _auto_retry(server: RpcServer, command: dict[str, Any]) -> Any:
 
 
 @_command("abort_retry")
-async def _abort_retry(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _abort_retry(server: RpcHost, command: dict[str, Any]) -> Any:
     await server.session.abort_retry()
 
 
 @_command("bash")
-async def _bash(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _bash(server: RpcHost, command: dict[str, Any]) -> Any:
     text = _str(command, "command")
     if server.session.is_bash_running:
         raise RpcError("A bash command is already running; send abort_bash first")
@@ -392,5 +391,5 @@ async def _bash(server: RpcServer, command: dict[str, Any]) -> Any:
 
 
 @_command("abort_bash")
-async def _abort_bash(server: RpcServer, command: dict[str, Any]) -> Any:
+async def _abort_bash(server: RpcHost, command: dict[str, Any]) -> Any:
     server.session.abort_bash()

@@ -19,29 +19,17 @@ import asyncio
 import os
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pi_coder.modes.jsonl import JsonLineWriter
+from pi_coder.modes.rpc_protocol import HANDLED, NULL, Handler, RpcError
 from pi_coder.modes.stop_signals import StopSignals, exit_code_for
 
 if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
 
 __all__ = ["HANDLED", "NULL", "RpcError", "RpcServer", "run_rpc_mode"]
-
-
-class RpcError(Exception):
-    """A command failed; the message becomes the response's ``error``."""
-
-
-HANDLED = object()
-"""Returned by a handler that writes its own response (now or later)."""
-
-NULL = object()
-"""Response data that is JSON ``null`` (Pi's "nothing to cycle to"); a plain None means no ``data``."""
-
-Handler = Callable[["RpcServer", dict[str, Any]], Awaitable[Any]]
 
 
 def run_rpc_mode(session: AgentSession, *, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:

@@ -24,7 +24,7 @@ def pick_session(cwd: str, session_dir: str | None) -> Path:
         UserError: stdin is not a terminal, or there are no sessions.
         StartupExit: Nothing was chosen ("No session selected", exit 0).
     """
-    from pi_coder.modes.setup import StartupExit
+    from pi_coder.modes.options import StartupExit
     from pi_coder.session.listing import list_sessions
 
     if sys.stdin is None or not sys.stdin.isatty():

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_coder.errors import SessionNotFoundError, UserError
+from pi_coder.modes.options import StartupExit
 from pi_coder.paths import session_dir_from_env
 
 if TYPE_CHECKING:
@@ -39,15 +40,6 @@ __all__ = [
 
 TrustAsker = Callable[[Path, list[str]], "TrustChoice | None"]
 """``ask(folder, resources) -> choice``: the TUI's trust dialog (None = Esc, nothing saved)."""
-
-
-class StartupExit(Exception):
-    """Stop before running anything, with ``code`` and an optional message (e.g. a declined fork)."""
-
-    def __init__(self, code: int, message: str = "") -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(slots=True, kw_only=True)

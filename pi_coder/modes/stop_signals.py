@@ -13,9 +13,10 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from pi_coder.tools import kill_running_commands as kill_shell_commands
 
 if TYPE_CHECKING:
     import asyncio
@@ -37,10 +38,7 @@ def exit_code_for(signum: int) -> int:
 
 def kill_running_commands() -> None:
     """SIGKILL the process groups of shell commands still running (bash tool, ``!cmd``)."""
-    shell = sys.modules.get("pi_coder.tools._shell")  # not imported: no command ever ran
-    kill = getattr(shell, "kill_running_commands", None)
-    if kill is not None:
-        kill()
+    kill_shell_commands()
 
 
 def _backstop(signum: int, frame: Any) -> None:

@@ -18,7 +18,13 @@ from pi_coder.tools._env import is_secret_name, safe_environment
 from pi_coder.tools._images import detect_image_mime
 from pi_coder.tools._prompts import TOOL_PROMPT_SNIPPETS, tool_prompt_guidelines
 from pi_coder.tools._settings import ToolSettings
-from pi_coder.tools._shell import ShellResult, resolve_shell, run_shell_command, sanitize_output
+from pi_coder.tools._shell import (
+    ShellResult,
+    kill_running_commands,
+    resolve_shell,
+    run_shell_command,
+    sanitize_output,
+)
 from pi_coder.tools._truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -49,6 +55,7 @@ __all__ = [
     "detect_image_mime",
     "format_size",
     "is_secret_name",
+    "kill_running_commands",
     "prepare_edit_arguments",
     "resolve_shell",
     "run_shell_command",

@@ -29,6 +29,7 @@ from pi_coder.ai import _http
 from pi_coder.ai._http import api_error_text, describe_transport_error
 from pi_coder.ai._partial_json import parse_final_json, parse_streaming_json
 from pi_coder.ai._sse import ServerSentEvent, SSEDecoder
+from pi_coder.ai.cost import calculate_cost
 from pi_coder.ai.errors import ProviderError, ProviderResponseError, ProviderTimeoutError
 from pi_coder.ai.events import (
     AssistantMessageEventStream,
@@ -46,7 +47,6 @@ from pi_coder.ai.events import (
     ToolCallStartEvent,
 )
 from pi_coder.ai.keys import env_vars_for
-from pi_coder.ai.models import calculate_cost
 from pi_coder.ai.options import StreamOptions
 from pi_coder.ai.types import (
     AssistantMessage,

@@ -308,7 +308,7 @@ def _finalize(scripted: AssistantMessage, model: Model) -> AssistantMessage:
         final.stop_reason = "stop"
     usage = final.usage
     if usage.cost.total == 0 and (usage.input or usage.output or usage.cache_read or usage.cache_write):
-        from pi_coder.ai.models import calculate_cost
+        from pi_coder.ai.cost import calculate_cost
 
         calculate_cost(model, usage)
     return final

@@ -1,0 +1,46 @@
+"""What the RPC command handlers and the server share: the error type, the markers, the server's face.
+
+``rpc_mode`` (the server) imports the handlers of ``rpc_commands``; the handlers see the server
+only through :class:`RpcHost`, so neither module imports the other's internals.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from pi_coder.core.agent_session import AgentSession
+    from pi_coder.modes.jsonl import JsonLineWriter
+
+__all__ = ["HANDLED", "NULL", "Handler", "RpcError", "RpcHost"]
+
+
+class RpcError(Exception):
+    """A command failed; the message becomes the response's ``error``."""
+
+
+HANDLED = object()
+"""Returned by a handler that writes its own response (now or later)."""
+
+NULL = object()
+"""Response data that is JSON ``null`` (Pi's "nothing to cycle to"); a plain None means no ``data``."""
+
+
+class RpcHost(Protocol):
+    """The server as a command handler sees it."""
+
+    session: AgentSession
+    writer: JsonLineWriter
+    prompt_task: asyncio.Task[Any] | None
+
+    def respond(self, command: str, request_id: Any, *, data: Any = None, error: str | None = None) -> None: ...
+
+    def spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]: ...
+
+    def busy(self) -> bool: ...
+
+
+Handler = Callable[[RpcHost, dict[str, Any]], Awaitable[Any]]
+"""``handler(server, command)``: the response data, ``HANDLED``, or raises for an error response."""
