@@ -159,7 +159,7 @@ def _no_extension_command(server: RpcServer, text: str) -> None:
 
 @_command("get_commands")
 async def _get_commands(server: RpcServer, command: dict[str, Any]) -> Any:
-    """Pi's shape: extension commands, then prompt templates."""
+    """Pi's shape: extension commands, prompt templates, then ``skill:<name>`` (extensions §3.2)."""
     session = server.session
     records = list(session.extensions.command_records()) if session.extensions is not None else []
     for template in session.prompt_templates:
@@ -171,6 +171,17 @@ async def _get_commands(server: RpcServer, command: dict[str, Any]) -> Any:
                 "sourceInfo": {"path": str(template.path), "scope": template.source},
             }
         )
+    skills = getattr(session.skills, "skills", session.skills) or ()
+    if session.settings.enable_skill_commands:
+        for skill in skills:
+            records.append(
+                {
+                    "name": f"skill:{skill.name}",
+                    "description": skill.description,
+                    "source": "skill",
+                    "sourceInfo": {"path": skill.file_path, "scope": skill.source},
+                }
+            )
     return {"commands": records}
 
 

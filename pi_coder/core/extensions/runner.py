@@ -87,6 +87,10 @@ class ExtensionRunner(SessionSeams):
         self._builtin_tools: dict[str, Any] = {}
         self._tools: dict[str, tuple[Any, Extension | None]] = {}
         self.next_turn: list[Any] = []
+        self.rediscover: Callable[[], list[Source]] | None = None
+        """Finds the sources again on ``/reload`` (new or removed files); None: reload the same ones."""
+        self.reload_warnings: list[str] = []
+        """Problems found re-reading settings, templates, skills and context files on the last reload."""
 
     # ------------------------------------------------------------------ session
 
