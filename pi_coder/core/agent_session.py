@@ -642,19 +642,25 @@ class AgentSession(ModelControls):
         """``(entry_id, text)`` of the user messages on the current branch, oldest first."""
         return ops.fork_candidates(self._store)
 
-    async def fork(self, entry_id: str) -> str:
+    async def fork(self, entry_id: str) -> str | None:
         """Fork into a new session file holding the history before user message ``entry_id``.
 
         Returns:
-            The user message's text, for the editor.
+            The user message's text, for the editor; None when a ``session_before_fork``
+            handler cancelled (nothing changes).
 
         Raises:
             ValueError: ``entry_id`` is not a user message.
         """
+        previous = self.session_file
+        if self.extensions is not None and not await self.extensions.before_replace("fork", entry_id=entry_id):
+            return None
         await self._stop()
         text = ops.fork_store(self._store, entry_id)
         ops.attach_store(self, self._model, self.thinking_level, explicit=True)
         await self.emit(SessionSwitched(reason="fork", session_file=self.session_file))
+        if self.extensions is not None:
+            await self.extensions.after_replace("fork", previous)
         return text
 
     async def navigate_tree(

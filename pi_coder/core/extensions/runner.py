@@ -411,7 +411,7 @@ class ExtensionRunner(SessionSeams):
         if kind == "resume" and path is not None:
             return bool(await session.switch_session(path))
         if kind == "fork" and entry_id is not None:
-            await session.fork(entry_id)
+            return await session.fork(entry_id) is None
         return False
 
     async def reload(self) -> bool:
