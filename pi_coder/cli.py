@@ -140,6 +140,15 @@ _OPTIONS: tuple[_Option, ...] = (
     ),
     _Option("no_extensions", ("-ne", "--no-extensions"), "flag", "Load only the -e extensions.", _EXT),
     _Option(
+        "skills",
+        ("--skill",),
+        "value",
+        "Load a skill folder, SKILL.md or folder of skills (repeatable; wins over other locations).",
+        _EXT,
+        "PATH",
+    ),
+    _Option("no_skills", ("-ns", "--no-skills"), "flag", "Load only the --skill skills.", _EXT),
+    _Option(
         "list_models",
         ("--list-models",),
         "optional",
@@ -298,6 +307,8 @@ def _store_value(
         opts.models = [part.strip() for part in text.split(",") if part.strip()]
     elif option.dest == "extensions":
         opts.extensions.append(text)
+    elif option.dest == "skills":
+        opts.skills.append(text)
     elif option.dest == "tools":
         valid: list[str] = []
         for part in (p.strip() for p in text.split(",")):

@@ -244,6 +244,8 @@ class Settings(BaseModel):
     """Markdown rendering."""
     enable_skill_commands: bool = True
     """Offer /skill:name commands for discovered skills."""
+    claude_skills: bool = True
+    """Also read skills from ``.claude/skills`` (trusted project) and ``~/.claude/skills``."""
     skills: list[str] = Field(default_factory=list)
     """Extra skill files or folders (relative paths are relative to this file's folder)."""
     prompts: list[str] = Field(default_factory=list)
@@ -287,6 +289,14 @@ class LoadedSettings:
             ConfigError: The value is invalid for the key, or the file cannot be parsed.
         """
         self.update_global_settings({_key_str(key_path): value})
+
+    def reload(self, *, project_trusted: bool = True) -> None:
+        """Re-read both files (``/reload``), updating ``settings`` in place."""
+        fresh = load_settings(self.cwd, project_trusted=project_trusted)
+        self.global_data, self.project_data = fresh.global_data, fresh.project_data
+        self.warnings, self.unknown_keys = fresh.warnings, fresh.unknown_keys
+        for name in type(self.settings).model_fields:
+            setattr(self.settings, name, getattr(fresh.settings, name))
 
     def update_global_settings(self, updates: Mapping[str, Any]) -> None:
         """Write several keys (dotted paths) at once; see ``save_global_setting``."""

@@ -101,6 +101,10 @@ class AgentSession:
         self._session_dir = session_dir
         self.project_trust: TrustDecision | None = None
         """How trust in the project folder was decided (``core/trust.py``); None: not checked."""
+        self.skills: Any = None
+        """The ``core.skills.SkillSet`` (or a list of skills) for ``/skill:name``; None: no skills."""
+        self.resource_loader: Callable[[], Any] | None = None
+        """Re-reads context files, SYSTEM files, templates and skills (``/reload``); set by the factory."""
         self._listeners: list[Listener] = []
         self._background: set[asyncio.Task[Any]] = set()
         self._queued = QueuedTexts()
@@ -373,7 +377,20 @@ class AgentSession:
         self._hooks.append(hook)
 
     def _expand(self, text: str) -> str:
-        if not self._templates or not text.startswith("/"):
+        if not text.startswith("/"):
+            return text
+        if self.skills and text.startswith("/skill:"):  # skills before templates (extensions §5.4)
+            from pi_coder.core.skills import expand_skill_command
+
+            try:
+                return expand_skill_command(text, self.skills)
+            except (OSError, UnicodeDecodeError) as exc:
+                if self.extensions is not None:
+                    self.extensions.report(None, "skill_expansion", exc)
+                else:
+                    _log.warning("skill expansion failed: %s", exc)
+                return text
+        if not self._templates:
             return text
         from pi_coder.core.templates import expand_template
 
@@ -546,6 +563,24 @@ class AgentSession:
             return last
         return None
 
+    def reload_resources(self) -> list[str]:
+        """Re-read settings, context files, SYSTEM files, templates and skills (``/reload``, extensions §1.6).
+
+        The system message is rebuilt for the next request. Returns the warnings found.
+        """
+        if self._loaded is not None:
+            trusted = self.project_trust is None or self.project_trust.trusted
+            self._loaded.reload(project_trusted=trusted)
+        if self.resource_loader is None:
+            return []
+        res = self.resource_loader()
+        self._build_prompt = res.build_prompt
+        self._templates = res.templates
+        self.skills = res.skills
+        self.context_files = list(res.context_files)
+        self.reload_context()
+        return list(res.notices)
+
     def reload_context(self) -> None:
         """Replace the agent transcript with the store's context (e.g. after a compaction entry)."""
         self.agent.state.messages = [*self._system_messages(), *self._store.build_session_context().messages]
@@ -700,19 +735,25 @@ class AgentSession:
         """``(entry_id, text)`` of the user messages on the current branch, oldest first."""
         return ops.fork_candidates(self._store)
 
-    async def fork(self, entry_id: str) -> str:
+    async def fork(self, entry_id: str) -> str | None:
         """Fork into a new session file holding the history before user message ``entry_id``.
 
         Returns:
-            The user message's text, for the editor.
+            The user message's text, for the editor; None when a ``session_before_fork``
+            handler cancelled (nothing changes).
 
         Raises:
             ValueError: ``entry_id`` is not a user message.
         """
+        previous = self.session_file
+        if self.extensions is not None and not await self.extensions.before_replace("fork", entry_id=entry_id):
+            return None
         await self._stop()
         text = ops.fork_store(self._store, entry_id)
         self._attach(self.model, self.thinking_level, explicit=True)
         await self.emit(SessionSwitched(reason="fork", session_file=self.session_file))
+        if self.extensions is not None:
+            await self.extensions.after_replace("fork", previous)
         return text
 
     async def navigate_tree(

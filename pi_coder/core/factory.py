@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -77,7 +78,8 @@ def create_agent_session(
         system_prompt: ``--system-prompt`` text or file (replaces SYSTEM.md and the default).
         append_system_prompt: ``--append-system-prompt`` text or file.
         context_files: False skips AGENTS.md/CLAUDE.md.
-        skills: Skills for the prompt.
+        skills: Skills for the prompt and ``/skill:`` (a ``SkillSet``, a list, or a callable giving
+            one, called again on ``/reload``).
         scoped_models: The Ctrl+P cycle (``--models`` / ``enabled_models``).
         stream_fn: The agent's stream function; default ``models.stream_simple``.
         project_trust: The trust decision for ``cwd`` (``pi_coder.core.trust``); untrusted skips
@@ -85,10 +87,7 @@ def create_agent_session(
             not given) the gated project settings. None: not checked, the project is used.
     """
     from pi_coder.agent import Agent
-    from pi_coder.core.context_files import load_project_context, read_prompt_argument
     from pi_coder.core.model_resolver import pick_start_model, resolve_scoped_models
-    from pi_coder.core.system_prompt import build_system_prompt
-    from pi_coder.core.templates import load_templates
 
     cwd = os.fspath(cwd)
     trusted = project_trust is None or project_trust.trusted
@@ -120,28 +119,19 @@ def create_agent_session(
         names = list(DEFAULT_TOOL_NAMES if tool_names is None else tool_names)
         extra = {"env_extra": markers, "secret_env_names": secret_env_names(models)}
         tools = _build_tools(cwd, names, tool_settings_from(plain, **extra)) if names else []
-    snippets = _tool_snippets()
-    project = load_project_context(cwd, context_files=context_files, project_trusted=trusted)
-    notices.extend(project.warnings)
-    custom = read_prompt_argument(system_prompt, cwd) if system_prompt is not None else None
-    if custom is None and project.system is not None:
-        custom = project.system.content
-    append = read_prompt_argument(append_system_prompt, cwd) if append_system_prompt is not None else None
-    if append is None and project.append_system is not None:
-        append = project.append_system.content
-
-    def build_prompt(active: list[str]) -> str:
-        return build_system_prompt(
-            cwd=cwd,
-            tools=active,
-            tool_snippets=snippets,
-            context_files=project.context_files,
-            custom_prompt=custom,
-            append_prompt=append,
+    def resources() -> _Resources:
+        return _load_resources(
+            cwd,
+            plain,
+            trusted=trusted,
+            system_prompt=system_prompt,
+            append_system_prompt=append_system_prompt,
+            context_files=context_files,
             skills=skills,
         )
 
-    templates = load_templates(cwd, extra_paths=plain.prompts, warnings=notices, project_trusted=trusted)
+    res = resources()
+    notices.extend(res.notices)
     from pi_coder.core.convert import make_convert_to_llm
 
     agent = Agent(
@@ -159,16 +149,71 @@ def create_agent_session(
         settings=loaded,
         model=model,
         thinking_level=thinking_level,
-        build_system_prompt=build_prompt,
-        templates=templates,
+        build_system_prompt=res.build_prompt,
+        templates=res.templates,
         scoped_models=scoped_models,
-        context_files=[str(f.path) for f in project.context_files],
+        context_files=res.context_files,
         startup_notices=notices,
         session_dir=directory,
     )
     session.project_trust = project_trust
+    session.skills = res.skills
+    session.resource_loader = resources
     markers.session = session
     return session
+
+
+@dataclasses.dataclass(slots=True)
+class _Resources:
+    build_prompt: Callable[[list[str]], str]
+    templates: dict[str, Any]
+    skills: Any
+    context_files: list[str]
+    notices: list[str]
+
+
+def _load_resources(
+    cwd: str,
+    plain: Settings,
+    *,
+    trusted: bool,
+    system_prompt: str | None,
+    append_system_prompt: str | None,
+    context_files: bool,
+    skills: Any,
+) -> _Resources:
+    """Context files, SYSTEM/APPEND_SYSTEM, templates and skills: read at start and on ``/reload``."""
+    from pi_coder.core.context_files import load_project_context, read_prompt_argument
+    from pi_coder.core.system_prompt import build_system_prompt
+    from pi_coder.core.templates import load_templates
+
+    notices: list[str] = []
+    snippets = _tool_snippets()
+    project = load_project_context(cwd, context_files=context_files, project_trusted=trusted)
+    notices.extend(project.warnings)
+    custom = read_prompt_argument(system_prompt, cwd) if system_prompt is not None else None
+    if custom is None and project.system is not None:
+        custom = project.system.content
+    append = read_prompt_argument(append_system_prompt, cwd) if append_system_prompt is not None else None
+    if append is None and project.append_system is not None:
+        append = project.append_system.content
+    found = skills() if callable(skills) else skills
+    notices.extend(getattr(found, "warnings", ()))
+    listed = found.skills if hasattr(found, "skills") else found
+
+    def build_prompt(active: list[str]) -> str:
+        return build_system_prompt(
+            cwd=cwd,
+            tools=active,
+            tool_snippets=snippets,
+            context_files=project.context_files,
+            custom_prompt=custom,
+            append_prompt=append,
+            skills=listed,
+        )
+
+    templates = load_templates(cwd, extra_paths=plain.prompts, warnings=notices, project_trusted=trusted)
+    return _Resources(build_prompt, templates, found, [str(f.path) for f in project.context_files], notices)
 
 
 def _build_tools(cwd: str, names: list[str], tool_settings: Any) -> list[Any]:

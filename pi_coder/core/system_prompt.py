@@ -92,14 +92,14 @@ def build_system_prompt(
         parts.append(custom_prompt.strip())
     else:
         parts.append(_default_body(resolved or [], guidelines, default_docs_paths() if docs is None else docs))
-    show_skills = names is None or "read" in names
+    skill_tool = "read" if names is None or "read" in names else ("bash" if "bash" in names else None)
     if append_prompt and append_prompt.strip():
         parts.append(append_prompt.strip())
     context = _project_context(context_files)
     if context:
         parts.append(context)
-    if show_skills and skills:
-        block = skills if isinstance(skills, str) else format_skills(skills)
+    if skill_tool is not None and skills:
+        block = skills if isinstance(skills, str) else format_skills(skills, tool=skill_tool)
         if block:
             parts.append(block.strip())
     parts.append(f"Current date: {_date_text(date)}\nCurrent working directory: {_cwd_text(cwd)}")
@@ -242,10 +242,11 @@ def _project_context(files: Iterable[ContextFile]) -> str:
     return "# Project Context\n\nProject-specific instructions and guidelines:\n\n" + "\n\n".join(blocks)
 
 
-def format_skills(skills: Sequence[Any]) -> str:
-    """The ``<available_skills>`` block that tells the model which skills it may load.
+def format_skills(skills: Sequence[Any], *, tool: str = "read") -> str:
+    """The ``<available_skills>`` block that tells the model which skills it may load (extensions §5.3).
 
-    Skills marked ``disable_model_invocation`` are left out. Returns "" when none remain.
+    ``tool`` is the tool the intro tells the model to load a skill's file with (``read``, else
+    ``bash``). Skills marked ``disable_model_invocation`` are left out. Returns "" when none remain.
     """
     rows: list[str] = []
     for skill in skills:
@@ -266,9 +267,10 @@ def format_skills(skills: Sequence[Any]) -> str:
     if not rows:
         return ""
     return (
-        "The following skills provide specialised instructions for particular tasks. When a task "
-        "matches a skill's description, use the read tool to load the skill's file, and resolve "
-        "relative paths in it against the skill's folder.\n\n"
+        "The following skills provide specialized instructions for specific tasks. When a task "
+        f"matches a skill's description, use the {tool} tool to load the skill's file at its location "
+        "and follow its instructions. When a skill file references a relative path, resolve it against "
+        "the skill's directory (the parent of its location) and use that absolute path in tool calls.\n\n"
         "<available_skills>\n" + "\n".join(rows) + "\n</available_skills>"
     )
 
@@ -286,7 +288,9 @@ def default_docs_paths() -> dict[str, str]:
 
 def _escape(text: str) -> str:
     """XML-escape ``text`` (xml.sax.saxutils would pull in urllib: ~7 ms of imports)."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return (
+        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("'", "&apos;")
+    )
 
 
 def _field(obj: Any, name: str) -> Any:

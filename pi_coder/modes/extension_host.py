@@ -85,20 +85,24 @@ def load_for_startup(
         flag_tokens=[FlagToken(name, value, pos) for name, value, pos in options.flag_tokens],
         messages=options.messages,
     )
-    sources, problems = discover(
-        cli_specs=options.extensions,
-        cwd=cwd,
-        config_dir=home,
-        global_specs=global_specs,
-        project_specs=project_specs,
-        no_extensions=options.no_extensions,
-        project_trusted=project_trusted,
-    )
     from pi_coder.core.extensions.types import Extension, ExtensionLoadError
 
-    for spec, problem in problems:
-        runner.report(Extension(path=spec, name=spec), "load", ExtensionLoadError(problem))
-    load_extensions(runner, sources)
+    def find() -> list[Any]:
+        sources, problems = discover(
+            cli_specs=options.extensions,
+            cwd=cwd,
+            config_dir=home,
+            global_specs=_specs(loaded.global_data),  # re-read: /reload refreshes ``loaded`` in place
+            project_specs=_specs(loaded.project_data),
+            no_extensions=options.no_extensions,
+            project_trusted=project_trusted,
+        )
+        for spec, problem in problems:
+            runner.report(Extension(path=spec, name=spec), "load", ExtensionLoadError(problem))
+        return sources
+
+    runner.rediscover = find
+    load_extensions(runner, find())
     return runner
 
 

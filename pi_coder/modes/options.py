@@ -72,6 +72,9 @@ class CliOptions:
     extensions: list[str] = field(default_factory=list)
     """``-e/--extension`` specs, in order."""
     no_extensions: bool = False
+    skills: list[str] = field(default_factory=list)
+    """``--skill`` paths, in order."""
+    no_skills: bool = False
     approve: bool = False
     """``-a/--approve``: trust the project folder for this run."""
     flag_tokens: list[tuple[str, str | None, int]] = field(default_factory=list)

@@ -158,7 +158,7 @@ def _no_extension_command(server: RpcHost, text: str) -> None:
 
 @_command("get_commands")
 async def _get_commands(server: RpcHost, command: dict[str, Any]) -> Any:
-    """Pi's shape: extension commands, then prompt templates."""
+    """Pi's shape: extension commands, prompt templates, then ``skill:<name>`` (extensions §3.2)."""
     session = server.session
     records = list(session.extensions.command_records()) if session.extensions is not None else []
     for template in session.prompt_templates:
@@ -170,6 +170,17 @@ async def _get_commands(server: RpcHost, command: dict[str, Any]) -> Any:
                 "sourceInfo": {"path": str(template.path), "scope": template.source},
             }
         )
+    skills = getattr(session.skills, "skills", session.skills) or ()
+    if session.settings.enable_skill_commands:
+        for skill in skills:
+            records.append(
+                {
+                    "name": f"skill:{skill.name}",
+                    "description": skill.description,
+                    "source": "skill",
+                    "sourceInfo": {"path": skill.file_path, "scope": skill.source},
+                }
+            )
     return {"commands": records}
 
 
@@ -197,21 +208,55 @@ async def _last_text(server: RpcHost, command: dict[str, Any]) -> Any:
 # ---------------------------------------------------------------------------- sessions
 
 
+def _in_background(server: RpcHost, command: dict[str, Any], work: Callable[[], Awaitable[Any]]) -> Any:
+    """With extensions, a session replacement runs as a task: its ``session_before_*`` handlers may open
+    dialogs, whose answers arrive on stdin while it waits. The response follows when it is done."""
+    if server.session.extensions is None:
+        return work()
+
+    async def run() -> None:
+        kind, request_id = command["type"], command.get("id")
+        try:
+            data = await work()
+        except Exception as exc:
+            server.respond(kind, request_id, error=str(exc) or type(exc).__name__)
+            return
+        server.respond(kind, request_id, data=data)
+
+    async def spawned() -> Any:
+        server.spawn(run())
+        return HANDLED
+
+    return spawned()
+
+
 @_command("new_session")
 async def _new_session(server: RpcHost, command: dict[str, Any]) -> Any:
-    return {"cancelled": bool(await server.session.new_session())}
+    async def work() -> Any:
+        return {"cancelled": bool(await server.session.new_session())}
+
+    return await _in_background(server, command, work)
 
 
 @_command("switch_session")
 async def _switch_session(server: RpcHost, command: dict[str, Any]) -> Any:
     path = _existing_file(_str(command, "sessionPath"))
-    return {"cancelled": bool(await server.session.switch_session(path))}
+
+    async def work() -> Any:
+        return {"cancelled": bool(await server.session.switch_session(path))}
+
+    return await _in_background(server, command, work)
 
 
 @_command("fork")
 async def _fork(server: RpcHost, command: dict[str, Any]) -> Any:
-    text = await server.session.fork(_str(command, "entryId"))
-    return {"text": text, "cancelled": False}
+    entry_id = _str(command, "entryId")
+
+    async def work() -> Any:
+        text = await server.session.fork(entry_id)
+        return {"cancelled": True} if text is None else {"text": text, "cancelled": False}
+
+    return await _in_background(server, command, work)
 
 
 @_command("get_fork_messages")

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pi_coder.errors import SessionNotFoundError, UserError
 from pi_coder.modes.options import StartupExit
@@ -198,10 +198,32 @@ def prepare(
         append_system_prompt=options.append_system_prompt,
         scoped_models=scoped or None,
         project_trust=trust,
+        skills=_skill_loader(options, cwd, loaded, trust.trusted),
     )
     extension_host.bind(extensions, session)
     notices.extend(n for n in session.startup_notices if n not in notices)
     return Startup(session=session, prompts=prompts, images=images, notices=notices, trust=trust)
+
+
+def _skill_loader(options: CliOptions, cwd: str, loaded: LoadedSettings, trusted: bool) -> Any:
+    """A callable discovering the skills (extensions §5.2), called at start and on ``/reload``."""
+
+    def load() -> Any:
+        from pi_coder.core.skills import load_skills
+        from pi_coder.paths import config_dir
+
+        return load_skills(
+            cwd,
+            config_dir=config_dir(),
+            project_trusted=trusted,
+            cli_paths=options.skills,
+            no_skills=options.no_skills,
+            project_paths=[str(p) for p in loaded.project_data.get("skills") or () if isinstance(p, str)],
+            global_paths=[str(p) for p in loaded.global_data.get("skills") or () if isinstance(p, str)],
+            claude_skills=loaded.settings.claude_skills,
+        )
+
+    return load
 
 
 def _decide_trust(

@@ -407,6 +407,10 @@ class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
                     templates[getattr(template, "name", str(template))] = getattr(template, "description", "")
             except Exception:
                 templates = {}
+            skills = getattr(self.session, "skills", None)
+            if skills and getattr(getattr(self.session, "settings", None), "enable_skill_commands", True):
+                for skill in getattr(skills, "skills", skills):
+                    templates.setdefault(f"skill:{skill.name}", skill.description)
             candidates = list(names) + [t for t in templates if t not in names]
             out = []
             for name in fuzzy_filter(context.query, candidates, limit=20):

@@ -136,6 +136,32 @@ async def _hotkeys(app: PiApp, args: str) -> None:
     await app.show_markdown("**Keyboard shortcuts**\n\n" + "\n".join(rows))
 
 
+async def _reload(app: PiApp, args: str) -> None:
+    """Re-read extensions, settings, templates, skills, themes and context files (extensions §1.6)."""
+    session = app.session
+    if session.is_streaming:
+        await app.notice("Cannot reload while the agent is working; wait or press Esc first.", "warning")
+        return
+    runner = getattr(session, "extensions", None)
+    if runner is not None:
+        from pi_coder.tui.extension_ui import reload_extensions
+
+        if not await reload_extensions(app):
+            await app.notice("Cannot reload while the agent is working; wait or press Esc first.", "warning")
+            return
+        warnings = list(getattr(session, "reload_warnings", ()))
+    else:
+        warnings = session.reload_resources()
+    themes = getattr(app, "themes", None)
+    if themes is not None:
+        themes.extra_paths = list(session.settings.themes)
+        themes.use(str(session.settings.theme or "dark"))  # a failure is shown by the theme's own warning
+    for warning in warnings:
+        await app.notice(warning, "warning")
+    app.refresh_footer()
+    await app.notice("Reloaded extensions, settings, prompt templates, skills, themes and context files")
+
+
 async def _quit(app: PiApp, args: str) -> None:
     await app.quit_app()
 
@@ -180,6 +206,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("export", "Export the session as a self-contained HTML page", _export, "[file]"),
     SlashCommand("hotkeys", "Show keyboard shortcuts", _hotkeys),
     SlashCommand("trust", "Show or change whether this project folder is trusted", _trust),
+    SlashCommand("reload", "Reload extensions, settings, templates, skills, themes and context files", _reload),
     SlashCommand("quit", "Quit pi", _quit),
 )
 

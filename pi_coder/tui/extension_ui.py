@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
     from pi_coder.tui.app import PiApp
 
-__all__ = ["ConfirmScreen", "SelectScreen", "TextScreen", "TuiUI", "extension_commands", "start_extensions"]
+__all__ = ["ConfirmScreen", "SelectScreen", "TextScreen", "TuiUI", "extension_commands", "reload_extensions", "start_extensions"]
 
 
 class SelectScreen(PickerScreen[str]):
@@ -171,6 +171,18 @@ def extension_commands(app: PiApp) -> list[SlashCommand]:
 
         out.append(SlashCommand(name, command.description or "(extension)", run))
     return out
+
+
+async def reload_extensions(app: PiApp) -> bool:
+    """``/reload`` with extensions: shutdown, re-discover and re-import, commands into ``/`` again."""
+    from pi_coder.tui.commands import COMMANDS
+
+    runner = app.session.extensions
+    if runner is None or not await runner.reload():
+        return False
+    app.commands = COMMANDS
+    app.commands = [*COMMANDS, *extension_commands(app)]
+    return True
 
 
 async def start_extensions(app: PiApp) -> None:

@@ -204,7 +204,7 @@ def test_skills_only_when_read_is_active() -> None:
     assert "<location>/s/pdf/SKILL.md</location>" in with_read
     assert "hidden" not in with_read
     assert with_read.index("</available_skills>") < with_read.index("Current date:")
-    assert "<available_skills>" not in build(tools=["bash"], skills=skills)
+    assert "<available_skills>" not in build(tools=["grep"], skills=skills)  # read, else bash (extensions §5.3)
     # A custom prompt with no tool list still shows skills.
     assert "<available_skills>" in build(custom_prompt="Custom.", skills=skills)
     assert format_skills(skills[1:]) == ""

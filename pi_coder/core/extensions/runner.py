@@ -87,6 +87,10 @@ class ExtensionRunner(SessionSeams):
         self._builtin_tools: dict[str, Any] = {}
         self._tools: dict[str, tuple[Any, Extension | None]] = {}
         self.next_turn: list[Any] = []
+        self.rediscover: Callable[[], list[Source]] | None = None
+        """Finds the sources again on ``/reload`` (new or removed files); None: reload the same ones."""
+        self.reload_warnings: list[str] = []
+        """Problems found re-reading settings, templates, skills and context files on the last reload."""
 
     # ------------------------------------------------------------------ session
 
@@ -407,7 +411,7 @@ class ExtensionRunner(SessionSeams):
         if kind == "resume" and path is not None:
             return bool(await session.switch_session(path))
         if kind == "fork" and entry_id is not None:
-            await session.fork(entry_id)
+            return await session.fork(entry_id) is None
         return False
 
     async def reload(self) -> bool:

@@ -417,7 +417,11 @@ async def reload(runner: ExtensionRunner) -> bool:
     if session.is_streaming:
         return False
     await runner.shutdown("reload")
+    runner.reload_warnings = session.reload_resources()  # settings first: discovery reads them
+    if runner.rediscover is not None:
+        runner.sources = runner.rediscover()
     await reimport(runner)
+    runner.install_tools()
     session.reload_context()
     await runner.notify("session_start", E.SessionStartEvent(reason="reload"))
     return True

@@ -274,6 +274,9 @@ class NavigationMixin:
         except Exception as exc:
             await self.notice(f"Fork failed: {exc}", "error")
             return
+        if text is None:
+            self._note("Fork cancelled by an extension")
+            return
         self.editor.set_text(text)
         self._note("Branched to new session")
 

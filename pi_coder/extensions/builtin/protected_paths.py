@@ -1,0 +1,43 @@
+"""protected-paths (extensions §8.2): ``write`` and ``edit`` never touch secrets or tool folders.
+
+``-e builtin:protected-paths``. Globs from ``[protected_paths] globs``, else ``.env``, ``.env.*``,
+``.git/**``, ``.venv/**``, ``node_modules/**``; matched against the real target, relative to the
+working directory, and against its file name.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from typing import Any
+
+DEFAULT_GLOBS = (".env", ".env.*", ".git/**", ".venv/**", "node_modules/**")
+
+
+def _matches(relative: str, globs: list[str]) -> bool:
+    parts = relative.split("/")
+    for glob in globs:
+        if glob.endswith("/**"):
+            folder = glob[:-3]
+            if folder in parts[:-1] or relative.startswith(folder + "/"):
+                return True
+        elif fnmatch.fnmatchcase(relative, glob) or fnmatch.fnmatchcase(parts[-1], glob):
+            return True
+    return False
+
+
+def extension(pi: Any) -> None:
+    @pi.on("tool_call")
+    def protect(event: Any, ctx: Any) -> Any:
+        if event.tool_name not in ("write", "edit"):
+            return None
+        path = str(event.input.get("path") or event.input.get("file_path") or "")
+        if not path:
+            return None
+        real = os.path.realpath(os.path.join(ctx.cwd, os.path.expanduser(path)))
+        relative = os.path.relpath(real, os.path.realpath(ctx.cwd)).replace(os.sep, "/")
+        table = pi.get_settings().get("protected_paths") or {}
+        if not _matches(relative, list(table.get("globs") or DEFAULT_GLOBS)):
+            return None
+        ctx.ui.notify(f"Blocked {event.tool_name} of protected path {path}", "warning")
+        return {"block": True, "reason": f"Path {path} is protected"}
