@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Protocol, assert_never
 
 from textual.widget import Widget
@@ -11,6 +10,7 @@ from pi_coder.agent import events as ae
 from pi_coder.core import events as se
 from pi_coder.core import transcript as tx
 from pi_coder.core.transcript import Block, build_transcript, end_notice, message_blocks, message_text
+from pi_coder.tui.bridge import StreamDelta
 from pi_coder.tui.widgets.assistant_message import AssistantText, MessageNote, ThinkingBlock
 from pi_coder.tui.widgets.bash_block import BashBlock, SummaryBlock
 from pi_coder.tui.widgets.tool_call import ToolCallBlock
@@ -29,17 +29,6 @@ class TranscriptView(Protocol):
     def refresh_footer(self) -> None: ...
 
     def schedule_edit_preview(self, block: ToolCallBlock) -> None: ...
-
-
-@dataclass(slots=True)
-class StreamDelta:
-    """Consecutive text or thinking deltas of one content block, without their partial messages."""
-
-    kind: str
-    """``text_delta`` or ``thinking_delta``."""
-    content_index: int
-    parts: list[str]
-    type: str = "stream_delta"
 
 
 _get = tx.get
