@@ -18,6 +18,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from pi_coder.core import transcript as tx
 from pi_coder.session.store import SessionStore
 
 __all__ = ["default_export_path", "export_session_html", "export_store_html", "render_session_html"]
@@ -58,7 +59,9 @@ img { max-width:100%; border-radius:6px; border:1px solid var(--border); }
 """
 
 
-def default_export_path(session_file: str | os.PathLike[str], cwd: str | os.PathLike[str] | None = None) -> Path:
+def default_export_path(
+    session_file: str | os.PathLike[str], cwd: str | os.PathLike[str] | None = None
+) -> Path:
     """``pi-session-<file name without .jsonl>.html`` in ``cwd`` (Pi's default)."""
     stem = Path(session_file).name.removesuffix(".jsonl")
     return Path(cwd if cwd is not None else os.getcwd()) / f"pi-session-{stem}.html"
@@ -112,7 +115,7 @@ def render_session_html(store: SessionStore) -> str:
     title = store.name or _first_user_text(entries) or "Session"
     return "".join(
         [
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+            '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n',
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
             f"<title>{escape(_shorten(title, 80))}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n<main>\n",
             "<header>",
@@ -147,7 +150,9 @@ def _plain_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, Mapping) and b.get("type") == "text")
+        return "\n".join(
+            str(b.get("text", "")) for b in content if isinstance(b, Mapping) and b.get("type") == "text"
+        )
     return ""
 
 
@@ -198,7 +203,9 @@ def _when(iso: str) -> str:
         return str(iso)
 
 
-def _render_entry(entry: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]], models: list[str]) -> str:
+def _render_entry(
+    entry: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]], models: list[str]
+) -> str:
     kind = entry.get("type")
     if kind == "message":
         message = entry.get("message")
@@ -224,7 +231,11 @@ def _block(css: str, role: str, inner: str) -> str:
 
 def _summary_block(title: str, summary: str, tokens: Any) -> str:
     label = f"{title} ({int(tokens):,} tokens before)" if isinstance(tokens, int) else title
-    return f'<div class="msg summary"><details><summary>{escape(label)}</summary>' + _text(summary) + "</details></div>"
+    return (
+        f'<div class="msg summary"><details><summary>{escape(label)}</summary>'
+        + _text(summary)
+        + "</details></div>"
+    )
 
 
 def _text(text: str) -> str:
@@ -262,46 +273,46 @@ def _content_html(content: Any) -> str:
     return "".join(parts)
 
 
-def _render_message(message: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]], models: list[str]) -> str:
-    role = message.get("role")
-    if role == "user":
-        return _block("user", "user", _content_html(message.get("content")))
-    if role == "assistant":
+def _render_message(
+    message: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]], models: list[str]
+) -> str:
+    if message.get("role") == "assistant":
         return _render_assistant(message, results, models)
-    if role == "toolResult":
-        return ""  # shown under its tool call
-    if role == "bashExecution":
-        return _render_bash(message)
-    if role == "custom" and message.get("display", True):
-        return _block("custom", str(message.get("customType", "custom")), _content_html(message.get("content")))
-    if role in ("compactionSummary", "branchSummary"):
-        title = "Compaction summary" if role == "compactionSummary" else "Branch summary"
-        return _summary_block(title, str(message.get("summary", "")), message.get("tokensBefore"))
-    return ""
+    parts: list[str] = []
+    for block in tx.message_blocks(message, results):  # tool results show under their call
+        match block:
+            case tx.UserBlock(content=content):
+                parts.append(_block("user", "user", _content_html(content)))
+            case tx.BashBlock(message=bash):
+                parts.append(_render_bash(bash))
+            case tx.CustomBlock(custom_type=custom_type, content=content):
+                parts.append(_block("custom", custom_type, _content_html(content)))
+            case tx.SummaryBlock(kind=kind, summary=summary, tokens_before=tokens):
+                title = "Compaction summary" if kind == "compaction" else "Branch summary"
+                parts.append(_summary_block(title, summary, tokens))
+    return "".join(parts)
 
 
-def _render_assistant(message: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]], models: list[str]) -> str:
+def _render_assistant(
+    message: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]], models: list[str]
+) -> str:
     name = f"{message.get('provider')}/{message.get('model')}"
     if message.get("provider"):
         models.append(name)
     parts: list[str] = []
-    content = message.get("content")
-    for block in content if isinstance(content, list) else ():
-        if not isinstance(block, Mapping):
-            continue
-        kind = block.get("type")
-        if kind == "text":
-            parts.append(_text(str(block.get("text", ""))))
-        elif kind == "thinking":
-            text = "[redacted]" if block.get("redacted") else str(block.get("thinking", ""))
-            if text.strip():
-                parts.append(f'<details class="thinking"><summary>Thinking</summary><pre>{escape(text)}</pre></details>')
-        elif kind == "toolCall":
-            parts.append(_render_tool(block, results.get(str(block.get("id")))))
-    reason = message.get("stopReason")
-    if reason in ("error", "aborted"):
-        error = message.get("errorMessage") or f"Request {reason}"
-        parts.append(f'<div class="error-text">{escape(str(error))}</div>')
+    for block in tx.message_blocks(message, results):
+        match block:
+            case tx.AssistantTextBlock(text=text):
+                parts.append(_text(text))
+            case tx.ThinkingBlock(text=text, redacted=redacted):
+                text = "[redacted]" if redacted else text
+                parts.append(
+                    f'<details class="thinking"><summary>Thinking</summary><pre>{escape(text)}</pre></details>'
+                )
+            case tx.ToolBlock():
+                parts.append(_render_tool(block))
+            case tx.NoticeBlock(stop_reason=reason, error_message=error) if reason in ("error", "aborted"):
+                parts.append(f'<div class="error-text">{escape(error or f"Request {reason}")}</div>')
     return _block("assistant", f"assistant · {name}" if message.get("model") else "assistant", "".join(parts))
 
 
@@ -316,23 +327,25 @@ def _args_summary(tool: str, args: Mapping[str, Any]) -> str:
     return json.dumps(dict(args), ensure_ascii=False)
 
 
-def _render_tool(call: Mapping[str, Any], result: Mapping[str, Any] | None) -> str:
-    tool = str(call.get("name", "tool"))
-    args = call.get("arguments")
-    args = args if isinstance(args, Mapping) else {}
-    is_error = bool(result.get("isError")) if result is not None else False
+def _render_tool(call: tx.ToolBlock) -> str:
+    tool, args, result = call.name, call.args, call.result
+    is_error = result.is_error if result is not None else False
     head = f'<div class="name">{escape(tool)} <code>{escape(_shorten(_args_summary(tool, args), 300))}</code></div>'
     body: list[str] = []
     if tool == "write" and isinstance(args.get("content"), str):
         body.append(_collapsible("content", args["content"]))
-    details = result.get("details") if result is not None else None
+    details = result.details if result is not None else None
     diff = details.get("diff") if isinstance(details, Mapping) else None
     if isinstance(diff, str) and diff and not is_error:
         body.append(_diff(diff))
     elif result is not None:
-        text = _plain_text(result.get("content"))
-        blocks = result.get("content")
-        images = [b for b in blocks if isinstance(b, Mapping) and b.get("type") == "image"] if isinstance(blocks, list) else []
+        text = _plain_text(result.content)
+        blocks = result.content
+        images = (
+            [b for b in blocks if isinstance(b, Mapping) and b.get("type") == "image"]
+            if isinstance(blocks, list)
+            else []
+        )
         if text:
             body.append(f'<div class="result">{_collapsible("output", text)}</div>')
         body.extend(_image(b) for b in images)
@@ -362,7 +375,9 @@ def _render_bash(message: Mapping[str, Any]) -> str:
     command = str(message.get("command", ""))
     output = str(message.get("output", ""))
     code = message.get("exitCode")
-    status = " (cancelled)" if message.get("cancelled") else f" (exit {code})" if code not in (0, None) else ""
+    status = (
+        " (cancelled)" if message.get("cancelled") else f" (exit {code})" if code not in (0, None) else ""
+    )
     head = f'<div class="name">$ {escape(command)}{escape(status)}</div>'
     css = "tool error" if status and not message.get("cancelled") else "tool"
     inner = f'<div class="{css}">{head}{_collapsible("output", output) if output else ""}</div>'

@@ -7,7 +7,6 @@ import gc
 import inspect
 import os
 import time
-from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -17,13 +16,13 @@ from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from pi_coder.tui.bridge import SessionBridge, SessionEventsPosted
 from pi_coder.tui.commands import COMMANDS, find_command, parse_command
 from pi_coder.tui.completion import Completion, CompletionContext, ProjectFiles, fuzzy_filter
-from pi_coder.tui.controller import StreamDelta, TranscriptController
+from pi_coder.tui.controller import TranscriptController
 from pi_coder.tui.format import git_branch, shorten_home
 from pi_coder.tui.key_actions import KeyActionsMixin
 from pi_coder.tui.keys import bindings_for, display_keys, effective_keys
-from pi_coder.tui.messages import SessionEventsPosted
 from pi_coder.tui.screens.navigation import NavigationMixin
 from pi_coder.tui.widgets.completion_menu import CompletionMenu
 from pi_coder.tui.widgets.panels import HeaderPanel, PendingMessages, StatusLine
@@ -33,9 +32,6 @@ from pi_coder.tui.widgets.tool_call import ToolCallBlock
 from pi_coder.tui.widgets.transcript import Transcript
 
 __all__ = ["PiApp", "no_model_help"]
-
-_DRAIN_INTERVAL = 1 / 60
-_STREAM_DELTAS = frozenset({"text_delta", "thinking_delta"})
 
 
 def no_model_help(models_toml: str | None = None) -> Group:
@@ -52,14 +48,21 @@ def no_model_help(models_toml: str | None = None) -> Group:
     return Group(
         Text.assemble(("No model configured.", "bold yellow"), " To use pi, either:"),
         Text.assemble(
-            "  • set ", ("ANTHROPIC_API_KEY", "bold"), " or ", ("OPENAI_API_KEY", "bold"),
+            "  • set ",
+            ("ANTHROPIC_API_KEY", "bold"),
+            " or ",
+            ("OPENAI_API_KEY", "bold"),
             " (or another provider's key) and restart, or",
         ),
-        Text.assemble("  • add a provider to ", (models_toml, "bold"), ", e.g. a local OpenAI-compatible server:"),
+        Text.assemble(
+            "  • add a provider to ", (models_toml, "bold"), ", e.g. a local OpenAI-compatible server:"
+        ),
         Text(""),
         Text(example, style="cyan"),
         Text(""),
-        Text.assemble("then start ", ("pi --model local/qwen2.5-coder", "bold"), " (or pick one with /model)."),
+        Text.assemble(
+            "then start ", ("pi --model local/qwen2.5-coder", "bold"), " (or pick one with /model)."
+        ),
     )
 
 
@@ -126,12 +129,8 @@ class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
         self.hide_thinking = hide_thinking
         self.tools_expanded = False
         self.commands = COMMANDS
-        self._events: deque[Any] = deque()
-        self._drain_posted = False
-        self._last_drain = 0.0
-        self._compaction_error_reported = False
         self._gc_frozen = False
-        self._unsubscribe: Any = None
+        self.bridge: SessionBridge | None = None
         self._last_clear = 0.0
         self._project_files = ProjectFiles(cwd)
         history = []
@@ -196,9 +195,11 @@ class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
 
     async def on_mount(self) -> None:
         if self._keymap_overrides:
-            self.set_keymap({k: v if isinstance(v, str) else ",".join(v) for k, v in self._keymap_overrides.items()})
+            self.set_keymap(
+                {k: v if isinstance(v, str) else ",".join(v) for k, v in self._keymap_overrides.items()}
+            )
         self.controller = TranscriptController(self, self.transcript)
-        self._unsubscribe = self.session.subscribe(self._on_session_event)
+        self.bridge = SessionBridge(self.session, self)
         if getattr(self.session, "extensions", None) is not None:
             from pi_coder.tui.extension_ui import start_extensions
 
@@ -253,55 +254,32 @@ class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
         if self._gc_frozen:
             gc.unfreeze()
             self._gc_frozen = False
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
+        self._close_bridge()
+
+    def _close_bridge(self) -> None:
+        if self.bridge is not None:
+            self.bridge.close()
+
+    async def _shutdown(self) -> None:
+        # Textual prunes the screens first and dispatches the app's Unmount last: stop the session
+        # events before any widget goes, whichever way the app ends (exit, a test harness).
+        self._close_bridge()
+        await super()._shutdown()
 
     # ------------------------------------------------------------------ session events
-
-    def _on_session_event(self, event: Any) -> None:
-        """AgentSession listener: only queue the event and wake the message pump.
-
-        At most one wake-up message is in flight, and wake-ups are spaced by a 60th of a second,
-        so a fast stream is handled in batches instead of one Textual message per delta.
-        """
-        if event.type == "auto_compaction_end" and event.error_message:
-            self._compaction_error_reported = True
-        if event.type == "message_update":
-            # Keep only the delta text: the event's partial message may be a fresh copy of the
-            # whole answer, and holding hundreds of those until the next drain is costly.
-            ame = event.assistant_message_event
-            if ame.type in _STREAM_DELTAS:
-                events = self._events
-                last = events[-1] if events else None
-                if isinstance(last, StreamDelta) and last.kind == ame.type and last.content_index == ame.content_index:
-                    last.parts.append(ame.delta)
-                    return
-                event = StreamDelta(ame.type, ame.content_index, [ame.delta])
-        self._events.append(event)
-        if self._drain_posted:
-            return
-        self._drain_posted = True
-        delay = self._last_drain + _DRAIN_INTERVAL - time.monotonic()
-        if delay <= 0:
-            self.post_message(SessionEventsPosted())
-        else:
-            asyncio.get_running_loop().call_later(delay, self.post_message, SessionEventsPosted())
 
     @property
     def events_pending(self) -> bool:
         """True while session events wait to be rendered."""
-        return bool(self._events)
+        return self.bridge is not None and self.bridge.pending
 
     async def on_session_events_posted(self, message: SessionEventsPosted) -> None:
-        controller = self.controller
-        self._drain_posted = False
-        self._last_drain = time.monotonic()
-        if controller is None or self._exit:  # shutting down: the widgets may already be gone
+        bridge, controller = self.bridge, self.controller
+        if bridge is None or controller is None:
             return
-        events = self._events
-        while events:
-            event = events.popleft()
+        for event in bridge.drain():
+            if bridge.closed:
+                return
             await self._dispatch(event, controller)
         self.transcript.note_activity()
 
@@ -430,7 +408,9 @@ class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
         stripped = text.strip()
         if stripped.startswith("!"):
             if getattr(self.session, "is_bash_running", False):
-                await self.notice("A bash command is already running. Press Esc to cancel it first.", "warning")
+                await self.notice(
+                    "A bash command is already running. Press Esc to cancel it first.", "warning"
+                )
                 return
             exclude = stripped.startswith("!!")
             command = stripped[2:] if exclude else stripped[1:]
@@ -500,11 +480,14 @@ class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
             self.session.abort()
             await self.session.wait_for_idle()
         self.status_line.start("Compacting context... (Esc to cancel)")
-        self._compaction_error_reported = False
+        if self.bridge is not None:
+            self.bridge.compaction_error_reported = False
         try:
             await self.session.compact(instructions)
         except Exception as exc:
-            if not self._compaction_error_reported:  # else the compaction end event showed it
+            if not (
+                self.bridge is not None and self.bridge.compaction_error_reported
+            ):  # else the compaction end event showed it
                 await self.notice(f"Compaction failed: {exc}", "error")
         finally:
             self._restore_status()
@@ -513,6 +496,7 @@ class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
         await self.quit_app()
 
     async def quit_app(self) -> None:
+        self._close_bridge()  # events of the closing session are not rendered any more
         await self._close_session()
         self.exit(0)
 

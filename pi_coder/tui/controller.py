@@ -2,61 +2,43 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, assert_never
 
 from textual.widget import Widget
 
-from pi_coder.tui.tool_render import result_text
+from pi_coder.agent import events as ae
+from pi_coder.core import events as se
+from pi_coder.core import transcript as tx
+from pi_coder.core.transcript import Block, build_transcript, end_notice, message_blocks, message_text
+from pi_coder.tui.bridge import StreamDelta
 from pi_coder.tui.widgets.assistant_message import AssistantText, MessageNote, ThinkingBlock
 from pi_coder.tui.widgets.bash_block import BashBlock, SummaryBlock
 from pi_coder.tui.widgets.tool_call import ToolCallBlock
 from pi_coder.tui.widgets.transcript import Transcript, UserMessageBlock
 
-if TYPE_CHECKING:
-    from pi_coder.tui.app import PiApp
-
-__all__ = ["StreamDelta", "TranscriptController", "message_text"]
+__all__ = ["StreamDelta", "TranscriptController", "TranscriptView", "message_text"]
 
 
-@dataclass(slots=True)
-class StreamDelta:
-    """Consecutive text or thinking deltas of one content block, without their partial messages."""
+class TranscriptView(Protocol):
+    """What the controller needs from its host (the app): display options and two callbacks."""
 
-    kind: str
-    """``text_delta`` or ``thinking_delta``."""
-    content_index: int
-    parts: list[str]
-    type: str = "stream_delta"
+    tools_expanded: bool
+    hide_thinking: bool
+    animations: bool
 
+    def refresh_footer(self) -> None: ...
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, dict):
-        camel = name.split("_")[0] + "".join(p.title() for p in name.split("_")[1:])
-        return obj.get(camel, obj.get(name, default))
-    return getattr(obj, name, default)
+    def schedule_edit_preview(self, block: ToolCallBlock) -> None: ...
 
 
-def message_text(message: Any) -> str:
-    """Plain text of a user/custom message's content (images as placeholders)."""
-    content = _get(message, "content", "")
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content or []:
-        kind = _get(block, "type")
-        if kind == "text":
-            parts.append(_get(block, "text", ""))
-        elif kind == "image":
-            parts.append("[image]")
-    return "\n".join(parts)
+_get = tx.get
 
 
 class TranscriptController:
     """Owns the mapping from streaming state to widgets; all methods run in the app's pump."""
 
-    def __init__(self, app: PiApp, transcript: Transcript) -> None:
-        self.app = app
+    def __init__(self, view: TranscriptView, transcript: Transcript) -> None:
+        self.view = view
         self.transcript = transcript
         self._parts: dict[int, Widget] = {}
         self._tools: dict[str, ToolCallBlock] = {}
@@ -80,7 +62,9 @@ class TranscriptController:
             self._last_note = note
 
     def _tool_block(self, tool_call_id: str, name: str) -> ToolCallBlock:
-        return ToolCallBlock(tool_call_id, name, expanded=self.app.tools_expanded, animate=self.app.animations)
+        return ToolCallBlock(
+            tool_call_id, name, expanded=self.view.tools_expanded, animate=self.view.animations
+        )
 
     async def clear(self) -> None:
         self._parts.clear()
@@ -92,10 +76,40 @@ class TranscriptController:
     # ------------------------------------------------------------------ live events
 
     async def handle(self, event: Any) -> None:
-        kind = event.type
-        handler = getattr(self, f"_on_{kind}", None)
-        if handler is not None:
-            await handler(event)
+        """Render one agent or session event (others are ignored)."""
+        match event:
+            case StreamDelta():
+                await self._on_stream_delta(event)
+            case ae.MessageStart():
+                await self._on_message_start(event)
+            case ae.MessageUpdate():
+                await self._on_message_update(event)
+            case ae.MessageEnd():
+                await self._on_message_end(event)
+            case ae.ToolExecutionStart():
+                await self._on_tool_execution_start(event)
+            case ae.ToolExecutionUpdate():
+                await self._on_tool_execution_update(event)
+            case ae.ToolExecutionEnd():
+                await self._on_tool_execution_end(event)
+            case ae.TurnEnd():
+                self.view.refresh_footer()
+            case ae.AgentEnd():
+                await self._on_agent_end(event)
+            case se.BashExecutionStart():
+                await self._on_bash_execution_start(event)
+            case se.BashExecutionUpdate():
+                await self._on_bash_execution_update(event)
+            case se.BashExecutionEnd():
+                await self._on_bash_execution_end(event)
+            case se.AutoCompactionEnd():
+                await self._on_auto_compaction_end(event)
+            case se.AutoRetryEnd():
+                await self._on_auto_retry_end(event)
+            case se.Notice():
+                await self._on_notice(event)
+            case _:
+                pass
 
     async def _on_message_start(self, event: Any) -> None:
         message = event.message
@@ -125,7 +139,7 @@ class TranscriptController:
                 await part.finish()
         elif kind in ("thinking_start", "thinking_delta", "thinking_end"):
             if not isinstance(part, ThinkingBlock):
-                part = ThinkingBlock(hidden=self.app.hide_thinking)
+                part = ThinkingBlock(hidden=self.view.hide_thinking)
                 self._parts[index] = part
                 await self.add(part)
             if kind == "thinking_delta":
@@ -144,7 +158,7 @@ class TranscriptController:
                     await self.add(part)
             part.update_args(call.arguments or {}, complete=kind == "toolcall_end")
             if kind == "toolcall_end" and call.name == "edit":
-                self.app.schedule_edit_preview(part)
+                self.view.schedule_edit_preview(part)
 
     async def _on_stream_delta(self, event: StreamDelta) -> None:
         part = self._parts.get(event.content_index)
@@ -157,7 +171,7 @@ class TranscriptController:
             part.append(text)
         else:
             if not isinstance(part, ThinkingBlock):
-                part = ThinkingBlock(hidden=self.app.hide_thinking)
+                part = ThinkingBlock(hidden=self.view.hide_thinking)
                 self._parts[event.content_index] = part
                 await self.add(part)
             part.append(text)
@@ -170,21 +184,21 @@ class TranscriptController:
             if isinstance(part, AssistantText | ThinkingBlock):
                 await part.finish()
         # Providers that do not stream still get blocks, in content order.
-        for index, block in enumerate(_get(message, "content", []) or []):
-            if index in self._parts:
+        for item in message_blocks(message):
+            if (
+                not isinstance(item, tx.AssistantTextBlock | tx.ThinkingBlock | tx.ToolBlock)
+                or item.index in self._parts
+                or not _shown(item)
+            ):
                 continue
-            kind = _get(block, "type")
-            if kind == "text" and block.text.strip():
-                widget: Widget = AssistantText(block.text)
-            elif kind == "thinking" and block.thinking.strip():
-                widget = ThinkingBlock(block.thinking, hidden=self.app.hide_thinking)
-            elif kind == "toolCall":
-                widget = self._tools.get(block.id) or self._tool_block(block.id, block.name)
-                self._tools[block.id] = widget  # type: ignore[assignment]
-                widget.update_args(block.arguments or {}, complete=True)  # type: ignore[union-attr]
+            if isinstance(item, tx.ToolBlock):
+                tool = self._tools.get(item.call_id) or self._tool_block(item.call_id, item.name)
+                self._tools[item.call_id] = tool
+                tool.update_args(dict(item.args), complete=True)
+                widget: Widget = tool
             else:
-                continue
-            self._parts[index] = widget
+                widget = self.block_widget(item)
+            self._parts[item.index] = widget
             if not widget.is_attached:
                 await self.add(widget)
         stop = _get(message, "stop_reason")
@@ -196,7 +210,7 @@ class TranscriptController:
         elif stop == "length":
             await self.add(*self._end_notes(message))
         self._parts = {}
-        self.app.refresh_footer()
+        self.view.refresh_footer()
 
     async def _on_tool_execution_start(self, event: Any) -> None:
         block = self._tools.get(event.tool_call_id)
@@ -206,7 +220,7 @@ class TranscriptController:
             await self.add(block)
             if event.tool_name == "edit":
                 block.update_args(event.args or {}, complete=True)
-                self.app.schedule_edit_preview(block)
+                self.view.schedule_edit_preview(block)
         block.start(event.args if isinstance(event.args, dict) else None)
 
     async def _on_tool_execution_update(self, event: Any) -> None:
@@ -220,21 +234,18 @@ class TranscriptController:
             block.finish(event.result, event.is_error)
             self.transcript.note_activity()
 
-    async def _on_turn_end(self, event: Any) -> None:
-        self.app.refresh_footer()
-
     async def _on_agent_end(self, event: Any) -> None:
         for block in self._tools.values():
             if block.view.status not in ("success", "error"):
                 block.abandon()
         self._tools = {k: v for k, v in self._tools.items() if v.view.status not in ("success", "error")}
-        self.app.refresh_footer()
+        self.view.refresh_footer()
 
     # session events
 
     async def _on_bash_execution_start(self, event: Any) -> None:
         self._bash = BashBlock(
-            event.command, exclude_from_context=event.exclude_from_context, expanded=self.app.tools_expanded
+            event.command, exclude_from_context=event.exclude_from_context, expanded=self.view.tools_expanded
         )
         await self.add(self._bash)
 
@@ -248,7 +259,7 @@ class TranscriptController:
             await self.add(self._bash)
         self._bash.finish(event.message)
         self._bash = None
-        self.app.refresh_footer()
+        self.view.refresh_footer()
 
     async def _on_auto_compaction_end(self, event: Any) -> None:
         if event.aborted:
@@ -259,9 +270,9 @@ class TranscriptController:
             summary = _get(event.result, "summary", "") or ""
             tokens = _get(event.result, "tokens_before")
             await self.add(
-                SummaryBlock("compaction", summary, tokens_before=tokens, expanded=self.app.tools_expanded)
+                SummaryBlock("compaction", summary, tokens_before=tokens, expanded=self.view.tools_expanded)
             )
-        self.app.refresh_footer()
+        self.view.refresh_footer()
 
     async def _on_auto_retry_end(self, event: Any) -> None:
         if not event.success and event.final_error:
@@ -274,81 +285,53 @@ class TranscriptController:
 
     async def render_history(self, messages: list[Any]) -> None:
         """Render a stored transcript (resume, session switch) in one mount."""
-        widgets: list[Widget] = []
-        tools: dict[str, ToolCallBlock] = {}
-        for message in messages:
-            role = _get(message, "role")
-            if role == "user":
-                widgets.append(UserMessageBlock(message_text(message)))
-            elif role == "assistant":
-                for block in _get(message, "content", []) or []:
-                    kind = _get(block, "type")
-                    if kind == "text" and block.text.strip():
-                        widgets.append(AssistantText(block.text))
-                    elif kind == "thinking" and block.thinking.strip():
-                        widgets.append(ThinkingBlock(block.thinking, hidden=self.app.hide_thinking))
-                    elif kind == "toolCall":
-                        tool = self._tool_block(block.id, block.name)
-                        tool.view.args = dict(block.arguments or {})
-                        tool.view.status = "pending"
-                        tools[block.id] = tool
-                        widgets.append(tool)
-                if _get(message, "stop_reason") in ("error", "aborted", "length"):
-                    widgets.extend(self._end_notes(message))
-            elif role == "toolResult":
-                tool = tools.get(_get(message, "tool_call_id"))
-                if tool is not None:
-                    tool.view.status = "error" if _get(message, "is_error") else "success"
-                    tool.view.output = result_text(message)
-                    tool.view.details = _get(message, "details")
-                    tool.set_classes("-error" if tool.view.status == "error" else "-success")
-            elif role == "bashExecution":
-                block = BashBlock(
-                    _get(message, "command", ""),
-                    exclude_from_context=bool(_get(message, "exclude_from_context")),
-                    expanded=self.app.tools_expanded,
-                )
-                block.running = False
-                block.message = message
-                block.output = _get(message, "output", "") or ""
-                widgets.append(block)
-            else:
-                widgets.extend(self._static_blocks(message))
-        for tool in tools.values():
-            if tool.view.status == "pending":
-                tool.view.status = "error"
-                tool.view.output = "No result"
-                tool.set_classes("-error")
+        widgets = [self.block_widget(block) for block in build_transcript(messages) if _shown(block)]
         if widgets:
             await self.add(*widgets)
         self.transcript.scroll_end(animate=False, immediate=True)
 
-    def _static_blocks(self, message: Any) -> list[Widget]:
-        role = _get(message, "role")
-        if role == "compactionSummary":
-            return [
-                SummaryBlock(
-                    "compaction",
-                    _get(message, "summary", ""),
-                    tokens_before=_get(message, "tokens_before"),
-                    expanded=self.app.tools_expanded,
+    def block_widget(self, block: Block) -> Widget:
+        """The widget of a finished transcript block (the same for live and resumed sessions)."""
+        match block:
+            case tx.UserBlock(text=text):
+                return UserMessageBlock(text)
+            case tx.AssistantTextBlock(text=text):
+                return AssistantText(text)
+            case tx.ThinkingBlock(text=text):
+                return ThinkingBlock(text, hidden=self.view.hide_thinking)
+            case tx.ToolBlock():
+                tool = self._tool_block(block.call_id, block.name)
+                result = block.result
+                if result is None:
+                    tool.show_stored(dict(block.args), None, True)
+                else:
+                    tool.show_stored(dict(block.args), result.text, result.is_error, result.details)
+                return tool
+            case tx.BashBlock():
+                bash = BashBlock(
+                    block.command,
+                    exclude_from_context=block.exclude_from_context,
+                    expanded=self.view.tools_expanded,
                 )
-            ]
-        if role == "branchSummary":
-            return [SummaryBlock("branch", _get(message, "summary", ""), expanded=self.app.tools_expanded)]
-        if role == "custom" and _get(message, "display", True):
-            return [MessageNote(f"[{_get(message, 'custom_type', 'custom')}] {message_text(message)}", "info")]
-        return []
+                bash.running = False
+                bash.message = block.message
+                bash.output = block.output
+                return bash
+            case tx.SummaryBlock(kind=kind, summary=summary, tokens_before=tokens):
+                return SummaryBlock(kind, summary, tokens_before=tokens, expanded=self.view.tools_expanded)
+            case tx.CustomBlock(custom_type=custom_type, text=text):
+                return MessageNote(f"[{custom_type}] {text}", "info")
+            case tx.NoticeBlock(text=text, level=level):
+                return MessageNote(text, level)
+            case _:
+                assert_never(block)
+
+    def _static_blocks(self, message: Any) -> list[Widget]:
+        return [self.block_widget(block) for block in message_blocks(message)]
 
     def _end_notes(self, message: Any) -> list[Widget]:
-        stop = _get(message, "stop_reason")
-        if stop == "aborted":
-            return [MessageNote("Operation aborted", "error")]
-        if stop == "error":
-            return [MessageNote(f"Error: {_get(message, 'error_message') or 'unknown error'}", "error")]
-        if stop == "length":  # cut off by max_tokens (Pi 1.6's wording)
-            return [MessageNote("Response was truncated before completion.", "warning")]
-        return []
+        notice = end_notice(message)
+        return [self.block_widget(notice)] if notice is not None else []
 
     def set_tools_expanded(self, expanded: bool) -> None:
         for widget in self.transcript.query("ToolCallBlock, BashBlock, SummaryBlock"):
@@ -359,7 +342,11 @@ class TranscriptController:
             widget.set_hidden(hidden)
 
 
+def _shown(block: Block) -> bool:
+    """Redacted (encrypted) thinking has no text: the terminal shows nothing for it."""
+    return not isinstance(block, tx.ThinkingBlock) or bool(block.text.strip())
+
+
 def _content_at(partial: Any, index: int) -> Any:
     content = _get(partial, "content", []) or []
     return content[index] if 0 <= index < len(content) else None
-

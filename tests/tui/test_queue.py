@@ -123,10 +123,9 @@ async def test_alt_up_pulls_queued_messages_back_without_aborting(make_session) 
         await pilot.press("alt+enter")
         await wait_until(pilot, lambda: len(session.queued_messages()) == 2, what="queued")
         await pilot.press("alt+up")
-        await pilot.pause(0.05)
-        assert app.editor.text == "one\n\ntwo"
+        await wait_until(pilot, lambda: app.editor.text == "one\n\ntwo", what="messages restored")
         assert session.is_streaming
-        assert "Restored 2 queued messages to editor" in screen_text(app)
+        await wait_until(pilot, lambda: "Restored 2 queued messages to editor" in screen_text(app), what="notice")
         blocker.release()
         await wait_until(pilot, lambda: not session.is_streaming, what="run end")
         assert user_texts(faux.state.contexts[-1]) == ["start"]

@@ -105,3 +105,52 @@ def test_prompt_follow_up_and_quit_in_tmux(tmux_pi: tuple[Tmux, SSEServer]) -> N
     tmux.keys("C-c", "C-c")
     tmux.wait(tmux.exited, "pi to exit")
     assert "PI-EXIT=0" in tmux.screen()
+
+
+def test_resumed_session_shows_thinking_tool_call_and_answer_without_a_resize(tmp_path: Path) -> None:
+    """``pi -c`` renders the stored assistant text and thinking on the first frames, not only after
+    a resize (the resumed transcript used to show only the user prompts and the tool blocks)."""
+    if not PI.exists():
+        pytest.skip(f"the pi entry point is not installed next to {sys.executable}")
+    from tests.support.sse_server import Thinking, ToolCall
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    (project / "notes.txt").write_text("NOTES-CONTENT\n")
+    with SSEServer() as server:
+        (home / "models.toml").write_text(
+            "[providers.local]\n"
+            'api = "anthropic-messages"\n'
+            f'base_url = "{server.anthropic_base_url}"\n'
+            'api_key = "none"\n'
+            'models = [{ id = "test-model", context_window = 32000, reasoning = true }]\n'
+        )
+        server.enqueue(
+            Turn([Thinking("PONDER-MARK about the notes"), ToolCall("read", {"path": "notes.txt"})]),
+            Turn([Text("ANSWER-MARK: the notes say hello.")]),
+        )
+        env = {"PI_CODER_HOME": str(home), "PATH": "/usr/bin:/bin"}
+        done = subprocess.run(
+            [str(PI), "--model", "local/test-model", "-p", "read notes.txt"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "ANSWER-MARK" in done.stdout
+        tmux = Tmux(f"pi-test-{uuid.uuid4().hex[:8]}")
+        command = f"env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY PI_CODER_HOME={home} {PI} -c; echo PI-EXIT=$?; sleep 60"
+        tmux.run("new-session", "-d", "-s", tmux.name, "-x", "100", "-y", "40", "-c", str(project), command)
+        try:
+            tmux.wait_text("read notes.txt")
+            tmux.wait_text("ANSWER-MARK", timeout=10)
+            tmux.wait_text("PONDER-MARK", timeout=5)
+            tmux.wait_text("notes.txt", timeout=5)
+            tmux.keys("C-c", "C-c")
+            tmux.wait(tmux.exited, "pi to exit")
+        finally:
+            tmux.run("kill-session", "-t", tmux.name)

@@ -101,8 +101,9 @@ async def test_edit_preview_is_shown_before_the_edit_runs(make_session, project:
         block = app.query_one(ToolCallBlock)
         await wait_until(pilot, lambda: block.view.preview is not None, what="preview")
         assert block.view.status in ("pending", "running")
-        text = screen_text(app)
-        assert "-2 y = 2" in text and "+2 y = 3" in text
+        await wait_until(
+            pilot, lambda: "-2 y = 2" in (text := screen_text(app)) and "+2 y = 3" in text, what="diff on screen"
+        )
         release.set()
         await wait_until(pilot, lambda: not session.is_streaming, what="done")
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pi_coder.core import transcript as tx
 from pi_coder.session.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -99,14 +100,8 @@ def _content_text(content: Any) -> str:
 
 
 def _tool_calls(content: Any) -> list[tuple[str, str, dict[str, Any]]]:
-    calls = []
-    for block in content or ():
-        if isinstance(block, dict):
-            if block.get("type") == "toolCall":
-                calls.append((block.get("id", ""), block.get("name", "tool"), block.get("arguments") or {}))
-        elif getattr(block, "type", None) == "toolCall":
-            calls.append((block.id, block.name, dict(block.arguments or {})))
-    return calls
+    message = {"role": "assistant", "content": content or []}
+    return [(b.call_id, b.name, dict(b.args)) for b in tx.message_blocks(message) if isinstance(b, tx.ToolBlock)]
 
 
 def _tool_summary(name: str, args: dict[str, Any]) -> str:

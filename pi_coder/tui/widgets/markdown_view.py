@@ -225,9 +225,11 @@ class StreamingMarkdown(Widget):
             # rendering here: a hundred widgets doing it at once would swamp the start-up.)
             self.add_text(self._initial.strip())
             self._initial = ""
-            self._seal(self._chunks[-1].source + "".join(self._live_parts))
+            live = self._seal(self._chunks[-1].source + "".join(self._live_parts))
             self._live_parts = []
-            self._chunks[-1].sealed = True
+            # Layout may have measured (and rendered) the empty widget before it was mounted:
+            # drop those lines, or the answer keeps a height of 0 until the width changes.
+            live.sealed, live.lines, live.width, live.estimate = True, None, -1, (-1, 0)
             self._offsets_width = -1
             self.refresh(layout=True)
 

@@ -60,6 +60,15 @@ class ToolCallBlock(Static):
             self.view.status = "pending"
         self._throttle.request()
 
+    def show_stored(
+        self, args: dict[str, Any], output: str | None, is_error: bool, details: Any = None
+    ) -> None:
+        """A finished call of a stored transcript (before mounting): ``output`` None means it got no result."""
+        self.view.args = dict(args)
+        self.view.output = "No result" if output is None else output
+        self.view.details = details
+        self._set_status("error" if is_error or output is None else "success")
+
     def set_preview(self, diff: str | None, error: str | None = None) -> None:
         self.view.preview = diff
         self.view.preview_error = error

@@ -1,0 +1,72 @@
+"""The session bridge stops session events before the screen is torn down."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pi_coder.agent.events import AgentEnd, AgentStart
+from pi_coder.tui.app import PiApp
+from pi_coder.tui.bridge import SessionBridge, SessionEventsPosted
+from tests.tui.helpers import wait_until
+
+
+class _Source:
+    def __init__(self) -> None:
+        self.listeners: list[Any] = []
+
+    def subscribe(self, listener: Any) -> Any:
+        self.listeners.append(listener)
+        return lambda: self.listeners.remove(listener)
+
+    def emit(self, event: Any) -> None:
+        for listener in list(self.listeners):
+            listener(event)
+
+
+class _Target:
+    def __init__(self) -> None:
+        self.posted: list[Any] = []
+
+    def post_message(self, message: Any) -> bool:
+        self.posted.append(message)
+        return True
+
+
+def test_a_closed_bridge_unsubscribes_and_posts_nothing() -> None:
+    source, target = _Source(), _Target()
+    bridge = SessionBridge(source, target)
+    source.emit(AgentStart())
+    assert len(target.posted) == 1 and isinstance(target.posted[0], SessionEventsPosted)
+    bridge.close()
+    assert source.listeners == [] and not bridge.pending and bridge.drain() == []
+    bridge.close()  # idempotent
+
+
+async def test_an_event_emitted_while_the_screen_is_torn_down_reaches_no_widget(make_session) -> None:
+    """Regression: an ``agent_end`` dispatched after the screens were pruned looked up StatusLine
+    (``NoMatches``). Textual prunes the screens before the app's Unmount; the event is emitted
+    right after the pruning, while the app's message pump still runs."""
+    session, _ = make_session(["hi"])
+    app = PiApp(session, version="0.0.0", cwd_display="~", branch="", animate=False)
+    errors: list[BaseException] = []
+    prune = app._close_all
+
+    async def close_all_then_emit() -> None:
+        await prune()
+        session.emit_nowait(AgentEnd(messages=[]))
+        for _ in range(10):  # give the app's pump turns to handle whatever was posted
+            await asyncio.sleep(0.01)
+
+    app._close_all = close_all_then_emit  # type: ignore[method-assign]
+    original = app._handle_exception
+
+    def record(error: Exception) -> None:
+        errors.append(error)
+        original(error)
+
+    app._handle_exception = record  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.controller is not None, what="mounted")
+    assert errors == []
+    assert app.return_code in (0, None)
