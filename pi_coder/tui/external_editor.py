@@ -52,7 +52,7 @@ def edit_text(command: list[str], text: str) -> str | None:
 
 
 class ExternalEditorMixin:
-    """``action_external_editor`` (Ctrl+G) and ``action_suspend`` (Ctrl+Z) for ``PiApp``."""
+    """``action_external_editor`` (Ctrl+G), ``action_copy_last`` (Ctrl+X) and ``action_suspend`` (Ctrl+Z)."""
 
     def action_external_editor(self: PiApp) -> None:
         from textual.app import SuspendNotSupported
@@ -66,9 +66,9 @@ class ExternalEditorMixin:
         editor.close_menu()
         try:
             with self.suspend():
-                edited = edit_text(command, editor.text)
+                edited = edit_text(command, editor.expanded_text)
         except SuspendNotSupported:  # headless (tests): the editor must not need the terminal
-            edited = edit_text(command, editor.text)
+            edited = edit_text(command, editor.expanded_text)
         except OSError as exc:
             self.status(f"Cannot run {command[0]}: {exc.strerror or exc}", "error")
             return
@@ -77,6 +77,19 @@ class ExternalEditorMixin:
             return
         editor.set_text(edited)
         editor.focus()
+
+    async def action_copy_last(self: PiApp) -> None:
+        from textual.actions import SkipAction
+
+        from pi_coder.tui.commands import find_command
+
+        start, end = self.editor.selection
+        if start != end and self.focused is self.editor:
+            raise SkipAction()  # a selection in the editor: Ctrl+X cuts it
+
+        command = find_command("copy", self.commands)
+        if command is not None:
+            await command.run(self, "")
 
     def action_suspend(self: PiApp) -> None:
         self.action_suspend_process()

@@ -51,6 +51,7 @@ KEY_ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("app.scroll.pageUp", "pageup", "scroll_page(-1)", "Scroll the transcript up a page", "app"),
     KeyAction("app.scroll.pageDown", "pagedown", "scroll_page(1)", "Scroll the transcript down a page", "app"),
     KeyAction("app.editor.external", "ctrl+g", "external_editor", "Edit the prompt in $VISUAL / $EDITOR", "app"),
+    KeyAction("app.message.copy", "ctrl+x", "copy_last", "Copy the last answer to the clipboard (`/copy`)", "app"),
     KeyAction("app.suspend", "ctrl+z", "suspend", "Suspend pi to the shell (`fg` resumes)", "app"),
     KeyAction("app.model.select", "ctrl+l", "select_model", "Select a model", "app"),
     KeyAction("app.session.tree", "", "open_tree", "Session tree (`/tree`)", "app"),

@@ -82,3 +82,19 @@ async def test_ctrl_z_suspends(make_session, monkeypatch) -> None:
         await pilot.press("ctrl+z")
         await wait_until(pilot, lambda: calls == ["suspend"], what="suspend")
         assert app.editor.text == "x"
+
+
+async def test_ctrl_x_copies_the_last_answer(make_session, monkeypatch) -> None:
+    from pi_coder.ai.providers.faux import faux_message
+
+    session, _ = make_session([faux_message("the answer to copy")])
+    app = make_app(session)
+    copied: list[str] = []
+    monkeypatch.setattr(type(app), "copy_to_clipboard", lambda self, text: copied.append(text))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await type_text(pilot, "question")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not session.is_streaming and session.last_assistant_text(), what="answer")
+        await pilot.press("ctrl+x")
+        await wait_until(pilot, lambda: copied == ["the answer to copy"], what="copy")
+        assert "Copied last agent message" in screen_text(app)
