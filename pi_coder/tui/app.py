@@ -26,6 +26,7 @@ from pi_coder.tui.key_actions import KeyActionsMixin
 from pi_coder.tui.keys import bindings_for, display_keys, effective_keys
 from pi_coder.tui.messages import SessionEventsPosted
 from pi_coder.tui.screens.navigation import NavigationMixin
+from pi_coder.tui.selection_copy import SelectionCopyMixin
 from pi_coder.tui.widgets.completion_menu import CompletionMenu
 from pi_coder.tui.widgets.panels import HeaderPanel, PendingMessages, StatusLine
 from pi_coder.tui.widgets.prompt_editor import PromptEditor, PromptHistory
@@ -70,7 +71,7 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
-class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, App[int]):
+class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
     """The ``pi`` terminal UI.
 
     Args:
