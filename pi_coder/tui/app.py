@@ -15,6 +15,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.widgets import Static
 
 from pi_coder.tui.commands import COMMANDS, find_command, parse_command
@@ -299,13 +300,16 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
         controller = self.controller
         self._drain_posted = False
         self._last_drain = time.monotonic()
-        if controller is None or self._exit:  # shutting down: the widgets may already be gone
-            return
+        if controller is None or self._exit or not controller.transcript.is_attached:
+            return  # shutting down: the widgets may already be gone
         events = self._events
-        while events:
-            event = events.popleft()
-            await self._dispatch(event, controller)
-        self.transcript.note_activity()
+        try:
+            while events:
+                event = events.popleft()
+                await self._dispatch(event, controller)
+            self.transcript.note_activity()
+        except NoMatches:  # the app is closing and has removed its widgets already
+            events.clear()
 
     async def _dispatch(self, event: Any, controller: TranscriptController) -> None:
         kind = event.type
