@@ -106,6 +106,9 @@ class Models:
             self._overrides = {k.lower(): v for k, v in api_key_override.items() if v}
         self.models_toml_path = models_toml_path
         """Where models.toml was looked for (named in missing-key messages)."""
+        self.credentials_path: Path | None = None
+        """The ``/login`` key file (``credentials.json`` beside models.toml); None reads none."""
+        self._credentials: dict[str, str] = {}
 
     # ------------------------------------------------------------------ providers
 
@@ -193,7 +196,7 @@ class Models:
         return keys.env_vars_for(provider)
 
     def get_api_key(self, provider: str) -> str | None:
-        """``provider``'s key: runtime override, then environment variable, then models.toml.
+        """``provider``'s key: runtime override, environment variable, credentials file, models.toml.
 
         Returns:
             The key, or None when none is configured.
@@ -205,10 +208,31 @@ class Models:
             value = self._env.get(name)
             if value:
                 return value
+        stored = self._credentials.get(provider.lower())
+        if stored:
+            return stored
         record = self.get_provider(provider)
         if record is not None and record.api_key:
             return keys.resolve_config_value(record.api_key, self._env)
         return None
+
+    def load_credentials(self) -> None:
+        """(Re-)read the ``/login`` key file."""
+        from pi_coder.ai.credentials import load_credentials
+
+        self._credentials = load_credentials(self.credentials_path) if self.credentials_path is not None else {}
+
+    def reload(self) -> None:
+        """Re-read models.toml and the credentials file (``/model``, ``/login`` while running).
+
+        Providers and models added to models.toml appear; ones removed stay until restart.
+
+        Raises:
+            ConfigError: models.toml is invalid (nothing is changed then).
+        """
+        if self.models_toml_path is not None:
+            _apply_config(self, load_models_toml(self.models_toml_path), self.models_toml_path)
+        self.load_credentials()
 
     def has_key(self, provider: str) -> bool:
         """Whether ``provider`` can be called: it has a key, or needs none (faux, keyless local)."""
@@ -561,6 +585,8 @@ def create_models(
                 )
             )
     _apply_config(models, load_models_toml(path), path)
+    models.credentials_path = path.parent / "credentials.json"
+    models.load_credentials()
     for info in BUILTIN_PROVIDERS:
         override = env.get(info.base_url_env) if info.base_url_env else None
         provider = models.get_provider(info.name)

@@ -20,10 +20,12 @@ from pi_coder.tui.bridge import SessionBridge, SessionEventsPosted
 from pi_coder.tui.commands import COMMANDS, find_command, parse_command
 from pi_coder.tui.completion import Completion, CompletionContext, ProjectFiles, fuzzy_filter
 from pi_coder.tui.controller import TranscriptController
+from pi_coder.tui.external_editor import ExternalEditorMixin
 from pi_coder.tui.format import git_branch, shorten_home
 from pi_coder.tui.key_actions import KeyActionsMixin
 from pi_coder.tui.keys import bindings_for, display_keys, effective_keys
 from pi_coder.tui.screens.navigation import NavigationMixin
+from pi_coder.tui.selection_copy import SelectionCopyMixin
 from pi_coder.tui.widgets.completion_menu import CompletionMenu
 from pi_coder.tui.widgets.panels import HeaderPanel, PendingMessages, StatusLine
 from pi_coder.tui.widgets.prompt_editor import PromptEditor, PromptHistory
@@ -48,11 +50,8 @@ def no_model_help(models_toml: str | None = None) -> Group:
     return Group(
         Text.assemble(("No model configured.", "bold yellow"), " To use pi, either:"),
         Text.assemble(
-            "  • set ",
-            ("ANTHROPIC_API_KEY", "bold"),
-            " or ",
-            ("OPENAI_API_KEY", "bold"),
-            " (or another provider's key) and restart, or",
+            "  • run ", ("/login", "bold"), " to paste a provider's key, or set ", ("ANTHROPIC_API_KEY", "bold"),
+            " or ", ("OPENAI_API_KEY", "bold"), " (or another provider's key) and restart, or",
         ),
         Text.assemble(
             "  • add a provider to ", (models_toml, "bold"), ", e.g. a local OpenAI-compatible server:"
@@ -72,7 +71,7 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
-class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
+class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
     """The ``pi`` terminal UI.
 
     Args:

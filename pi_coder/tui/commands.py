@@ -186,6 +186,18 @@ async def _fork(app: PiApp, args: str) -> None:
     await app.open_fork()
 
 
+async def _login(app: PiApp, args: str) -> None:
+    from pi_coder.tui.login import login
+
+    await login(app, args)
+
+
+async def _logout(app: PiApp, args: str) -> None:
+    from pi_coder.tui.login import logout
+
+    await logout(app, args)
+
+
 async def _trust(app: PiApp, args: str) -> None:
     from pi_coder.tui.trust_dialog import show_trust
 
@@ -205,6 +217,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("copy", "Copy the last answer to the clipboard", _copy),
     SlashCommand("export", "Export the session as a self-contained HTML page", _export, "[file]"),
     SlashCommand("hotkeys", "Show keyboard shortcuts", _hotkeys),
+    SlashCommand("login", "Store an API key for a provider", _login, "[provider]"),
+    SlashCommand("logout", "Remove a stored API key", _logout, "[provider]"),
     SlashCommand("trust", "Show or change whether this project folder is trusted", _trust),
     SlashCommand("reload", "Reload extensions, settings, templates, skills, themes and context files", _reload),
     SlashCommand("quit", "Quit pi", _quit),

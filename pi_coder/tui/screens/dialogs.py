@@ -73,9 +73,11 @@ class InputDialog(_Dialog):
         placeholder: str = "",
         message: str = "",
         hint: str = "Enter: save · Esc: cancel",
+        password: bool = False,
     ) -> None:
         super().__init__()
         self.title_text = title
+        self.password = password
         self.value = value
         self.placeholder = placeholder
         self.message = message
@@ -85,7 +87,7 @@ class InputDialog(_Dialog):
         with Vertical(id="dialog"):
             if self.message:
                 yield Static(Text(self.message), id="dialog-message")
-            yield Input(value=self.value, placeholder=self.placeholder, id="dialog-input")
+            yield Input(value=self.value, placeholder=self.placeholder, password=self.password, id="dialog-input")
             yield Static(Text(self.hint, style="dim"), id="dialog-hint")
 
     def on_mount(self) -> None:

@@ -308,6 +308,18 @@ class StreamingMarkdown(Widget):
         row = y - offsets[index]
         return lines[row] if row < len(lines) else _blank(width, self.rich_style)
 
+    def get_selection(self, selection: Any) -> tuple[str, str] | None:
+        """The selected text of the rendered answer (mouse selection copies it)."""
+        width = self._width()
+        if width <= 0:
+            return None
+        rows = []
+        for chunk in self._chunks:
+            if chunk.height(width) is None:
+                self._render_chunk(chunk, width)
+            rows.extend(line.text.rstrip() for line in chunk.lines or [])
+        return selection.extract("\n".join(rows)), "\n"
+
     def finish_rendering(self) -> None:
         """Render sealed chunks exactly in idle time (a few per tick), for scrollback."""
         if self._idle_timer is None and any(chunk.sealed for chunk in self._chunks):

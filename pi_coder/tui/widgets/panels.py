@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from rich.console import Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Static
@@ -14,6 +14,28 @@ from pi_coder.tui.format import format_duration, shorten_home, truncate_line
 __all__ = ["HeaderPanel", "PendingMessages", "StatusLine"]
 
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+class HintItems:
+    """Key hints laid out so that a line breaks only between items, never inside "Ctrl+O tools"."""
+
+    def __init__(self, items: list[Text], separator: str = " · ") -> None:
+        self.items = items
+        self.separator = separator
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        line = Text(style="dim")
+        for item in self.items:
+            needed = item.cell_len + (len(self.separator) if line.cell_len else 0)
+            if line.cell_len and line.cell_len + needed > width:
+                yield line
+                line = Text(style="dim")
+            if line.cell_len:
+                line.append(self.separator)
+            line.append_text(item)
+        if line.cell_len:
+            yield line
 
 
 class HeaderPanel(Static):
@@ -26,13 +48,13 @@ class HeaderPanel(Static):
     def __init__(self, version: str, hints: list[tuple[str, str]], context_files: list[str]) -> None:
         title = Text()
         title.append(f"pi v{version}", style="bold cyan")
-        hint_text = Text(style="dim")
-        for index, (keys, what) in enumerate(hints):
-            if index:
-                hint_text.append(" · ")
-            hint_text.append(keys, style="bold")
-            hint_text.append(f" {what}")
-        parts = [title, hint_text]
+        items = []
+        for keys, what in hints:
+            item = Text(style="dim")
+            item.append(keys, style="bold")
+            item.append(f" {what}")
+            items.append(item)
+        parts: list = [title, HintItems(items)]
         if context_files:
             files = Text("Context: ", style="dim")
             files.append(", ".join(shorten_home(f) for f in context_files), style="dim")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from textual import events
 from textual.actions import SkipAction
 from textual.message import Message
 from textual.widgets import TextArea
@@ -19,6 +20,7 @@ from pi_coder.tui.completion import (
 )
 from pi_coder.tui.keys import bindings_for
 from pi_coder.tui.widgets.completion_menu import CompletionMenu
+from pi_coder.tui.widgets.paste_markers import PasteMarkers
 
 __all__ = ["PromptEditor", "PromptHistory"]
 
@@ -94,12 +96,39 @@ class PromptEditor(TextArea):
         self._draft = ""
         self._programmatic = False
         self._thinking_class = ""
+        self.pastes = PasteMarkers()
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        # Textual runs each class's handler in turn: a small paste goes on to TextArea's.
+        if self.read_only or not PasteMarkers.is_large(event.text):
+            return
+        event.prevent_default()
+        if result := self._replace_via_keyboard(self.pastes.add(event.text), *self.selection):
+            self.move_cursor(result.end_location)
+            self.focus()
+
+    def action_delete_left(self) -> None:
+        start, end = self.selection
+        if self.pastes and start == end:
+            row, column = end
+            begin = self.pastes.marker_before(self.document[row], column)
+            if begin is not None:
+                self.delete((row, begin), end)
+                return
+        super().action_delete_left()
+
+    @property
+    def expanded_text(self) -> str:
+        """The text with paste markers replaced by what was pasted (what is sent)."""
+        return self.pastes.expand(self.text)
 
     # ------------------------------------------------------------------ text helpers
 
     def set_text(self, text: str, *, keep_history: bool = False) -> None:
         """Replace the text and put the cursor at the end."""
         self._programmatic = keep_history
+        if not text:
+            self.pastes.clear()
         self.load_text(text)
         self.move_cursor(self.document.end)
         if not keep_history:
@@ -222,7 +251,7 @@ class PromptEditor(TextArea):
         if column > 0 and line[:column].endswith("\\") and column == len(line):
             self.replace("\n", (row, column - 1), (row, column))
             return
-        text = self.text
+        text = self.expanded_text
         if not text.strip():
             return
         self.prompt_history.add(text)

@@ -1,0 +1,124 @@
+"""``/login`` and ``/logout``: give a provider's API key without leaving pi.
+
+The key goes to the private credentials file (``pi_coder.ai.credentials``), never to settings,
+logs or the session. The key field is masked; after a login with no usable model, pi switches to
+the provider's default model so the next prompt works.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pi_coder.ai.credentials import load_credentials, remove_credential, save_credential
+
+if TYPE_CHECKING:
+    from pi_coder.tui.app import PiApp
+
+__all__ = ["login", "login_choices", "logout", "reload_models"]
+
+
+def reload_models(app: PiApp) -> str | None:
+    """Re-read models.toml and the credentials file; the error text when models.toml is invalid."""
+    models = getattr(app.session, "models", None)
+    reload = getattr(models, "reload", None)
+    if reload is None:
+        return None
+    try:
+        reload()
+    except Exception as exc:  # ConfigError: keep the models loaded so far
+        return str(exc)
+    return None
+
+
+def _key_source(models: Any, provider: str, stored: dict[str, str]) -> str:
+    for name in models.env_vars(provider):
+        if models._env.get(name):
+            return f"{name} set"
+    if provider.lower() in stored:
+        return "key stored"
+    return ""
+
+
+def login_choices(models: Any) -> list[tuple[str, str]]:
+    """``(provider, label)`` for every provider that takes a key, built-in ones first."""
+    stored = load_credentials(models.credentials_path) if models.credentials_path is not None else {}
+    out = []
+    for provider in models.providers():
+        if not provider.requires_key or not provider.models:
+            continue
+        source = _key_source(models, provider.name, stored)
+        out.append((provider.name, f"{provider.name}  ({source})" if source else provider.name))
+    return out
+
+
+def _default_model(app: PiApp, provider: str) -> Any:
+    from pi_coder.core.model_resolver import default_model_ids
+
+    models = app.session.models
+    record = models.get_provider(provider)
+    if record is None or not record.models:
+        return None
+    wanted = default_model_ids().get(record.name)
+    return next((m for m in record.models if m.id == wanted), record.models[0])
+
+
+async def login(app: PiApp, args: str) -> None:
+    from pi_coder.tui.screens.dialogs import ChoiceDialog, InputDialog
+
+    models = getattr(app.session, "models", None)
+    if models is None or getattr(models, "credentials_path", None) is None:
+        await app.notice("/login: no model registry to store a key for", "error")
+        return
+    reload_models(app)
+    choices = login_choices(models)
+    provider = args.strip().lower()
+    if provider and provider not in {name for name, _ in choices}:
+        await app.notice(f"/login: unknown provider {provider!r} (one of: {', '.join(n for n, _ in choices)})", "error")
+        return
+    if not provider:
+        provider = await app.push_screen_wait(ChoiceDialog("Log in: provider", choices))
+        if not provider:
+            return
+    variables = " or ".join(models.env_vars(provider))
+    message = f"Paste the API key for {provider}. It is stored in {models.credentials_path} (mode 0600)"
+    message += f"; {variables} still takes precedence." if variables else "."
+    key = await app.push_screen_wait(
+        InputDialog(f"Log in: {provider}", message=message, password=True, placeholder="API key")
+    )
+    if not key:
+        return
+    try:
+        save_credential(provider, key, models.credentials_path)
+    except OSError as exc:
+        await app.notice(f"/login: cannot write {models.credentials_path}: {exc.strerror or exc}", "error")
+        return
+    models.load_credentials()
+    await app.notice(f"✓ Key for {provider} saved", "success")
+    current = getattr(app.session, "model", None)
+    if current is None or not models.has_key(current.provider):
+        model = _default_model(app, provider)
+        if model is not None:
+            app._switch_model(model)
+    app.refresh_footer()
+
+
+async def logout(app: PiApp, args: str) -> None:
+    from pi_coder.tui.screens.dialogs import ChoiceDialog
+
+    models = getattr(app.session, "models", None)
+    path = getattr(models, "credentials_path", None)
+    stored = sorted(load_credentials(path)) if path is not None else []
+    if not stored:
+        await app.notice("No stored keys (keys from environment variables or models.toml stay).", "warning")
+        return
+    provider = args.strip().lower()
+    if not provider:
+        provider = await app.push_screen_wait(ChoiceDialog("Log out: provider", [(p, p) for p in stored]))
+        if not provider:
+            return
+    if not remove_credential(provider, path):
+        await app.notice(f"No stored key for {provider}", "warning")
+        return
+    models.load_credentials()
+    await app.notice(f"✓ Key for {provider} removed from {path}", "success")
+    app.refresh_footer()

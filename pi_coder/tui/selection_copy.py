@@ -1,0 +1,26 @@
+"""Mouse selection copies on release: the text Textual selected (no margins, borders or
+scrollbar glyphs) goes to the clipboard with OSC 52, as ``/copy`` does."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_coder.tui.app import PiApp
+
+__all__ = ["SelectionCopyMixin"]
+
+
+class SelectionCopyMixin:
+    """``on_text_selected`` for ``PiApp``."""
+
+    def on_text_selected(self: PiApp, event: Any) -> None:
+        try:
+            text = self.screen.get_selected_text()
+        except Exception:
+            return
+        if not text or not text.strip():
+            return
+        self.copy_to_clipboard(text)
+        self.status_line.note("Copied selection to clipboard")
+        self.set_timer(1.5, lambda: self.status_line.clear_note("Copied selection to clipboard"))

@@ -1,0 +1,90 @@
+"""/login and /logout: a key pasted in the TUI goes to a 0600 credentials file and makes the
+provider's models usable; /model re-reads models.toml and the credentials file."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+from pi_coder.ai.models import create_models
+from pi_coder.ai.providers.faux import faux_provider
+from pi_coder.tui.screens.dialogs import ChoiceDialog, InputDialog
+from pi_coder.tui.screens.model_picker import ModelPicker
+from tests.tui.helpers import type_text, wait_until
+from tests.tui.screen_text import screen_text
+from tests.tui.screens_support import make_app, session_for
+
+SECRET = "sk-test-0123456789abcdef"
+
+
+def _locked_session(project: Path):
+    home = project.parent / "home"
+    models = create_models(include_builtin=False, env={}, models_toml=home / "models.toml")
+    faux = faux_provider(None, name="mocka", model_id="claude-mock")
+    faux.requires_key = True
+    models.set_provider(faux)
+    return session_for(project, models, None), home
+
+
+async def test_login_writes_private_credentials_and_the_model_answers(project: Path) -> None:
+    session, home = _locked_session(project)
+    assert session.model is None and session.available_models() == []
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "/login")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="provider choice")
+        assert "mocka" in screen_text(app)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, InputDialog), what="key field")
+        await pilot.press(*SECRET)
+        await pilot.pause()
+        assert SECRET not in screen_text(app)  # masked
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: session.model is not None, what="model switched")
+        path = home / "credentials.json"
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        assert json.loads(path.read_text()) == {"mocka": SECRET}
+        assert (session.model.provider, session.model.id) == ("mocka", "claude-mock")
+        assert "Key for mocka saved" in screen_text(app)
+        await type_text(pilot, "hello there")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "hello there" in (session.last_assistant_text() or ""), what="answer")
+        await wait_until(pilot, lambda: not session.is_streaming, what="idle")
+    for name in ("settings.toml",):
+        target = home / name
+        assert not target.exists() or SECRET not in target.read_text()
+    for jsonl in home.rglob("*.jsonl"):
+        assert SECRET not in jsonl.read_text()
+
+
+async def test_logout_removes_the_stored_key(project: Path) -> None:
+    session, home = _locked_session(project)
+    (home / "credentials.json").write_text(json.dumps({"mocka": SECRET}))
+    session.models.load_credentials()
+    assert session.models.has_key("mocka")
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "/logout mocka")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "removed" in screen_text(app), what="logout notice")
+        assert json.loads((home / "credentials.json").read_text()) == {}
+        assert not session.models.has_key("mocka")
+
+
+async def test_model_picker_rereads_models_toml_and_credentials(project: Path) -> None:
+    session, home = _locked_session(project)
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        (home / "models.toml").write_text(
+            '[providers.local]\napi = "openai-completions"\nbase_url = "http://127.0.0.1:9/v1"\n'
+            'api_key = "none"\nmodels = [{ id = "qwen-added" }]\n'
+        )
+        (home / "credentials.json").write_text(json.dumps({"mocka": SECRET}))
+        await pilot.press("ctrl+l")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker), what="picker")
+        await pilot.pause()
+        keys = [entry.key for entry in app.screen.shown]
+        assert "local/qwen-added" in keys and "mocka/claude-mock" in keys
