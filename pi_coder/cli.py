@@ -416,6 +416,10 @@ def main(argv: list[str] | None = None) -> int:
     if "-v" in head or "--version" in head:
         print(_fast_version())
         return 0
+    if args and args[0] in ("auth", "update"):  # pi auth login|logout|check, pi update --models
+        from pi_coder.modes.subcommands import run_subcommand
+
+        return run_subcommand(args)
     if "-h" in head or "--help" in head:
         _print_help()
         return 0

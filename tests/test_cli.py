@@ -257,8 +257,8 @@ def test_list_models_table(pi_a: PiHome) -> None:
     run = pi_a.run("--list-models")
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
-    assert lines[0].split() == ["provider", "model", "context", "max-out", "thinking", "images"]
-    assert ["local", "test-model", "32.8K", "4.1K", "no", "yes"] in [line.split() for line in lines]
+    assert lines[0].split() == ["provider", "model", "context", "max-out", "thinking", "images", "input", "output", "cache-read"]
+    assert ["local", "test-model", "32.8K", "4.1K", "no", "yes", "-", "-", "-"] in [line.split() for line in lines]
     assert not any(line.startswith("anthropic") for line in lines)  # no key, not listed
     filtered = pi_a.run("--list-models", "test")
     assert "test-model" in filtered.stdout

@@ -1,9 +1,15 @@
-"""API keys given with ``/login`` (or ``pi auth``): ``<config dir>/credentials.json``.
+"""Stored API keys: ``<config dir>/credentials.json`` (``$PI_CODER_HOME/credentials.json``).
 
-The file maps provider ids to keys, ``{"anthropic": "sk-..."}``. It is private (mode 0600,
-written atomically) and is the only place pi stores a key: never settings, logs or sessions.
-Resolution order for a provider's key (``Models.get_api_key``): ``--api-key``, the provider's
-environment variable, this file, then ``api_key`` in models.toml.
+Written by ``pi auth login`` and the TUI's ``/login``; read when a provider's key is looked up
+(after ``--api-key`` and the environment variable, before models.toml). The file has Pi's
+``auth.json`` shape, so an API-key entry copied from Pi works here::
+
+    {"anthropic": {"type": "api_key", "key": "sk-ant-..."}}
+
+The file is private: created with mode 0600 and replaced atomically (a temporary file in the
+same folder, fsynced, then renamed), so a crash never leaves half a file and another reader
+never sees one. Entries of other types (Pi's OAuth tokens) are kept untouched on rewrite.
+Keys never appear in messages or exceptions raised here.
 """
 
 from __future__ import annotations
@@ -11,65 +17,115 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 from pathlib import Path
+from typing import Any
 
-__all__ = ["credentials_path", "load_credentials", "remove_credential", "save_credential"]
+from pi_coder.errors import ConfigError
+
+__all__ = [
+    "credentials_path",
+    "load_credentials",
+    "remove_credential",
+    "save_credential",
+]
+
+FILE_NAME = "credentials.json"
 
 
-def credentials_path() -> Path:
-    """``<config dir>/credentials.json`` (``$PI_CODER_HOME/credentials.json`` when set)."""
+def credentials_path(env: dict[str, str] | None = None) -> Path:
+    """Where the credentials file lives (it need not exist)."""
+    source = os.environ if env is None else env
+    home = source.get("PI_CODER_HOME")
+    if home:
+        return Path(home).expanduser() / FILE_NAME
     from pi_coder.paths import config_dir
 
-    return config_dir() / "credentials.json"
+    return config_dir() / FILE_NAME
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}") from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"{path} is not valid JSON (line {exc.lineno}); fix or delete it") from None  # type: ignore[attr-defined]
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a JSON object of providers")
+    return data
 
 
 def load_credentials(path: Path | None = None) -> dict[str, str]:
-    """Provider id (lower case) -> key; empty when the file is missing or unreadable."""
-    path = credentials_path() if path is None else path
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {str(k).lower(): v for k, v in data.items() if isinstance(v, str) and v}
+    """The stored API keys, ``{provider: key}`` (empty when the file does not exist).
+
+    Raises:
+        ConfigError: The file exists but cannot be read or is not a JSON object.
+    """
+    data = _read(path or credentials_path())
+    keys: dict[str, str] = {}
+    for provider, entry in data.items():
+        if isinstance(entry, dict) and entry.get("type", "api_key") == "api_key":
+            key = entry.get("key")
+            if isinstance(key, str) and key.strip():
+                keys[provider.lower()] = key.strip()
+        elif isinstance(entry, str) and entry.strip():
+            keys[provider.lower()] = entry.strip()
+    return keys
 
 
-def _write(data: dict[str, str], path: Path) -> None:
+def _write(path: Path, data: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".credentials-", suffix=".tmp", dir=path.parent)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    body = (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, sort_keys=True)
-            handle.write("\n")
+        with os.fdopen(fd, "wb") as handle:
+            if hasattr(os, "fchmod"):  # an old temporary file may have had other bits
+                os.fchmod(handle.fileno(), 0o600)
+            handle.write(body)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
+            tmp.unlink()
         raise
+    with contextlib.suppress(OSError):
+        os.chmod(path, 0o600)
 
 
 def save_credential(provider: str, key: str, path: Path | None = None) -> Path:
-    """Store ``key`` for ``provider`` (replacing any earlier one); returns the file's path."""
-    path = credentials_path() if path is None else path
+    """Store ``key`` for ``provider`` (replacing any stored one) and return the file's path.
+
+    Raises:
+        ValueError: ``key`` is empty or holds a line break or control character.
+        ConfigError: The existing file cannot be read.
+    """
     key = key.strip()
-    if not key:
-        raise ValueError("empty key")
-    data = load_credentials(path)
-    data[provider.lower()] = key
-    _write(data, path)
-    return path
+    if not key or any(ch < " " or ch == "\x7f" for ch in key):
+        raise ValueError("An API key must be one line of printable characters")
+    target = path or credentials_path()
+    data = _read(target)
+    data[provider.lower()] = {"type": "api_key", "key": key}
+    _write(target, data)
+    return target
 
 
 def remove_credential(provider: str, path: Path | None = None) -> bool:
-    """Forget ``provider``'s stored key; False when none was stored."""
-    path = credentials_path() if path is None else path
-    data = load_credentials(path)
-    if data.pop(provider.lower(), None) is None:
+    """Forget ``provider``'s stored credential; True when there was one."""
+    target = path or credentials_path()
+    data = _read(target)
+    name = provider.lower()
+    found = [k for k in data if k.lower() == name]
+    if not found:
         return False
-    _write(data, path)
+    for k in found:
+        del data[k]
+    _write(target, data)
     return True

@@ -106,9 +106,11 @@ class Models:
             self._overrides = {k.lower(): v for k, v in api_key_override.items() if v}
         self.models_toml_path = models_toml_path
         """Where models.toml was looked for (named in missing-key messages)."""
-        self.credentials_path: Path | None = None
-        """The ``/login`` key file (``credentials.json`` beside models.toml); None reads none."""
-        self._credentials: dict[str, str] = {}
+        self.credentials_path: Path | None = (
+            models_toml_path.with_name("credentials.json") if models_toml_path is not None else None
+        )
+        """The stored-keys file (``pi auth login``, ``/login``): beside models.toml; read on first use."""
+        self._stored: dict[str, str] | None = None
 
     # ------------------------------------------------------------------ providers
 
@@ -195,8 +197,27 @@ class Models:
             return record.env_vars
         return keys.env_vars_for(provider)
 
+    def stored_keys(self) -> dict[str, str]:
+        """The keys in the credentials file (read once; an unreadable file counts as empty)."""
+        if self._stored is None:
+            self._stored = {}
+            if self.credentials_path is not None:
+                from pi_coder.ai.credentials import load_credentials
+                from pi_coder.errors import ConfigError
+
+                try:
+                    self._stored = load_credentials(self.credentials_path)
+                except ConfigError:
+                    self._stored = {}
+        return self._stored
+
+    def reload_credentials(self) -> None:
+        """Read the credentials file again on next use (after ``/login`` or ``/logout``)."""
+        self._stored = None
+
     def get_api_key(self, provider: str) -> str | None:
-        """``provider``'s key: runtime override, environment variable, credentials file, models.toml.
+        """``provider``'s key: runtime override, then environment variable, then the credentials
+        file, then models.toml.
 
         Returns:
             The key, or None when none is configured.
@@ -208,7 +229,7 @@ class Models:
             value = self._env.get(name)
             if value:
                 return value
-        stored = self._credentials.get(provider.lower())
+        stored = self.stored_keys().get(provider.lower())
         if stored:
             return stored
         record = self.get_provider(provider)
@@ -217,10 +238,9 @@ class Models:
         return None
 
     def load_credentials(self) -> None:
-        """(Re-)read the ``/login`` key file."""
-        from pi_coder.ai.credentials import load_credentials
-
-        self._credentials = load_credentials(self.credentials_path) if self.credentials_path is not None else {}
+        """(Re-)read the credentials file now (``/login``, ``/logout``)."""
+        self.reload_credentials()
+        self.stored_keys()
 
     def reload(self) -> None:
         """Re-read models.toml and the credentials file (``/model``, ``/login`` while running).
@@ -535,6 +555,27 @@ def _apply_config(models: Models, providers: dict[str, dict[str, Any]], path: Pa
             provider.upsert_model(_model_from_config(entry, provider, compat))
 
 
+def _apply_catalog_overlay(models: Models, models_toml: Path) -> None:
+    """Models from ``pi update --models`` (beside models.toml) join their built-in provider."""
+    overlay = models_toml.with_name("models-catalog.json")
+    if not overlay.exists():
+        return
+    from pi_coder.ai.catalog_file import read_overlay
+
+    for model in read_overlay(overlay):
+        provider = models.get_provider(model.provider)
+        if provider is None or not provider.builtin:
+            continue
+        old = provider.get_model(model.id)
+        model.base_url = provider.base_url
+        if old is not None and model.compat is None:
+            model.compat = old.compat
+        elif old is None and provider.models and provider.models[0].compat:
+            model.compat = dict(provider.models[0].compat)
+        model.api = provider.api  # the protocol pi_coder speaks to this provider (OpenRouter: one)
+        provider.upsert_model(model)
+
+
 def _default_models_toml(env: Mapping[str, str]) -> Path:
     home = env.get("PI_CODER_HOME")
     if home:
@@ -584,9 +625,9 @@ def create_models(
                     builtin=True,
                 )
             )
+        _apply_catalog_overlay(models, path)
     _apply_config(models, load_models_toml(path), path)
     models.credentials_path = path.parent / "credentials.json"
-    models.load_credentials()
     for info in BUILTIN_PROVIDERS:
         override = env.get(info.base_url_env) if info.base_url_env else None
         provider = models.get_provider(info.name)

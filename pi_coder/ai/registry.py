@@ -30,6 +30,8 @@ StreamFunction: TypeAlias = Callable[
 API_STREAMS: dict[str, str] = {
     "anthropic-messages": "pi_coder.ai.providers.anthropic:stream",
     "openai-completions": "pi_coder.ai.providers.openai_completions:stream",
+    "openai-responses": "pi_coder.ai.providers.openai_responses:stream",
+    "google-generative-ai": "pi_coder.ai.providers.google:stream",
 }
 """Built-in wire protocols and the ``module:function`` that streams each one."""
 

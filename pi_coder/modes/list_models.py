@@ -8,9 +8,22 @@ if TYPE_CHECKING:
     from pi_coder.ai.models import Models
     from pi_coder.ai.types import Model
 
-__all__ = ["format_model_table", "format_tokens", "list_models_text"]
+__all__ = ["format_model_table", "format_price", "format_tokens", "list_models_text"]
 
-_HEADERS = ("provider", "model", "context", "max-out", "thinking", "images")
+_HEADERS = ("provider", "model", "context", "max-out", "thinking", "images", "input", "output", "cache-read")
+"""Pi 1.6's columns, then prices in USD per million tokens."""
+
+
+def format_price(usd_per_million: float) -> str:
+    """``2.5`` -> ``$2.50``, ``0.075`` -> ``$0.075``, ``15`` -> ``$15``, ``0`` -> ``-``."""
+    if not usd_per_million:
+        return "-"
+    if float(usd_per_million).is_integer():
+        return f"${usd_per_million:g}"
+    text = f"{usd_per_million:.4f}".rstrip("0")
+    if len(text.split(".")[1]) < 2:
+        text += "0"
+    return "$" + text
 
 
 def format_tokens(count: int) -> str:
@@ -23,7 +36,8 @@ def format_tokens(count: int) -> str:
 
 
 def format_model_table(models: list[Model]) -> str:
-    """Aligned columns: provider, model, context, max-out, thinking, images (one line per model)."""
+    """Aligned columns: provider, model, context, max-out, thinking, images, then the input, output
+    and cache-read prices per million tokens (one line per model)."""
     rows = [_HEADERS] + [
         (
             m.provider,
@@ -32,6 +46,9 @@ def format_model_table(models: list[Model]) -> str:
             format_tokens(m.max_tokens),
             "yes" if m.reasoning else "no",
             "yes" if "image" in m.input else "no",
+            format_price(m.cost.input),
+            format_price(m.cost.output),
+            format_price(m.cost.cache_read),
         )
         for m in models
     ]

@@ -121,6 +121,7 @@ async def test_c98_provider_failure_encoding_over_a_real_socket(tmp_path: Path) 
             )
             model = models.get_model("openai", "gpt-4o-mini")
             assert model is not None
+            model = model.model_copy(update={"api": "openai-completions"})  # this server speaks Chat Completions
             controller = AbortController()
             stream = models.stream(model, CTX, StreamOptions(signal=controller.signal, max_retries=0))
             events: list[Any] = []

@@ -86,7 +86,7 @@ def test_catalog_covers_openai_and_compatible_providers() -> None:
     for model_id in ["gpt-5.4", "gpt-5.2", "gpt-5.1", "gpt-5", "gpt-5-mini", "gpt-5-nano", "gpt-4.1", "gpt-4.1-mini", "gpt-4o", "gpt-4o-mini", "o3", "o4-mini"]:
         model = models.get_model("openai", model_id)
         assert model is not None, model_id
-        assert model.api == "openai-completions" and model.base_url == "https://api.openai.com/v1"
+        assert model.api == "openai-responses" and model.base_url == "https://api.openai.com/v1"  # as Pi 1.6
         assert model.cost.input > 0 and model.cost.output > model.cost.input
     names = {p.name for p in models.providers()}
     assert {"anthropic", "openai", "openrouter", "groq", "xai", "cerebras", "mistral", "deepseek"} <= names
@@ -96,6 +96,26 @@ def test_catalog_covers_openai_and_compatible_providers() -> None:
         assert all(m.provider == provider.name and m.base_url == provider.base_url for m in provider.models)
     assert models.get_model("openai", "no-such-model") is None
     assert models.get_model("nobody", "gpt-5") is None
+
+
+def test_catalog_is_pi16s() -> None:
+    """Pi 1.6's defaults, windows, limits, level maps and prices (its bundled catalog)."""
+    models = create_models(env={}, models_toml=Path("/nonexistent/models.toml"))
+    defaults = {p.name: p.default_model for p in BUILTIN_PROVIDERS}
+    assert (defaults["anthropic"], defaults["openai"], defaults["google"]) == ("claude-opus-5-5", "gpt-6.2-sol", "gemini-4-argon")
+    opus = models.get_model("anthropic", "claude-opus-5-5")
+    assert opus is not None and (opus.context_window, opus.max_tokens) == (1_000_000, 128_000)
+    assert opus.cost == ModelCost(input=4, output=20, cache_read=0.2, cache_write=5)
+    assert opus.thinking_level_map is not None and opus.thinking_level_map["max"] == "max"
+    sonnet = models.get_model("anthropic", "claude-sonnet-5-5")
+    assert sonnet is not None and sonnet.cost == ModelCost(input=2, output=10, cache_read=0.1, cache_write=2.5)
+    sol = models.get_model("openai", "gpt-6.2-sol")
+    assert sol is not None and (sol.api, sol.context_window, sol.max_tokens) == ("openai-responses", 272_000, 128_000)
+    assert sol.cost == ModelCost(input=2, output=10, cache_read=0.1, cache_write=2.5)
+    gemini = models.get_model("google", "gemini-2.5-pro")
+    assert gemini is not None and gemini.api == "google-generative-ai" and gemini.context_window == 1_048_576
+    assert gemini.base_url == "https://generativelanguage.googleapis.com/v1beta"
+    assert models.get_model("google", "gemini-4-argon") is not None
 
 
 def test_default_models_exist_in_the_catalog() -> None:
@@ -357,7 +377,7 @@ async def test_missing_key_gives_one_error_event_naming_the_env_var(home: Path) 
 async def test_resolved_key_reaches_the_stream_function_without_mutating_options(home: Path) -> None:
     recorder = Recorder()
     models = create_models(env={"OPENAI_API_KEY": "sk-env"})
-    models.register_api("openai-completions", recorder)
+    models.register_api("openai-responses", recorder)
     model = models.get_model("openai", "gpt-5")
     assert model is not None
     options = StreamOptions(reasoning="high")

@@ -71,11 +71,15 @@ def test_token_formatting_and_table() -> None:
 
     assert [format_tokens(n) for n in (512, 8192, 200_000, 1_000_000, 1_048_576)] == ["512", "8.2K", "200K", "1M", "1M"]
     table = format_model_table(
-        [Model(id="m1", api="x", provider="p", context_window=200_000, max_tokens=64_000, reasoning=True)]
+        [
+            Model(id="m1", api="x", provider="p", context_window=200_000, max_tokens=64_000, reasoning=True),
+            Model(id="m2", api="x", provider="p", cost={"input": 2.5, "output": 15, "cache_read": 0.075}),
+        ]
     )
     assert table.splitlines() == [
-        "provider  model  context  max-out  thinking  images",
-        "p         m1     200K     64K      yes       no",
+        "provider  model  context  max-out  thinking  images  input  output  cache-read",
+        "p         m1     200K     64K      yes       no      -      -       -",
+        "p         m2     128K     16.4K    no        no      $2.50  $15     $0.075",
     ]
 
 

@@ -2,6 +2,8 @@
 
 - ``anthropic``: ``anthropic-messages`` (Anthropic Messages API over SSE)
 - ``openai_completions``: ``openai-completions`` (Chat Completions and compatible servers)
+- ``openai_responses``: ``openai-responses`` (OpenAI's Responses API)
+- ``google``: ``google-generative-ai`` (Gemini ``streamGenerateContent``)
 - ``faux``: scripted responses for tests and demos (``faux_provider``)
 
 Each HTTP module exposes ``stream(model, context, options) -> AssistantMessageEventStream``.
