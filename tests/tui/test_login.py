@@ -45,7 +45,7 @@ async def test_login_writes_private_credentials_and_the_model_answers(project: P
         await wait_until(pilot, lambda: session.model is not None, what="model switched")
         path = home / "credentials.json"
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
-        assert json.loads(path.read_text()) == {"mocka": SECRET}
+        assert json.loads(path.read_text()) == {"mocka": {"type": "api_key", "key": SECRET}}  # Pi's auth.json shape
         assert (session.model.provider, session.model.id) == ("mocka", "claude-mock")
         assert "Key for mocka saved" in screen_text(app)
         await type_text(pilot, "hello there")
