@@ -62,7 +62,6 @@ def test_deny_mode_refuses_what_would_ask(pi: PiHome) -> None:
     assert run.returncode == 0, run.stderr
     assert not (pi.project / "made.txt").exists()
     assert "Permission mode deny" in all_text(pi.server.requests[2].json)
-    assert "deny" not in all_text(pi.server.requests[1].json).split("toolResult")[-1] or True
 
 
 def test_invalid_permission_mode_is_one_line(pi: PiHome) -> None:
@@ -159,8 +158,7 @@ def test_rpc_plan_mode_end_to_end(pi: PiHome) -> None:
         rpc.send({"type": "prompt", "message": "plan the change"})
         approval = _answer_select(rpc, "Execute the plan in mode accept-edits")
         assert "Keep planning" in approval["options"]
-        rpc.event("agent_settled", timeout=30)
-        rpc.event("agent_settled", timeout=30)
+        rpc.event("agent_end", timeout=30)  # the run that executes the plan (started by the gate: no agent_settled)
     finally:
         rpc.close()
     requests = pi.server.requests
