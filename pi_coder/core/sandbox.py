@@ -63,7 +63,9 @@ def check_usable(bwrap: str) -> None:
         raise UserError(f"bubblewrap cannot run here ({exc}); refusing to start in a sandbox mode") from None
     if probe.returncode != 0:
         why = probe.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["unknown error"]
-        raise UserError(f"bubblewrap cannot create a sandbox here ({why[0]}); refusing to start in a sandbox mode")
+        raise UserError(
+            f"bubblewrap cannot create a sandbox here ({why[0]}); refusing to start in a sandbox mode"
+        )
 
 
 def bwrap_argv(config: SandboxConfig, bwrap: str = "bwrap") -> list[str]:
@@ -117,7 +119,10 @@ def sandbox_main(args: list[str]) -> int:
         elif flag == "--network":
             network = True
         else:
-            print(f"pi: unknown option {flag} (pi sandbox [--mode workspace-write|read-only] [--network] -- command)", file=sys.stderr)
+            print(
+                f"pi: unknown option {flag} (pi sandbox [--mode workspace-write|read-only] [--network] -- command)",
+                file=sys.stderr,
+            )
             return 2
     if rest[:1] == ["--"]:
         rest = rest[1:]
@@ -132,7 +137,9 @@ def sandbox_main(args: list[str]) -> int:
         chosen = mode or (box.mode if box.mode != "off" else "workspace-write")
         if chosen == "off":
             raise UserError("pi sandbox runs a command in a sandbox: --mode off makes no sense here")
-        config = SandboxConfig(chosen, os.getcwd(), network=box.network if network is None else network, writable=box.writable)
+        config = SandboxConfig(
+            chosen, os.getcwd(), network=box.network if network is None else network, writable=box.writable
+        )
         bwrap = find_bwrap()
         check_usable(bwrap)
     except UserError as exc:

@@ -71,8 +71,12 @@ def test_invalid_permission_mode_is_one_line(pi: PiHome) -> None:
 
 
 def _answer_select(rpc: RpcClient, choice: str) -> dict[str, Any]:
-    request = rpc.wait_for(lambda l: l.get("type") == "extension_ui_request" and l.get("method") == "select")
-    rpc.send_raw(json.dumps({"type": "extension_ui_response", "id": request["id"], "value": choice}).encode() + b"\n")
+    request = rpc.wait_for(
+        lambda line: line.get("type") == "extension_ui_request" and line.get("method") == "select"
+    )
+    rpc.send_raw(
+        json.dumps({"type": "extension_ui_response", "id": request["id"], "value": choice}).encode() + b"\n"
+    )
     return request
 
 
@@ -92,8 +96,15 @@ def test_rpc_ask_allow_once_then_deny_with_reason(pi: PiHome) -> None:
         first = _answer_select(rpc, "Allow once")
         assert "write: one.txt" in first["title"] and "Always allow (save a rule)" in first["options"]
         _answer_select(rpc, "Deny")
-        reason = rpc.wait_for(lambda l: l.get("type") == "extension_ui_request" and l.get("method") == "input")
-        rpc.send_raw(json.dumps({"type": "extension_ui_response", "id": reason["id"], "value": "not that file"}).encode() + b"\n")
+        reason = rpc.wait_for(
+            lambda line: line.get("type") == "extension_ui_request" and line.get("method") == "input"
+        )
+        rpc.send_raw(
+            json.dumps(
+                {"type": "extension_ui_response", "id": reason["id"], "value": "not that file"}
+            ).encode()
+            + b"\n"
+        )
         _idle(rpc)
     finally:
         rpc.close()
@@ -135,8 +146,13 @@ def test_rpc_accept_edits(pi: PiHome) -> None:
         rpc.send({"type": "prompt", "message": "go"})
         asked = _answer_select(rpc, "Deny")
         assert "touch b.txt" in asked["title"]
-        reason = rpc.wait_for(lambda l: l.get("type") == "extension_ui_request" and l.get("method") == "input")
-        rpc.send_raw(json.dumps({"type": "extension_ui_response", "id": reason["id"], "cancelled": True}).encode() + b"\n")
+        reason = rpc.wait_for(
+            lambda line: line.get("type") == "extension_ui_request" and line.get("method") == "input"
+        )
+        rpc.send_raw(
+            json.dumps({"type": "extension_ui_response", "id": reason["id"], "cancelled": True}).encode()
+            + b"\n"
+        )
         _idle(rpc)
     finally:
         rpc.close()
@@ -148,9 +164,13 @@ def test_rpc_plan_mode_end_to_end(pi: PiHome) -> None:
     (pi.project / "a.py").write_text("x = 1\n")
     pi.server.enqueue(
         Turn([ToolCall("read", {"path": "a.py"}, id="c1")]),
-        Turn([ToolCall("edit", {"path": "a.py", "edits": [{"oldText": "x = 1", "newText": "x = 2"}]}, id="c2")]),
+        Turn(
+            [ToolCall("edit", {"path": "a.py", "edits": [{"oldText": "x = 1", "newText": "x = 2"}]}, id="c2")]
+        ),
         Turn([Text("1. Change x to 2 in a.py")]),
-        Turn([ToolCall("edit", {"path": "a.py", "edits": [{"oldText": "x = 1", "newText": "x = 2"}]}, id="c3")]),
+        Turn(
+            [ToolCall("edit", {"path": "a.py", "edits": [{"oldText": "x = 1", "newText": "x = 2"}]}, id="c3")]
+        ),
         Turn([Text("Done.")]),
     )
     rpc = RpcClient(pi, "--permission-mode", "plan")
@@ -158,7 +178,9 @@ def test_rpc_plan_mode_end_to_end(pi: PiHome) -> None:
         rpc.send({"type": "prompt", "message": "plan the change"})
         approval = _answer_select(rpc, "Execute the plan in mode accept-edits")
         assert "Keep planning" in approval["options"]
-        rpc.event("agent_end", timeout=30)  # the run that executes the plan (started by the gate: no agent_settled)
+        rpc.event(
+            "agent_end", timeout=30
+        )  # the run that executes the plan (started by the gate: no agent_settled)
     finally:
         rpc.close()
     requests = pi.server.requests
@@ -170,11 +192,15 @@ def test_rpc_plan_mode_end_to_end(pi: PiHome) -> None:
 
 
 def test_rpc_permissions_command_switches_mode(pi: PiHome) -> None:
-    pi.server.enqueue(Turn([ToolCall("write", {"path": "w.txt", "content": "x"}, id="c1")]), Turn([Text("Done.")]))
+    pi.server.enqueue(
+        Turn([ToolCall("write", {"path": "w.txt", "content": "x"}, id="c1")]), Turn([Text("Done.")])
+    )
     rpc = RpcClient(pi, "--permission-mode", "deny")
     try:
         rpc.call({"type": "prompt", "message": "/permissions auto"})
-        status = rpc.wait_for(lambda l: l.get("method") == "setStatus" and l.get("statusKey") == "permissions")
+        status = rpc.wait_for(
+            lambda line: line.get("method") == "setStatus" and line.get("statusKey") == "permissions"
+        )
         assert status.get("statusText") is None
         rpc.send({"type": "prompt", "message": "write"})
         _idle(rpc)

@@ -19,9 +19,13 @@ from tests.support.sse_server import SSEServer, Text, ToolCall, Turn
 def _bwrap_problem() -> str | None:
     if shutil.which("bwrap") is None:
         return "bubblewrap (bwrap) is not installed"
-    probe = subprocess.run(["bwrap", "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "true"], capture_output=True)
+    probe = subprocess.run(
+        ["bwrap", "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "true"], capture_output=True
+    )
     if probe.returncode != 0:
-        return f"bubblewrap cannot create user namespaces here: {probe.stderr.decode(errors='replace').strip()}"
+        return (
+            f"bubblewrap cannot create user namespaces here: {probe.stderr.decode(errors='replace').strip()}"
+        )
     return None
 
 
@@ -70,18 +74,48 @@ def test_pi_sandbox_command(tmp_path: Path, listener: int) -> None:
     work.mkdir()
     outside = _outside(tmp_path)
     env = {"PI_CODER_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"}
-    inside = subprocess.run([*PI, "sandbox", "--", "sh", "-c", "echo ok > made.txt"], cwd=work, env=env, capture_output=True, text=True)
+    inside = subprocess.run(
+        [*PI, "sandbox", "--", "sh", "-c", "echo ok > made.txt"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert inside.returncode == 0, inside.stderr
     assert (work / "made.txt").read_text() == "ok\n"
-    out = subprocess.run([*PI, "sandbox", "--", "sh", "-c", f"echo no > {outside}"], cwd=work, env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        [*PI, "sandbox", "--", "sh", "-c", f"echo no > {outside}"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode != 0 and not outside.exists()
     assert "Read-only file system" in out.stderr
-    net = subprocess.run([*PI, "sandbox", "--", "sh", "-c", _connect(listener)], cwd=work, env=env, capture_output=True, text=True)
+    net = subprocess.run(
+        [*PI, "sandbox", "--", "sh", "-c", _connect(listener)],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert net.returncode != 0 and "CONNECTED" not in net.stdout
     # the same connection works outside, and inside with --network
-    free = subprocess.run([*PI, "sandbox", "--network", "--", "sh", "-c", _connect(listener)], cwd=work, env=env, capture_output=True, text=True)
+    free = subprocess.run(
+        [*PI, "sandbox", "--network", "--", "sh", "-c", _connect(listener)],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert "CONNECTED" in free.stdout, free.stderr
-    ro = subprocess.run([*PI, "sandbox", "--mode", "read-only", "--", "sh", "-c", "echo x > ro.txt"], cwd=work, env=env, capture_output=True, text=True)
+    ro = subprocess.run(
+        [*PI, "sandbox", "--mode", "read-only", "--", "sh", "-c", "echo x > ro.txt"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert ro.returncode != 0 and not (work / "ro.txt").exists()
 
 

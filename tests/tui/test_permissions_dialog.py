@@ -18,7 +18,9 @@ from tests.tui.helpers import type_text, wait_until
 def _app(session, project: Path, mode: str) -> PiApp:
     gate.configure(Policy(mode, RuleSet(), str(project)))
     runner = ExtensionRunner(str(project), models=session.models)
-    sources, problems = discover(cli_specs=["builtin:permissions"], cwd=str(project), config_dir=project / "none")
+    sources, problems = discover(
+        cli_specs=["builtin:permissions"], cwd=str(project), config_dir=project / "none"
+    )
     assert not problems
     load_extensions(runner, sources)
     runner.bind(session)
@@ -43,9 +45,13 @@ async def test_ask_dialog_allow_once_and_deny(make_session, project: Path) -> No
             assert app.screen._options[0] == "Allow once"
             await pilot.press("enter")  # Allow once
             await wait_until(pilot, lambda: (project / "yes.txt").exists(), what="the allowed write")
-            await wait_until(pilot, lambda: isinstance(app.screen, SelectScreen), what="the second ask dialog")
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, SelectScreen), what="the second ask dialog"
+            )
             await pilot.press("down", "down", "down", "enter")  # Deny
-            await wait_until(pilot, lambda: not isinstance(app.screen, SelectScreen), what="the reason prompt")
+            await wait_until(
+                pilot, lambda: not isinstance(app.screen, SelectScreen), what="the reason prompt"
+            )
             await pilot.press("escape")  # no reason
             await wait_until(pilot, lambda: not session.is_streaming, what="the run's end")
     finally:

@@ -140,7 +140,20 @@ def _unescape_dq(text: str) -> str:
     return "".join(out)
 
 
-_ANSI_C = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"'}
+_ANSI_C = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+}
 
 
 def _ansi_c(body: str) -> str | None:
@@ -318,7 +331,10 @@ class _Walker:
                 if child.type == "string_content":
                     parts.append(_unescape_dq(child.text.decode("utf-8", "surrogateescape")))
                 else:
-                    self.scan_words(child) if child.type not in ("command_substitution", "process_substitution") else self.visit(child)
+                    self.scan_words(child) if child.type not in (
+                        "command_substitution",
+                        "process_substitution",
+                    ) else self.visit(child)
                     dynamic = True
             return None if dynamic else "".join(parts)
         if kind == "concatenation":
@@ -398,14 +414,53 @@ _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "busybox"})
 _PLAIN_WRAPPERS = frozenset({"nohup", "time", "builtin", "exec", "unbuffer", "caffeinate", "chronic", "doas"})
 # Options taking a value, per wrapper (so the value is not mistaken for the command).
 _VALUE_OPTS: dict[str, frozenset[str]] = {
-    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group", "--chdir", "--prompt"}),
+    "sudo": frozenset(
+        {
+            "-u",
+            "-g",
+            "-C",
+            "-D",
+            "-h",
+            "-p",
+            "-r",
+            "-t",
+            "-U",
+            "-T",
+            "--user",
+            "--group",
+            "--chdir",
+            "--prompt",
+        }
+    ),
     "doas": frozenset({"-u", "-C"}),
     "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir", "--split-string"}),
     "nice": frozenset({"-n", "--adjustment"}),
     "ionice": frozenset({"-c", "-n", "-p", "--class", "--classdata"}),
     "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
     "stdbuf": frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}),
-    "xargs": frozenset({"-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars", "--replace", "--eof"}),
+    "xargs": frozenset(
+        {
+            "-a",
+            "-d",
+            "-E",
+            "-e",
+            "-I",
+            "-i",
+            "-L",
+            "-l",
+            "-n",
+            "-P",
+            "-s",
+            "--arg-file",
+            "--delimiter",
+            "--max-args",
+            "--max-procs",
+            "--max-lines",
+            "--max-chars",
+            "--replace",
+            "--eof",
+        }
+    ),
     "watch": frozenset({"-n", "-d", "--interval"}),
     "chroot": frozenset({"--userspec", "--groups"}),
     "flock": frozenset({"-w", "-E", "--timeout", "--conflict-exit-code"}),
@@ -466,7 +521,12 @@ def _inner_command(cmd: SimpleCommand, out: Analysis) -> tuple[str, Any] | None:
     if name in _PLAIN_WRAPPERS or name in _VALUE_OPTS:
         start = _skip_options(argv, 1, _VALUE_OPTS.get(name, frozenset()))
         if name == "env":
-            while start < len(argv) and argv[start] is not None and "=" in (argv[start] or "") and not (argv[start] or "").startswith("="):
+            while (
+                start < len(argv)
+                and argv[start] is not None
+                and "=" in (argv[start] or "")
+                and not (argv[start] or "").startswith("=")
+            ):
                 start += 1
         if name == "timeout" and start < len(argv):
             start += 1  # the duration
@@ -509,20 +569,116 @@ def _opaque(out: Analysis, why: str) -> None:
 
 _READ_ONLY = frozenset(
     {
-        "ls", "cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag", "wc", "echo", "printf",
-        "pwd", "stat", "file", "which", "whereis", "type", "tree", "du", "df", "sort", "uniq", "cut", "tr", "jq",
-        "diff", "cmp", "date", "printenv", "uname", "whoami", "id", "true", "false", "test", "[", ":", "basename",
-        "dirname", "realpath", "readlink", "nl", "column", "fold", "comm", "join", "paste", "rev", "tac", "od",
-        "xxd", "hexdump", "strings", "md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "seq", "hostname",
-        "uptime", "ps", "free", "lsof", "env", "locale", "groups", "fd", "fdfind", "sleep", "yes", "expr",
-        "numfmt", "look", "zcat", "bat", "man", "help", "tldr",
+        "ls",
+        "cat",
+        "head",
+        "tail",
+        "less",
+        "more",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "ag",
+        "wc",
+        "echo",
+        "printf",
+        "pwd",
+        "stat",
+        "file",
+        "which",
+        "whereis",
+        "type",
+        "tree",
+        "du",
+        "df",
+        "sort",
+        "uniq",
+        "cut",
+        "tr",
+        "jq",
+        "diff",
+        "cmp",
+        "date",
+        "printenv",
+        "uname",
+        "whoami",
+        "id",
+        "true",
+        "false",
+        "test",
+        "[",
+        ":",
+        "basename",
+        "dirname",
+        "realpath",
+        "readlink",
+        "nl",
+        "column",
+        "fold",
+        "comm",
+        "join",
+        "paste",
+        "rev",
+        "tac",
+        "od",
+        "xxd",
+        "hexdump",
+        "strings",
+        "md5sum",
+        "sha1sum",
+        "sha256sum",
+        "sha512sum",
+        "cksum",
+        "seq",
+        "hostname",
+        "uptime",
+        "ps",
+        "free",
+        "lsof",
+        "env",
+        "locale",
+        "groups",
+        "fd",
+        "fdfind",
+        "sleep",
+        "yes",
+        "expr",
+        "numfmt",
+        "look",
+        "zcat",
+        "bat",
+        "man",
+        "help",
+        "tldr",
     }
 )
 _GIT_READ_ONLY = frozenset(
-    {"status", "log", "diff", "show", "blame", "ls-files", "ls-tree", "rev-parse", "describe", "shortlog",
-     "grep", "cat-file", "reflog", "whatchanged", "name-rev", "merge-base", "count-objects", "version", "help"}
+    {
+        "status",
+        "log",
+        "diff",
+        "show",
+        "blame",
+        "ls-files",
+        "ls-tree",
+        "rev-parse",
+        "describe",
+        "shortlog",
+        "grep",
+        "cat-file",
+        "reflog",
+        "whatchanged",
+        "name-rev",
+        "merge-base",
+        "count-objects",
+        "version",
+        "help",
+    }
 )
-_FIND_WRITES = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"})
+_FIND_WRITES = frozenset(
+    {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}
+)
 
 
 _HARMLESS_WRAPPERS = frozenset({"xargs", "nice", "timeout", "time", "env", "command", "nohup", "stdbuf"})
@@ -543,7 +699,11 @@ def _command_read_only(cmd: SimpleCommand) -> bool:
         sub = next((a for a in args if a is None or not a.startswith("-")), None)
         if sub == "branch" or sub == "tag" or sub == "remote" or sub == "stash":
             flags = [a for a in args[1:] if a is not None]
-            return sub != "stash" and (not flags or all(f in ("-a", "-r", "-v", "-vv", "--list", "-l", "--all") for f in flags)) or (sub == "stash" and flags[:1] == ["list"])
+            return (
+                sub != "stash"
+                and (not flags or all(f in ("-a", "-r", "-v", "-vv", "--list", "-l", "--all") for f in flags))
+                or (sub == "stash" and flags[:1] == ["list"])
+            )
         if any(a is not None and a.startswith(("--output", "-o")) for a in args) and sub == "diff":
             return False
         return sub in _GIT_READ_ONLY and args[0] == sub
@@ -551,7 +711,10 @@ def _command_read_only(cmd: SimpleCommand) -> bool:
         return not any(a in _FIND_WRITES for a in args)
     if name == "sed":
         # -i edits in place; a script's w/W/e commands write files or run commands
-        return not any(a is None or a.startswith(("-i", "--in-place")) or re.search(r"(^|[;}/\s])[wWe]\b", a) for a in args)
+        return not any(
+            a is None or a.startswith(("-i", "--in-place")) or re.search(r"(^|[;}/\s])[wWe]\b", a)
+            for a in args
+        )
     if name in ("sort",):
         return not any(a is None or a.startswith("-o") or a.startswith("--output") for a in args)
     if name == "env":

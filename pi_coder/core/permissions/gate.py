@@ -14,7 +14,6 @@ the policy first. It registers:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sys
 from typing import TYPE_CHECKING, Any
@@ -81,7 +80,9 @@ def _status(ctx: Any, policy: Policy) -> None:
 def _save_rules(rules: list[str]) -> None:
     from pi_coder.settings import load_settings, save_global_setting
 
-    current = list(load_settings(None, project_trusted=False).global_data.get("permissions", {}).get("allow", []) or [])
+    current = list(
+        load_settings(None, project_trusted=False).global_data.get("permissions", {}).get("allow", []) or []
+    )
     for rule in rules:
         if rule not in current:
             current.append(rule)
@@ -109,7 +110,9 @@ def register(pi: ExtensionAPI) -> None:
                 _stderr(f"refused {what} ({decision.reason})")
             return ToolCallResult(block=True, reason=decision.reason)
         if not ctx.has_ui:
-            _stderr(f"refused {what}: it needs approval and there is no one to ask (permission mode {policy.mode})")
+            _stderr(
+                f"refused {what}: it needs approval and there is no one to ask (permission mode {policy.mode})"
+            )
             return ToolCallResult(block=True, reason=f"Permission needed and no one could approve it: {what}")
         title = f"Allow {what}?" + (f" ({decision.reason})" if decision.reason else "")
         choice = await ctx.ui.select(title, list(ASK_OPTIONS), signal=ctx.signal)
@@ -183,5 +186,7 @@ def register(pi: ExtensionAPI) -> None:
     pi.on("before_agent_start", on_before_agent_start)
     pi.on("agent_end", on_agent_end)
     pi.on("session_start", on_session_start)
-    pi.register_command("permissions", command, "Show or switch the permission mode (auto, ask, accept-edits, plan, deny)")
+    pi.register_command(
+        "permissions", command, "Show or switch the permission mode (auto, ask, accept-edits, plan, deny)"
+    )
     pi.register_shortcut(CYCLE_KEY, cycle, "Cycle the permission mode")

@@ -42,7 +42,9 @@ class Decision:
 
 def suggest_rule(tool_name: str, args: dict[str, Any], cwd: str, analysis: Analysis | None) -> list[str]:
     if tool_name == "bash" and analysis is not None and analysis.understood:
-        texts = dict.fromkeys(c.text.replace("(", "?").replace(")", "?") for c in analysis.commands if not c.wrapper)
+        texts = dict.fromkeys(
+            c.text.replace("(", "?").replace(")", "?") for c in analysis.commands if not c.wrapper
+        )
         return [f"bash({t})" for t in texts]
     if tool_name == "bash":
         return []
@@ -60,7 +62,9 @@ def suggest_rule(tool_name: str, args: dict[str, Any], cwd: str, analysis: Analy
 class Policy:
     """The mode, the configured rules and the rules granted for this session."""
 
-    def __init__(self, mode: str, rules: RuleSet, cwd: str, *, read_only_tools: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, mode: str, rules: RuleSet, cwd: str, *, read_only_tools: frozenset[str] = frozenset()
+    ) -> None:
         if mode not in MODES:
             raise ValueError(f'Unknown permission mode "{mode}": use one of {", ".join(MODES)}')
         self.mode: str = mode
@@ -85,7 +89,9 @@ class Policy:
                 return Decision("ask", "An ask rule covers this call.", suggestion)
             if analysis is not None and not analysis.understood and self.rules.has_bash_deny():
                 why = "; ".join(analysis.problems[:1]) or "not understood"
-                return Decision("ask", f"The command cannot be checked against the deny rules ({why}).", suggestion)
+                return Decision(
+                    "ask", f"The command cannot be checked against the deny rules ({why}).", suggestion
+                )
             return Decision("allow")
         read_only = tool_name in self.read_only_tools or (analysis is not None and is_read_only(analysis))
         if mode == "plan":
@@ -100,12 +106,19 @@ class Policy:
             return Decision("allow")
         if mode == "accept-edits" and tool_name in EDIT_TOOLS and self._inside(args):
             return Decision("allow")
-        why = "The command is not understood well enough to allow it." if analysis is not None and not analysis.understood else ""
+        why = (
+            "The command is not understood well enough to allow it."
+            if analysis is not None and not analysis.understood
+            else ""
+        )
         return self._ask(mode, why, suggestion)
 
     def _ask(self, mode: str, reason: str, suggestion: list[str]) -> Decision:
         if mode == "deny":
-            return Decision("deny", f"Permission mode deny: this call would need approval, so it was refused. {reason}".strip())
+            return Decision(
+                "deny",
+                f"Permission mode deny: this call would need approval, so it was refused. {reason}".strip(),
+            )
         return Decision("ask", reason, suggestion)
 
     def _inside(self, args: dict[str, Any]) -> bool:

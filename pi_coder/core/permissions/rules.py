@@ -115,7 +115,10 @@ def path_matches(pattern: str, path: str, cwd: str) -> bool:
         return _glob(pattern, path=True).fullmatch(os.path.basename(absolute)) is not None
     pat = _expand(pattern)
     if os.path.isabs(pat):
-        return _glob(os.path.normpath(pat) if not pat.endswith("/**") else pat, path=True).fullmatch(absolute) is not None
+        return (
+            _glob(os.path.normpath(pat) if not pat.endswith("/**") else pat, path=True).fullmatch(absolute)
+            is not None
+        )
     pat = pat[2:] if pat.startswith("./") else pat
     rel = os.path.relpath(absolute, cwd)
     if rel.startswith(".."):
@@ -173,7 +176,15 @@ class RuleSet:
 
     # ------------------------------------------------------------------ matching
 
-    def verdict(self, tool_name: str, args: dict[str, Any], cwd: str, *, bash: Analysis | None = None, secrets: bool = True) -> Verdict | None:
+    def verdict(
+        self,
+        tool_name: str,
+        args: dict[str, Any],
+        cwd: str,
+        *,
+        bash: Analysis | None = None,
+        secrets: bool = True,
+    ) -> Verdict | None:
         """The strongest rule verdict for one call, None when no rule speaks."""
         ask_rules = [*self.ask, *self.secrets] if secrets else self.ask
         if self._any(self.deny, tool_name, args, cwd, bash):
@@ -184,7 +195,9 @@ class RuleSet:
             return "allow"
         return None
 
-    def _any(self, rules: Sequence[Rule], tool_name: str, args: dict[str, Any], cwd: str, bash: Analysis | None) -> bool:
+    def _any(
+        self, rules: Sequence[Rule], tool_name: str, args: dict[str, Any], cwd: str, bash: Analysis | None
+    ) -> bool:
         for rule in rules:
             if tool_name == "bash" and bash is not None:
                 if rule.tool == "bash" and rule.covers_tool("bash"):
@@ -216,7 +229,9 @@ class RuleSet:
                 return any(r.tool == "bash" and r.pattern is None for r in self.allow)
             effective = [c for c in bash.commands if not c.wrapper]
             return all(self._bash_allowed(c) for c in effective)
-        return any(r.covers_tool(tool_name) and self._pattern_hits(r, tool_name, args, cwd) for r in self.allow)
+        return any(
+            r.covers_tool(tool_name) and self._pattern_hits(r, tool_name, args, cwd) for r in self.allow
+        )
 
     def _bash_allowed(self, cmd: SimpleCommand) -> bool:
         for rule in self.allow:
@@ -243,4 +258,6 @@ def _command_touches(cmd: SimpleCommand, rule: Rule, cwd: str) -> bool:
     return False
 
 
-_WRITERS = frozenset({"cp", "mv", "rm", "tee", "touch", "truncate", "dd", "sed", "install", "ln", "chmod", "chown", "shred"})
+_WRITERS = frozenset(
+    {"cp", "mv", "rm", "tee", "touch", "truncate", "dd", "sed", "install", "ln", "chmod", "chown", "shred"}
+)

@@ -14,7 +14,9 @@ __all__ = ["BUILTIN_SPEC", "configure_safety"]
 BUILTIN_SPEC = "builtin:permissions"
 
 
-def configure_safety(permission_mode: str | None, sandbox_mode: str | None, loaded: LoadedSettings, cwd: str) -> bool:
+def configure_safety(
+    permission_mode: str | None, sandbox_mode: str | None, loaded: LoadedSettings, cwd: str
+) -> bool:
     """Set up the policy and the sandbox; True when the permission gate must be loaded.
 
     Raises:
@@ -45,4 +47,3 @@ def configure_safety(permission_mode: str | None, sandbox_mode: str | None, load
     except ValueError as exc:
         raise UserError(str(exc)) from None
     return True
-
