@@ -43,6 +43,9 @@ class _Option:
 _MODE, _MODEL, _SESSION, _TOOLS, _PROMPT, _INFO = "Mode", "Model", "Session", "Tools", "Prompt", "Other"
 _TRUST = "Project trust"
 _EXT = "Extensions"
+_SAFETY = "Safety"
+_PERMISSION_MODES = ("auto", "ask", "accept-edits", "plan", "deny")
+_SANDBOX_MODES = ("off", "workspace-write", "read-only")
 
 _OPTIONS: tuple[_Option, ...] = (
     _Option("print", ("-p", "--print"), "flag", "Non-interactive: run the prompts, print the final answer, exit.", _MODE),
@@ -148,6 +151,21 @@ _OPTIONS: tuple[_Option, ...] = (
         "PATH",
     ),
     _Option("no_skills", ("-ns", "--no-skills"), "flag", "Load only the --skill skills.", _EXT),
+        "permission_mode",
+        ("--permission-mode",),
+        "value",
+        "Permission mode: auto (default), ask, accept-edits, plan, deny.",
+        _SAFETY,
+        "MODE",
+    ),
+    _Option(
+        "sandbox",
+        ("--sandbox",),
+        "value",
+        "Run bash and ! commands under bubblewrap: off, workspace-write, read-only.",
+        _SAFETY,
+        "MODE",
+    ),
     _Option(
         "list_models",
         ("--list-models",),
@@ -309,6 +327,11 @@ def _store_value(
         opts.extensions.append(text)
     elif option.dest == "skills":
         opts.skills.append(text)
+    elif option.dest in ("permission_mode", "sandbox"):
+        valid_values = _PERMISSION_MODES if option.dest == "permission_mode" else _SANDBOX_MODES
+        if text not in valid_values:
+            raise UsageError(f'Invalid {option.flags[0]} "{text}". Valid values: {", ".join(valid_values)}')
+        setattr(opts, option.dest, text)
     elif option.dest == "tools":
         valid: list[str] = []
         for part in (p.strip() for p in text.split(",")):
@@ -412,6 +435,10 @@ def main(argv: list[str] | None = None) -> int:
     if sys.stdin is None or sys.stdout is None or sys.stderr is None:
         _reopen_closed_std_streams()
     args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["sandbox"]:
+        from pi_coder.core.sandbox import sandbox_main
+
+        return sandbox_main(args[1:])
     head = args[: args.index("--")] if "--" in args else args
     if "-v" in head or "--version" in head:
         print(_fast_version())

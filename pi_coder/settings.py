@@ -175,6 +175,20 @@ class ThinkingBudgets(_Section):
     """Thinking tokens for level 'high'."""
 
 
+class PermissionSettings(_Section):
+    mode: Literal["auto", "ask", "accept-edits", "plan", "deny"] = "auto"
+    allow: list[str] = Field(default_factory=list)
+    ask: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+    secret_rules: bool = True
+
+
+class SandboxSettings(_Section):
+    mode: Literal["off", "workspace-write", "read-only"] = "off"
+    network: bool = False
+    writable: list[str] = Field(default_factory=list)
+
+
 class Settings(BaseModel):
     """Every user setting with its default. Keys are the snake_case names used in settings.toml."""
 
@@ -257,6 +271,10 @@ class Settings(BaseModel):
     """Extra theme files or folders (relative to this file's folder)."""
     keybindings: dict[str, str | list[str]] = Field(default_factory=dict)
     """Action name -> key or list of keys, e.g. {follow_up = "alt+enter"}."""
+    permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+    """Permission mode and allow/ask/deny rules (project settings only in a trusted folder)."""
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    """Run bash and ! commands under bubblewrap (project settings only in a trusted folder)."""
 
 
 @dataclass

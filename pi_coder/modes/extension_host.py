@@ -99,6 +99,10 @@ def load_for_startup(
         )
         for spec, problem in problems:
             runner.report(Extension(path=spec, name=spec), "load", ExtensionLoadError(problem))
+        from pi_coder.core.permissions.startup import BUILTIN_SPEC
+
+        # The permission gate goes last: it judges the input other extensions edited (also on /reload).
+        sources.sort(key=lambda source: source.identity == BUILTIN_SPEC)
         return sources
 
     runner.rediscover = find

@@ -77,6 +77,10 @@ class CliOptions:
     no_skills: bool = False
     approve: bool = False
     """``-a/--approve``: trust the project folder for this run."""
+    permission_mode: str | None = None
+    """``--permission-mode``: auto, ask, accept-edits, plan, deny (overrides ``permissions.mode``)."""
+    sandbox: str | None = None
+    """``--sandbox``: off, workspace-write, read-only (overrides ``sandbox.mode``)."""
     flag_tokens: list[tuple[str, str | None, int]] = field(default_factory=list)
     """Unknown ``--name[=value]`` options with the index of the next message (extension flags, §3.4)."""
 

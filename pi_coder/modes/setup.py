@@ -147,8 +147,11 @@ def prepare(
     wants_faux = (options.provider or "").lower() == "faux" or (options.model or "").startswith("faux")
     models = create_models(include_faux=wants_faux)
 
+    from pi_coder.core.permissions.startup import BUILTIN_SPEC, configure_safety
     from pi_coder.modes import extension_host
 
+    if configure_safety(options.permission_mode, options.sandbox, loaded, cwd) and BUILTIN_SPEC not in options.extensions:
+        options.extensions.append(BUILTIN_SPEC)
     # The project's .pi/extensions and its settings' extension entries load only for a trusted folder.
     extensions = extension_host.load_for_startup(options, cwd, loaded, models, project_trusted=trust.trusted)
     extension_host.resolve_flags(extensions, options)

@@ -342,6 +342,16 @@ def sweep_old_output_files(max_age: float = OUTPUT_FILE_MAX_AGE, *, force: bool 
     return removed
 
 
+_command_wrapper: Callable[[list[str]], list[str]] | None = None
+"""Set by the sandbox (``pi_coder.core.sandbox``): turns ``[shell, "-c", source]`` into the argv to run."""
+
+
+def set_command_wrapper(wrapper: Callable[[list[str]], list[str]] | None) -> None:
+    """Run every later shell command through ``wrapper(argv)`` (None: directly)."""
+    global _command_wrapper
+    _command_wrapper = wrapper
+
+
 def _register_atexit() -> None:
     global _atexit_registered
     if not _atexit_registered:
@@ -514,8 +524,9 @@ async def run_shell_command(
     try:
         # Popen, not asyncio's subprocess: asyncio's wait() also waits for the pipes to close,
         # which a background grandchild can keep open forever.
+        argv = [shell, "-c", source]
         proc = subprocess.Popen(  # noqa: ASYNC220
-            [shell, "-c", source], cwd=cwd, stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
+            _command_wrapper(argv) if _command_wrapper is not None else argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
             start_new_session=True, env=dict(env) if env is not None else None,
         )  # fmt: skip
     except BaseException:

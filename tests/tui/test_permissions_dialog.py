@@ -1,0 +1,62 @@
+"""The "ask" dialog in the TUI, driven with Textual's pilot: the model's write waits for the user."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pi_coder.ai import faux_message, faux_tool_call
+from pi_coder.core.extensions.loader import discover, load_extensions
+from pi_coder.core.extensions.runner import ExtensionRunner
+from pi_coder.core.permissions import gate
+from pi_coder.core.permissions.policy import Policy
+from pi_coder.core.permissions.rules import RuleSet
+from pi_coder.tui.app import PiApp
+from pi_coder.tui.extension_ui import SelectScreen
+from tests.tui.helpers import type_text, wait_until
+
+
+def _app(session, project: Path, mode: str) -> PiApp:
+    gate.configure(Policy(mode, RuleSet(), str(project)))
+    runner = ExtensionRunner(str(project), models=session.models)
+    sources, problems = discover(
+        cli_specs=["builtin:permissions"], cwd=str(project), config_dir=project / "none"
+    )
+    assert not problems
+    load_extensions(runner, sources)
+    runner.bind(session)
+    return PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+
+
+async def test_ask_dialog_allow_once_and_deny(make_session, project: Path) -> None:
+    session, _ = make_session(
+        [
+            faux_message(faux_tool_call("write", {"path": "yes.txt", "content": "1"})),
+            faux_message(faux_tool_call("write", {"path": "no.txt", "content": "2"})),
+            faux_message("Done."),
+        ],
+        tool_names=["write"],
+    )
+    app = _app(session, project, "ask")
+    try:
+        async with app.run_test(size=(110, 32)) as pilot:
+            await type_text(pilot, "write two files")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, SelectScreen), what="the ask dialog")
+            assert app.screen._options[0] == "Allow once"
+            await pilot.press("enter")  # Allow once
+            await wait_until(pilot, lambda: (project / "yes.txt").exists(), what="the allowed write")
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, SelectScreen), what="the second ask dialog"
+            )
+            await pilot.press("down", "down", "down", "enter")  # Deny
+            await wait_until(
+                pilot, lambda: not isinstance(app.screen, SelectScreen), what="the reason prompt"
+            )
+            await pilot.press("escape")  # no reason
+            await wait_until(pilot, lambda: not session.is_streaming, what="the run's end")
+    finally:
+        gate.configure(None)
+    assert (project / "yes.txt").read_text() == "1"
+    assert not (project / "no.txt").exists()
+    results = [m for m in session.messages if getattr(m, "role", None) == "toolResult"]
+    assert results[-1].is_error and "The user denied this tool call." in results[-1].content[0].text
