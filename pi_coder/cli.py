@@ -151,6 +151,7 @@ _OPTIONS: tuple[_Option, ...] = (
         "PATH",
     ),
     _Option("no_skills", ("-ns", "--no-skills"), "flag", "Load only the --skill skills.", _EXT),
+    _Option(
         "permission_mode",
         ("--permission-mode",),
         "value",
