@@ -20,6 +20,7 @@ unless the caller forces the restore.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pi_coder.core.events import Notice
 from pi_coder.core.session_hooks import RunHook
-from pi_coder.core.shadow_git import GitError, ShadowRepo, git_available, write_file
+from pi_coder.core.shadow_git import GitError, ShadowRepo, git_available, remove_file, write_file
 from pi_coder.session.entries import MessageEntry, UnknownEntry
 
 if TYPE_CHECKING:
@@ -179,7 +180,11 @@ class Checkpoints(RunHook):
 
     def _on_event(self, event: Any) -> None:
         kind = getattr(event, "type", None)
-        if kind == "message_end" and self._prompt_id is None and getattr(event.message, "role", None) == "user":
+        if (
+            kind == "message_end"
+            and self._prompt_id is None
+            and getattr(event.message, "role", None) == "user"
+        ):
             leaf = self.session.store.get_leaf_entry()
             if leaf is not None and _is_prompt(leaf):
                 self._prompt_id = leaf.id
@@ -219,7 +224,7 @@ class Checkpoints(RunHook):
             await self._disable("error", f"Checkpoints are off for this session: {exc}")
 
     async def _keep_outside(self, path: str) -> None:
-        full = os.path.realpath(os.path.join(self.session.cwd, os.path.expanduser(path)))
+        full = await asyncio.to_thread(_resolve, self.session.cwd, path)
         if full == self.repo.cwd or full.startswith(self.repo.cwd.rstrip(os.sep) + os.sep):
             return
         if full not in self._outside:
@@ -228,7 +233,9 @@ class Checkpoints(RunHook):
     async def _snapshot(self) -> str | None:
         settings = self.session.settings.checkpoints
         if not git_available():
-            await self._disable("git", "Checkpoints need git, which was not found: /undo cannot restore files")
+            await self._disable(
+                "git", "Checkpoints need git, which was not found: /undo cannot restore files"
+            )
             return None
         if not self._counted:
             self._counted = True
@@ -266,7 +273,12 @@ class Checkpoints(RunHook):
             self._outside = {}
             self._known = after
             if files or outside:
-                fields: dict[str, Any] = {"promptId": self._prompt_id, "snapshot": before, "after": after, "files": files}
+                fields: dict[str, Any] = {
+                    "promptId": self._prompt_id,
+                    "snapshot": before,
+                    "after": after,
+                    "files": files,
+                }
                 if outside:
                     fields["outside"] = outside
                 session.store.append_checkpoint(fields)
@@ -386,7 +398,9 @@ class Checkpoints(RunHook):
                 out.append(path)
         return out
 
-    async def _apply(self, plan: _Plan, force: bool) -> tuple[RestoreResult, str | None, dict[str, str | None]]:
+    async def _apply(
+        self, plan: _Plan, force: bool
+    ) -> tuple[RestoreResult, str | None, dict[str, str | None]]:
         """Snapshot the present, check for hand edits, restore; returns (result, present, outside before)."""
         result = RestoreResult()
         if plan.target is None and not plan.outside:
@@ -404,10 +418,9 @@ class Checkpoints(RunHook):
             if outside_before[path] == blob:
                 continue
             if blob is None:
-                if os.path.lexists(path):
-                    os.unlink(path)
+                await asyncio.to_thread(remove_file, path, os.path.dirname(path))
             else:
-                write_file(path, "100644", await self.repo.read_blob(blob))
+                await asyncio.to_thread(write_file, path, "100644", await self.repo.read_blob(blob))
             result.restored.append(path)
         self._known = (await self.repo.snapshot(self._max_bytes())).commit
         result.applied = True
@@ -439,7 +452,9 @@ class Checkpoints(RunHook):
         result = await self.restore(prompt.id, "both", force=force, _redo_leaf=leaf)
         if result.applied:
             files = _count(result.restored)
-            result.message = f"Undid {_quote(result.editor_text or '')}" + (f"; restored {files}" if files else "")
+            result.message = f"Undid {_quote(result.editor_text or '')}" + (
+                f"; restored {files}" if files else ""
+            )
         return result
 
     async def redo(self, force: bool = False) -> RestoreResult:
@@ -495,7 +510,15 @@ class Checkpoints(RunHook):
             result.editor_text = await self.session.navigate_tree(entry_id)
         self._record(present, plan, outside_before)
         if plan is not None and present is not None:
-            self._redo.append(_Redo(leaf if mode != "code" else store.leaf_id, present, plan.paths, outside_before, self._known or present))
+            self._redo.append(
+                _Redo(
+                    leaf if mode != "code" else store.leaf_id,
+                    present,
+                    plan.paths,
+                    outside_before,
+                    self._known or present,
+                )
+            )
         files = _count(result.restored)
         result.message = f"Restored {files}" if files else "No files to restore"
         return result
@@ -520,6 +543,10 @@ class Checkpoints(RunHook):
     def _check_idle(self) -> None:
         if self.session.is_streaming:
             raise RuntimeError("Wait for the agent to finish before restoring")
+
+
+def _resolve(cwd: str, path: str) -> str:
+    return os.path.realpath(os.path.join(cwd, os.path.expanduser(path)))
 
 
 def _count(paths: list[str]) -> str:

@@ -112,7 +112,9 @@ class ShadowRepo:
         args += ["-c", f"core.excludesFile={user_exclude if user_exclude.is_file() else os.devnull}"]
         return args
 
-    async def git(self, *args: str, stdin: bytes | None = None, check: bool = True, bare: bool = False) -> bytes:
+    async def git(
+        self, *args: str, stdin: bytes | None = None, check: bool = True, bare: bool = False
+    ) -> bytes:
         """Run ``git <args>`` against the shadow; returns stdout.
 
         Raises:
@@ -126,7 +128,9 @@ class ShadowRepo:
                 stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                env={k: v for k, v in self._env().items() if k not in ("GIT_DIR", "GIT_WORK_TREE")} if bare else self._env(),
+                env={k: v for k, v in self._env().items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
+                if bare
+                else self._env(),
                 cwd=self.cwd if not bare else str(self.dir),
             )
         except OSError as exc:
@@ -163,9 +167,13 @@ class ShadowRepo:
         """
         async with self._lock:
             await self.ensure()
-            raw = await self.git("ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard")
+            raw = await self.git(
+                "ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"
+            )
             names = raw.decode("utf-8", "surrogateescape").split("\0")
-            changed = list(dict.fromkeys(p for p in names if p and not p.endswith("/")))  # "x/": a nested repo
+            changed = list(
+                dict.fromkeys(p for p in names if p and not p.endswith("/"))
+            )  # "x/": a nested repo
             add: list[str] = []
             skipped: list[str] = []
             for rel in changed:
@@ -200,11 +208,8 @@ class ShadowRepo:
 
     async def store_blob(self, path: str) -> str | None:
         """Keep the content of a file (anywhere) as a blob; None when the file does not exist."""
-        try:
-            data = Path(path).read_bytes()
-        except FileNotFoundError:
-            return None
-        except IsADirectoryError:
+        data = await asyncio.to_thread(_read_or_none, path)
+        if data is None:
             return None
         await self.ensure()
         sha = (await self.git("hash-object", "-w", "--stdin", stdin=data)).decode().strip()
@@ -229,7 +234,9 @@ class ShadowRepo:
         out: dict[str, TreeEntry] = {}
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
-            raw = await self.git("ls-tree", "-r", "-z", "--full-tree", commit, "--", *[":(literal)" + p for p in chunk])
+            raw = await self.git(
+                "ls-tree", "-r", "-z", "--full-tree", commit, "--", *[":(literal)" + p for p in chunk]
+            )
             for record in raw.decode("utf-8", "surrogateescape").split("\0"):
                 if not record:
                     continue
@@ -258,17 +265,15 @@ class ShadowRepo:
             full = os.path.join(self.cwd, rel)
             entry = target.get(rel)
             if entry is None:
-                if os.path.lexists(full) and not os.path.isdir(full) or os.path.islink(full):
-                    os.unlink(full)
+                if await asyncio.to_thread(remove_file, full, self.cwd):
                     changed.append(rel)
-                    _remove_empty_parents(os.path.dirname(full), self.cwd)
                 continue
             if entry.mode == "160000":  # a nested repository: leave it alone
                 continue
             data = await self.read_blob(entry.sha)
-            if _same(full, entry.mode, data):
+            if await asyncio.to_thread(_same, full, entry.mode, data):
                 continue
-            write_file(full, entry.mode, data)
+            await asyncio.to_thread(write_file, full, entry.mode, data)
             changed.append(rel)
         return changed
 
@@ -291,7 +296,9 @@ class ShadowRepo:
                 keep = [ref for _when, ref in stamped if ref not in drop]
                 drop += keep[: len(keep) // 2]
             if drop:
-                await self.git("update-ref", "--stdin", stdin="".join(f"delete {ref}\n" for ref in drop).encode())
+                await self.git(
+                    "update-ref", "--stdin", stdin="".join(f"delete {ref}\n" for ref in drop).encode()
+                )
                 (self.dir / "last").unlink(missing_ok=True)
             await self.git("gc", "-q", "--prune=now")
             return len(drop), self.disk_bytes()
@@ -305,6 +312,22 @@ class ShadowRepo:
                 except OSError:
                     pass
         return total
+
+
+def _read_or_none(path: str) -> bytes | None:
+    try:
+        return Path(path).read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+def remove_file(full: str, stop: str) -> bool:
+    """Remove a file or symlink (not a folder) and the folders it leaves empty up to ``stop``."""
+    if not os.path.islink(full) and (not os.path.lexists(full) or os.path.isdir(full)):
+        return False
+    os.unlink(full)
+    _remove_empty_parents(os.path.dirname(full), stop)
+    return True
 
 
 def _same(full: str, mode: str, data: bytes) -> bool:

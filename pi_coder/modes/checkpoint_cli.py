@@ -28,7 +28,10 @@ def run_undo(session: Any, *, force: bool = False) -> int:
         print(f"Cannot undo: {exc}", file=sys.stderr)
         return 1
     if not result.applied:
-        print(result.message if not result.conflicts else result.message.replace("force", "--force"), file=sys.stderr)
+        print(
+            result.message if not result.conflicts else result.message.replace("force", "--force"),
+            file=sys.stderr,
+        )
         return 1
     print(result.message)
     return 0

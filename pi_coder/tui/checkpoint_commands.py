@@ -72,7 +72,9 @@ async def checkpoints_command(app: PiApp, args: str) -> None:
             return
         info = infos[int(choice) - 1]
         diff = await feature.diff(info.id)
-        await app.show_markdown(f"**Checkpoint {choice}**: {info.prompt or '(no prompt)'}\n\n```diff\n{diff}\n```")
+        await app.show_markdown(
+            f"**Checkpoint {choice}**: {info.prompt or '(no prompt)'}\n\n```diff\n{diff}\n```"
+        )
         return
     lines = ["**Checkpoints** (this branch; `/checkpoints <n>` shows a diff, `/undo` restores the last)", ""]
     for number, info in enumerate(infos, 1):

@@ -24,7 +24,13 @@ def _script(pi: PiHome, outside: Path | None = None) -> None:
     calls = [
         ToolCall("write", {"path": "new.txt", "content": "created\n"}, id="c1"),
         ToolCall("edit", {"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "ALPHA"}]}, id="c2"),
-        ToolCall("bash", {"command": "sed -i 's/beta/BETA/' b.txt && rm gone.txt && mkdir -p sub && echo x > sub/made.txt"}, id="c3"),
+        ToolCall(
+            "bash",
+            {
+                "command": "sed -i 's/beta/BETA/' b.txt && rm gone.txt && mkdir -p sub && echo x > sub/made.txt"
+            },
+            id="c3",
+        ),
     ]
     if outside is not None:
         calls.append(ToolCall("write", {"path": str(outside), "content": "changed outside\n"}, id="c4"))
