@@ -85,6 +85,14 @@ _OPTIONS: tuple[_Option, ...] = (
     ),
     _Option("resume", ("-r", "--resume"), "flag", "Pick a session to resume.", _SESSION),
     _Option(
+        "undo",
+        ("--undo",),
+        "flag",
+        "With -c/--session: restore the files the last prompt changed, step the session back, exit.",
+        _SESSION,
+    ),
+    _Option("force", ("--force",), "flag", "With --undo: overwrite files changed by hand since.", _SESSION),
+    _Option(
         "session",
         ("--session",),
         "value",
@@ -202,6 +210,8 @@ Examples:
   pi --tools read,grep,find,ls -p "Review src/"     read-only tools
   pi --mode json -p "hi" | jq .type
   pi --export session.jsonl out.html
+  pi -c --undo                             undo the last prompt's file changes here
+  pi checkpoints gc                        prune old file snapshots
 
 Configuration: set a provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY,
 GROQ_API_KEY, ...), or describe providers (local servers included) in models.toml in the
@@ -451,6 +461,10 @@ def main(argv: list[str] | None = None) -> int:
     if "-h" in head or "--help" in head:
         _print_help()
         return 0
+    if head[:1] == ["checkpoints"]:
+        from pi_coder.modes.checkpoint_cli import run_checkpoints_command
+
+        return run_checkpoints_command(head[1:])
     if argv is None:
         from pi_coder._proctitle import argv_has_secret, hide_command_line
 

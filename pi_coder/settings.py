@@ -35,6 +35,7 @@ from pi_coder.paths import config_dir, project_dir
 __all__ = [
     "BashSettings",
     "BranchSummarySettings",
+    "CheckpointSettings",
     "CompactionSettings",
     "ImageSettings",
     "LoadedSettings",
@@ -82,6 +83,7 @@ PROJECT_SAFE_KEYS: Mapping[str, frozenset[str] | None] = {
     "enable_skill_commands": None,
     "compaction": frozenset({"enabled", "reserve_tokens", "keep_recent_tokens"}),
     "branch_summary": frozenset({"reserve_tokens", "skip_prompt"}),
+    "checkpoints": frozenset({"enabled", "max_file_mb", "max_files"}),
     "retry": frozenset({"enabled", "max_retries", "base_delay_ms", "max_delay_ms"}),
     "bash": frozenset({"default_timeout", "max_timeout"}),
     "images": frozenset({"auto_resize", "block_images"}),
@@ -105,6 +107,19 @@ class CompactionSettings(_Section):
     """Tokens kept free for the model's answer; compaction starts when the context passes window - this."""
     keep_recent_tokens: int = Field(default=20000, ge=0)
     """Roughly this many tokens of recent messages are kept verbatim after a compaction."""
+
+
+class CheckpointSettings(_Section):
+    enabled: bool = True
+    """Snapshot the working folder (shadow git repository) around runs that may change files; /undo, /redo."""
+    max_file_mb: float = Field(default=10, gt=0)
+    """Files larger than this are left out of snapshots (one notice)."""
+    max_files: int = Field(default=50000, ge=1)
+    """Folders with more files than this are not snapshotted (one notice)."""
+    max_age_days: int = Field(default=30, ge=0)
+    """Snapshots older than this are pruned automatically (0 = never by age)."""
+    max_store_mb: int = Field(default=1024, ge=0)
+    """When a folder's snapshot store passes this size, the oldest half is pruned (0 = no limit)."""
 
 
 class BranchSummarySettings(_Section):
@@ -246,6 +261,8 @@ class Settings(BaseModel):
     """Automatic context compaction."""
     branch_summary: BranchSummarySettings = Field(default_factory=BranchSummarySettings)
     """Summaries of abandoned branches in /tree."""
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
+    """File snapshots for /undo, /redo and code restores."""
     retry: RetrySettings = Field(default_factory=RetrySettings)
     """Automatic retry of transient provider errors."""
     bash: BashSettings = Field(default_factory=BashSettings)

@@ -31,6 +31,7 @@ from pi_coder.core import _session_ops as ops
 from pi_coder.core._model_controls import ModelControls
 from pi_coder.core._queue import QueuedTexts, QueueKind, user_text
 from pi_coder.core.bash_exec import execute_user_bash
+from pi_coder.core.checkpoints import Checkpoints
 from pi_coder.core.compaction_runner import AutoCompaction
 from pi_coder.core.events import (
     BashExecutionEnd,
@@ -144,6 +145,9 @@ class AgentSession:
         agent.follow_up_mode = self.settings.follow_up_mode
         self._controls.set_model_state(model)
         self.startup_notices.extend(self._attach(model, thinking_level, explicit=True))
+        self.checkpoints = Checkpoints(self)
+        """File snapshots for /undo, /redo and code restores (``core/checkpoints.py``)."""
+        self.checkpoints.install()
 
     # ------------------------------------------------------------------ properties
 

@@ -122,6 +122,10 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: T
     if mode == "rpc" and options.file_args:
         raise UserError("@file arguments are not supported in --mode rpc")
     startup = prepare(options, mode=mode, cwd=cwd, stdin_text=stdin_text, ask_trust=ask_trust)
+    if options.undo:
+        from pi_coder.modes.checkpoint_cli import run_undo
+
+        return run_undo(startup.session, force=options.force)
     if mode == "interactive":
         notices = list(startup.notices)
         if startup.images:

@@ -57,6 +57,10 @@ class CliOptions:
     list_models: str | bool | None = None
     """``True`` for ``--list-models`` alone, the search text when one follows."""
     export: str | None = None
+    undo: bool = False
+    """``--undo``: restore the last prompt's file changes and exit."""
+    force: bool = False
+    """``--force``: with ``--undo``, overwrite files changed by hand."""
     approve: bool = False
     """``-a``: trust the project folder for this run (nothing saved)."""
     no_approve: bool = False
@@ -97,6 +101,6 @@ class CliOptions:
             return "rpc"
         if self.mode == "json":
             return "json"
-        if self.print or self.mode == "text" or stdin_piped:
+        if self.print or self.mode == "text" or stdin_piped or self.undo:
             return "text"
         return "interactive"

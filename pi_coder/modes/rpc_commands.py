@@ -438,3 +438,59 @@ async def _bash(server: RpcHost, command: dict[str, Any]) -> Any:
 @_command("abort_bash")
 async def _abort_bash(server: RpcHost, command: dict[str, Any]) -> Any:
     server.session.abort_bash()
+
+
+# ---------------------------------------------------------------------------- checkpoints
+
+
+def _restored(result: Any) -> Any:
+    if result.conflicts and not result.applied:
+        raise RpcError(result.message.replace("force", '"force": true'))
+    if not result.applied:
+        raise RpcError(result.message)
+    return result.to_json_dict()
+
+
+@_command("get_checkpoints")
+async def _get_checkpoints(server: RpcHost, command: dict[str, Any]) -> Any:
+    return {"checkpoints": [info.to_json_dict() for info in server.session.checkpoints.list()]}
+
+
+@_command("get_checkpoint_diff")
+async def _checkpoint_diff(server: RpcHost, command: dict[str, Any]) -> Any:
+    checkpoint = _str(command, "checkpointId")
+    try:
+        return {"diff": await server.session.checkpoints.diff(checkpoint)}
+    except KeyError:
+        raise RpcError(f"Checkpoint {checkpoint} not found") from None
+
+
+@_command("restore_checkpoint")
+async def _restore_checkpoint(server: RpcHost, command: dict[str, Any]) -> Any:
+    target = command.get("checkpointId") or command.get("entryId")
+    if not isinstance(target, str) or not target:
+        raise RpcError('"checkpointId" (or "entryId") must be a non-empty string')
+    mode = command.get("mode", "both")
+    if mode not in ("code", "conversation", "both"):
+        raise RpcError('"mode" must be "code", "conversation" or "both"')
+    if server.busy():
+        raise RpcError("Cannot restore while the agent is running")
+    try:
+        result = await server.session.checkpoints.restore(target, mode, force=command.get("force") is True)
+    except KeyError:
+        raise RpcError(f"Entry {target} not found") from None
+    return _restored(result)
+
+
+@_command("undo")
+async def _undo(server: RpcHost, command: dict[str, Any]) -> Any:
+    if server.busy():
+        raise RpcError("Cannot undo while the agent is running")
+    return _restored(await server.session.checkpoints.undo(force=command.get("force") is True))
+
+
+@_command("redo")
+async def _redo(server: RpcHost, command: dict[str, Any]) -> Any:
+    if server.busy():
+        raise RpcError("Cannot redo while the agent is running")
+    return _restored(await server.session.checkpoints.redo(force=command.get("force") is True))

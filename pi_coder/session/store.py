@@ -726,6 +726,12 @@ class SessionStore:
             raw["label"] = text
         return self._append(raw)
 
+    def append_checkpoint(self, fields: Mapping[str, Any]) -> str:
+        """Append a ``checkpoint`` entry (file snapshots, ``core/checkpoints.py``); Pi keeps it as unknown."""
+        raw = self._common("checkpoint")
+        raw.update(fields)
+        return self._append(raw)
+
     def append_session_info(self, name: str) -> str:
         """Set the session's display name (trimmed)."""
         raw = self._common("session_info")

@@ -198,6 +198,24 @@ async def _logout(app: PiApp, args: str) -> None:
     await logout(app, args)
 
 
+async def _undo(app: PiApp, args: str) -> None:
+    from pi_coder.tui.checkpoint_commands import undo_command
+
+    await undo_command(app, args)
+
+
+async def _redo(app: PiApp, args: str) -> None:
+    from pi_coder.tui.checkpoint_commands import redo_command
+
+    await redo_command(app, args)
+
+
+async def _checkpoints(app: PiApp, args: str) -> None:
+    from pi_coder.tui.checkpoint_commands import checkpoints_command
+
+    await checkpoints_command(app, args)
+
+
 async def _trust(app: PiApp, args: str) -> None:
     from pi_coder.tui.trust_dialog import show_trust
 
@@ -213,6 +231,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("resume", "Resume another session", _resume),
     SlashCommand("tree", "Navigate the session tree (same file)", _tree),
     SlashCommand("fork", "Fork a new session from an earlier message", _fork),
+    SlashCommand("undo", "Undo the last prompt: its file changes and the conversation", _undo),
+    SlashCommand("redo", "Redo what /undo undid (until a new prompt)", _redo),
+    SlashCommand("checkpoints", "List the files each prompt changed (a number shows its diff)", _checkpoints, "[n]"),
     SlashCommand("name", "Set the session name", _name, "<name>"),
     SlashCommand("copy", "Copy the last answer to the clipboard", _copy),
     SlashCommand("export", "Export the session as a self-contained HTML page", _export, "[file]"),

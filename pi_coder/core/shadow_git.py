@@ -1,0 +1,371 @@
+"""A shadow git repository that snapshots a working folder without touching the user's git state.
+
+The repository lives under ``<data dir>/checkpoints/<key>/`` where ``key`` is derived from the
+real path of the working folder. Every git call gets ``GIT_DIR`` (the shadow), ``GIT_WORK_TREE``
+(the folder) and ``GIT_INDEX_FILE`` (the shadow's own index), ignores the system and global git
+configuration (``GIT_CONFIG_NOSYSTEM``, ``GIT_CONFIG_GLOBAL=/dev/null``, a ``HOME`` of its own)
+and runs no hooks (``core.hooksPath=/dev/null``). ``.gitignore`` files in the folder apply as
+they would for git itself (they are read from the work tree); the folder's own
+``.git/info/exclude`` is used as ``core.excludesFile``. A ``.git`` folder is never part of a
+snapshot, so the user's repository, index, stash and branches stay as they are.
+
+A snapshot is a parentless commit of the folder's tree, kept alive by a ref
+``refs/pi/s/<unix time>-<sha>``; git shares the objects between snapshots. Blobs of files
+outside the folder are kept by ``refs/pi/o/<unix time>-<sha>``. All calls run in asyncio
+subprocesses, so the event loop never waits on git.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import shutil
+import stat
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["GitError", "ShadowRepo", "Snapshot", "TreeEntry", "git_available", "shadow_root"]
+
+_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+class GitError(Exception):
+    """A git command failed (the message is git's first line of error output)."""
+
+
+def git_available() -> bool:
+    return shutil.which("git") is not None
+
+
+def shadow_root() -> Path:
+    """``<data dir>/checkpoints``: one shadow repository per working folder below it."""
+    from pi_coder.paths import data_dir
+
+    return data_dir() / "checkpoints"
+
+
+@dataclass(slots=True, kw_only=True)
+class Snapshot:
+    """The result of :meth:`ShadowRepo.snapshot`."""
+
+    commit: str
+    tree: str
+    skipped_large: list[str] = field(default_factory=list)
+    """Files over the size limit (kept at their earlier snapshotted version, if any)."""
+
+
+@dataclass(slots=True, frozen=True)
+class TreeEntry:
+    mode: str
+    sha: str
+
+
+class ShadowRepo:
+    """The shadow repository of one working folder (see the module docstring)."""
+
+    def __init__(self, cwd: str | os.PathLike[str], root: Path | None = None) -> None:
+        self.cwd = os.path.realpath(cwd)
+        key = hashlib.sha256(self.cwd.encode()).hexdigest()[:16]
+        self.dir = (root or shadow_root()) / f"{Path(self.cwd).name or 'root'}-{key}"
+        self.git_dir = self.dir / "git"
+        self._lock = asyncio.Lock()
+        self._ready = False
+
+    # ------------------------------------------------------------------ running git
+
+    def _env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env.update(
+            GIT_DIR=str(self.git_dir),
+            GIT_WORK_TREE=self.cwd,
+            GIT_INDEX_FILE=str(self.git_dir / "pi-index"),
+            GIT_CONFIG_NOSYSTEM="1",
+            GIT_CONFIG_GLOBAL=os.devnull,
+            HOME=str(self.dir),
+            XDG_CONFIG_HOME=str(self.dir),
+            GIT_AUTHOR_NAME="pi",
+            GIT_AUTHOR_EMAIL="pi@localhost",
+            GIT_COMMITTER_NAME="pi",
+            GIT_COMMITTER_EMAIL="pi@localhost",
+            GIT_TERMINAL_PROMPT="0",
+            LC_ALL="C",
+        )
+        return env
+
+    def _config_args(self) -> list[str]:
+        args = [
+            "-c", "core.hooksPath=" + os.devnull,
+            "-c", "core.autocrlf=false",
+            "-c", "core.safecrlf=false",
+            "-c", "core.fsmonitor=false",
+            "-c", "core.quotePath=false",
+            "-c", "core.symlinks=true",
+            "-c", "gc.auto=0",
+            "-c", "maintenance.auto=false",
+            "-c", "advice.addEmbeddedRepo=false",
+            "-c", "safe.directory=*",
+        ]  # fmt: skip
+        user_exclude = Path(self.cwd, ".git", "info", "exclude")
+        args += ["-c", f"core.excludesFile={user_exclude if user_exclude.is_file() else os.devnull}"]
+        return args
+
+    async def git(
+        self, *args: str, stdin: bytes | None = None, check: bool = True, bare: bool = False
+    ) -> bytes:
+        """Run ``git <args>`` against the shadow; returns stdout.
+
+        Raises:
+            GitError: git exited non-zero (with ``check``) or could not be started.
+        """
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "git",
+                *self._config_args(),
+                *args,
+                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env={k: v for k, v in self._env().items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
+                if bare
+                else self._env(),
+                cwd=self.cwd if not bare else str(self.dir),
+            )
+        except OSError as exc:
+            raise GitError(f"cannot run git: {exc.strerror or exc}") from exc
+        out, err = await proc.communicate(stdin)
+        if check and proc.returncode != 0:
+            text = err.decode(errors="replace").strip().splitlines()
+            raise GitError(text[0] if text else f"git {args[0]} failed ({proc.returncode})")
+        return out
+
+    async def ensure(self) -> None:
+        """Create the shadow repository on first use."""
+        if self._ready:
+            return
+        if not (self.git_dir / "HEAD").is_file():
+            self.dir.mkdir(parents=True, exist_ok=True)
+            await self.git("init", "-q", "--bare", str(self.git_dir), bare=True)
+            (self.dir / "cwd").write_text(self.cwd + "\n")
+        self._ready = True
+
+    # ------------------------------------------------------------------ snapshots
+
+    async def count_files(self, limit: int) -> int:
+        """How many files git would snapshot (stops counting past ``limit``)."""
+        await self.ensure()
+        out = await self.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        return min(out.count(b"\0"), limit + 1)
+
+    async def snapshot(self, max_file_bytes: int, message: str = "pi checkpoint") -> Snapshot:
+        """Record the folder as git sees it; files over ``max_file_bytes`` are left out.
+
+        Returns:
+            The snapshot (an existing one when nothing changed since the last snapshot).
+        """
+        async with self._lock:
+            await self.ensure()
+            raw = await self.git(
+                "ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"
+            )
+            names = raw.decode("utf-8", "surrogateescape").split("\0")
+            changed = list(
+                dict.fromkeys(p for p in names if p and not p.endswith("/"))
+            )  # "x/": a nested repo
+            add: list[str] = []
+            skipped: list[str] = []
+            for rel in changed:
+                try:
+                    info = os.lstat(os.path.join(self.cwd, rel))
+                except OSError:
+                    add.append(rel)  # deleted: update-index --remove drops it
+                    continue
+                if stat.S_ISREG(info.st_mode) and info.st_size > max_file_bytes:
+                    skipped.append(rel)
+                else:
+                    add.append(rel)
+            if add:
+                data = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in add)
+                await self.git("update-index", "-z", "--add", "--remove", "--stdin", stdin=data)
+            tree = (await self.git("write-tree")).decode().strip()
+            last = self._last_snapshot()
+            if last is not None and last[1] == tree:
+                return Snapshot(commit=last[0], tree=tree, skipped_large=skipped)
+            commit = (await self.git("commit-tree", tree, "-m", message)).decode().strip()
+            now = int(time.time())
+            await self.git("update-ref", f"refs/pi/s/{now}-{commit}", commit)
+            (self.dir / "last").write_text(f"{commit} {tree}\n")
+            return Snapshot(commit=commit, tree=tree, skipped_large=skipped)
+
+    def _last_snapshot(self) -> tuple[str, str] | None:
+        try:
+            commit, tree = (self.dir / "last").read_text().split()
+        except (OSError, ValueError):
+            return None
+        return commit, tree
+
+    async def store_blob(self, path: str) -> str | None:
+        """Keep the content of a file (anywhere) as a blob; None when the file does not exist."""
+        data = await asyncio.to_thread(_read_or_none, path)
+        if data is None:
+            return None
+        await self.ensure()
+        sha = (await self.git("hash-object", "-w", "--stdin", stdin=data)).decode().strip()
+        await self.git("update-ref", f"refs/pi/o/{int(time.time())}-{sha}", sha)
+        return sha
+
+    async def read_blob(self, sha: str) -> bytes:
+        return await self.git("cat-file", "blob", sha)
+
+    # ------------------------------------------------------------------ comparing, restoring
+
+    async def changed_paths(self, old: str | None, new: str) -> list[str]:
+        """Paths that differ between two snapshots (``old`` None: the empty tree)."""
+        out = await self.git("diff-tree", "-r", "-z", "--no-renames", "--name-only", old or _EMPTY_TREE, new)
+        return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+    async def entries(self, commit: str, paths: Iterable[str]) -> dict[str, TreeEntry]:
+        """``path -> (mode, blob)`` for the given paths in a snapshot (absent paths are missing)."""
+        wanted = list(paths)
+        if not wanted:
+            return {}
+        out: dict[str, TreeEntry] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            raw = await self.git(
+                "ls-tree", "-r", "-z", "--full-tree", commit, "--", *[":(literal)" + p for p in chunk]
+            )
+            for record in raw.decode("utf-8", "surrogateescape").split("\0"):
+                if not record:
+                    continue
+                meta, _, path = record.partition("\t")
+                mode, _kind, sha = meta.split()
+                out[path] = TreeEntry(mode, sha)
+        return out
+
+    async def diff(self, old: str, new: str, paths: Sequence[str] = ()) -> str:
+        """A unified diff between two snapshots (optionally of some paths)."""
+        args = ["diff", "--no-color", "--no-ext-diff", "--no-renames", old, new]
+        if paths:
+            args += ["--", *[":(literal)" + p for p in paths]]
+        return (await self.git(*args)).decode("utf-8", "replace")
+
+    async def restore(self, commit: str, paths: Iterable[str]) -> list[str]:
+        """Make ``paths`` as they are in snapshot ``commit``: written, or removed when absent there.
+
+        Returns:
+            The paths that were changed on disk.
+        """
+        wanted = sorted(set(paths))
+        target = await self.entries(commit, wanted)
+        changed: list[str] = []
+        for rel in wanted:
+            full = os.path.join(self.cwd, rel)
+            entry = target.get(rel)
+            if entry is None:
+                if await asyncio.to_thread(remove_file, full, self.cwd):
+                    changed.append(rel)
+                continue
+            if entry.mode == "160000":  # a nested repository: leave it alone
+                continue
+            data = await self.read_blob(entry.sha)
+            if await asyncio.to_thread(_same, full, entry.mode, data):
+                continue
+            await asyncio.to_thread(write_file, full, entry.mode, data)
+            changed.append(rel)
+        return changed
+
+    # ------------------------------------------------------------------ pruning
+
+    async def prune(self, max_age_days: int, max_bytes: int) -> tuple[int, int]:
+        """Drop snapshots older than ``max_age_days`` (and the oldest half while over ``max_bytes``).
+
+        Returns:
+            ``(refs removed, bytes on disk afterwards)``.
+        """
+        async with self._lock:
+            await self.ensure()
+            raw = (await self.git("for-each-ref", "--format=%(refname)", "refs/pi/")).decode().split()
+            stamped = sorted((int(ref.rsplit("/", 1)[1].split("-", 1)[0]), ref) for ref in raw if "-" in ref)
+            cutoff = time.time() - max_age_days * 86400 if max_age_days != 0 else None
+            drop = [ref for when, ref in stamped if cutoff is not None and when < cutoff]
+            size = self.disk_bytes()
+            if max_bytes > 0 and size > max_bytes:
+                keep = [ref for _when, ref in stamped if ref not in drop]
+                drop += keep[: len(keep) // 2]
+            if drop:
+                await self.git(
+                    "update-ref", "--stdin", stdin="".join(f"delete {ref}\n" for ref in drop).encode()
+                )
+                (self.dir / "last").unlink(missing_ok=True)
+            await self.git("gc", "-q", "--prune=now")
+            return len(drop), self.disk_bytes()
+
+    def disk_bytes(self) -> int:
+        total = 0
+        for folder, _dirs, files in os.walk(self.git_dir):
+            for name in files:
+                try:
+                    total += os.lstat(os.path.join(folder, name)).st_size
+                except OSError:
+                    pass
+        return total
+
+
+def _read_or_none(path: str) -> bytes | None:
+    try:
+        return Path(path).read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+def remove_file(full: str, stop: str) -> bool:
+    """Remove a file or symlink (not a folder) and the folders it leaves empty up to ``stop``."""
+    if not os.path.islink(full) and (not os.path.lexists(full) or os.path.isdir(full)):
+        return False
+    os.unlink(full)
+    _remove_empty_parents(os.path.dirname(full), stop)
+    return True
+
+
+def _same(full: str, mode: str, data: bytes) -> bool:
+    try:
+        if mode == "120000":
+            return os.path.islink(full) and os.readlink(full).encode("utf-8", "surrogateescape") == data
+        if os.path.islink(full) or not os.path.isfile(full):
+            return False
+        with open(full, "rb") as handle:
+            if handle.read() != data:
+                return False
+        return bool(os.stat(full).st_mode & 0o100) == (mode == "100755")
+    except OSError:
+        return False
+
+
+def write_file(full: str, mode: str, data: bytes) -> None:
+    """Write ``data`` at ``full`` with git mode ``mode`` (regular, executable or symlink)."""
+    if os.path.isdir(full) and not os.path.islink(full):
+        shutil.rmtree(full)
+    elif os.path.lexists(full) and (mode == "120000" or os.path.islink(full)):
+        os.unlink(full)
+    os.makedirs(os.path.dirname(full) or ".", exist_ok=True)
+    if mode == "120000":
+        os.symlink(data.decode("utf-8", "surrogateescape"), full)
+        return
+    with open(full, "wb") as handle:
+        handle.write(data)
+    current = os.stat(full).st_mode
+    executable = current | 0o111 if mode == "100755" else current & ~0o111
+    if executable != current:
+        os.chmod(full, stat.S_IMODE(executable))
+
+
+def _remove_empty_parents(folder: str, stop: str) -> None:
+    while folder.startswith(stop + os.sep) and folder != stop:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            return
+        folder = os.path.dirname(folder)

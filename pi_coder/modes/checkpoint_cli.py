@@ -1,0 +1,73 @@
+"""``pi -c --undo`` and ``pi checkpoints gc``: checkpoints from the command line."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any
+
+from pi_coder.core.shadow_git import GitError
+
+__all__ = ["run_checkpoints_command", "run_undo"]
+
+_USAGE = "Usage: pi checkpoints gc   (prune file snapshots past checkpoints.max_age_days / max_store_mb)"
+
+
+def run_undo(session: Any, *, force: bool = False) -> int:
+    """Undo the session's last prompt (files and conversation); prints one line; returns the exit code."""
+
+    async def undo() -> Any:
+        try:
+            return await session.checkpoints.undo(force=force)
+        finally:
+            await session.close()
+
+    try:
+        result = asyncio.run(undo())
+    except (GitError, OSError) as exc:
+        print(f"Cannot undo: {exc}", file=sys.stderr)
+        return 1
+    if not result.applied:
+        print(
+            result.message if not result.conflicts else result.message.replace("force", "--force"),
+            file=sys.stderr,
+        )
+        return 1
+    print(result.message)
+    return 0
+
+
+def run_checkpoints_command(args: list[str]) -> int:
+    """``pi checkpoints gc [--all]``: prune every folder's shadow repository."""
+    if args[:1] != ["gc"] or len(args) > 2 or (len(args) == 2 and args[1] != "--all"):
+        print(_USAGE, file=sys.stderr)
+        return 2
+    from pi_coder.core.shadow_git import ShadowRepo, git_available, shadow_root
+    from pi_coder.settings import load_settings
+
+    if not git_available():
+        print("pi checkpoints gc needs git, which was not found", file=sys.stderr)
+        return 1
+    settings = load_settings(".").settings.checkpoints
+    root = shadow_root()
+    if not root.is_dir():
+        print("No checkpoints stored")
+        return 0
+    everything = len(args) == 2
+    total_refs = total_bytes = 0
+    for folder in sorted(root.iterdir()):
+        cwd_file = folder / "cwd"
+        if not cwd_file.is_file():
+            continue
+        repo = ShadowRepo(cwd_file.read_text().strip(), root)
+        repo.dir, repo.git_dir = folder, folder / "git"
+        try:
+            days = -1 if everything else settings.max_age_days
+            removed, size = asyncio.run(repo.prune(days, settings.max_store_mb * 1024 * 1024))
+        except GitError as exc:
+            print(f"{folder.name}: {exc}", file=sys.stderr)
+            continue
+        total_refs += removed
+        total_bytes += size
+    print(f"Pruned {total_refs} snapshots; {total_bytes / 1e6:.1f} MB of checkpoints kept")
+    return 0

@@ -1,0 +1,85 @@
+"""/undo, /redo and /checkpoints: the TUI side of ``pi_coder.core.checkpoints``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_coder.tui.app import PiApp
+
+__all__ = ["checkpoints_command", "redo_command", "undo_command"]
+
+
+def _feature(app: PiApp) -> Any:
+    return getattr(app.session, "checkpoints", None)
+
+
+async def _confirmed(app: PiApp, conflicts: list[str], verb: str) -> bool:
+    from pi_coder.tui.screens.dialogs import ConfirmDialog
+
+    shown = "\n".join(f"  {path}" for path in conflicts[:10])
+    more = f"\n  and {len(conflicts) - 10} more" if len(conflicts) > 10 else ""
+    message = f"These files were changed by hand since pi last saw them:\n{shown}{more}\n\n{verb} anyway and overwrite them?"
+    return bool(await app._dialog(ConfirmDialog(message, title=verb, yes="Overwrite", no="Keep them")))
+
+
+async def _run(app: PiApp, step: str, verb: str, **kwargs: Any) -> None:
+    feature = _feature(app)
+    if feature is None:
+        await app.notice("Checkpoints are not available in this session", "warning")
+        return
+    if app.session.is_streaming:
+        await app.notice(f"Wait for the agent to finish before /{step}", "warning")
+        return
+    call = getattr(feature, step)
+    try:
+        result = await call(**kwargs)
+        if result.conflicts and not result.applied:
+            if not await _confirmed(app, result.conflicts, verb):
+                await app.notice(f"{verb} cancelled; nothing changed")
+                return
+            result = await call(force=True, **kwargs)
+    except Exception as exc:  # GitError and friends: one line, never a traceback
+        await app.notice(f"{verb} failed: {exc}", "error")
+        return
+    if result.editor_text is not None:
+        app.editor.set_text(result.editor_text)
+    await app.notice(result.message, "info" if result.applied else "warning")
+
+
+async def undo_command(app: PiApp, args: str) -> None:
+    await _run(app, "undo", "Undo")
+
+
+async def redo_command(app: PiApp, args: str) -> None:
+    await _run(app, "redo", "Redo")
+
+
+async def checkpoints_command(app: PiApp, args: str) -> None:
+    """``/checkpoints``: files changed per prompt; ``/checkpoints <n>`` shows the diff of one."""
+    feature = _feature(app)
+    if feature is None:
+        await app.notice("Checkpoints are not available in this session", "warning")
+        return
+    infos = [info for info in feature.list() if info.on_branch]
+    if not infos:
+        await app.notice("No checkpoints yet: nothing on this branch changed files")
+        return
+    choice = args.strip()
+    if choice:
+        if not choice.isdigit() or not 1 <= int(choice) <= len(infos):
+            await app.notice(f"Usage: /checkpoints [1-{len(infos)}]", "warning")
+            return
+        info = infos[int(choice) - 1]
+        diff = await feature.diff(info.id)
+        await app.show_markdown(
+            f"**Checkpoint {choice}**: {info.prompt or '(no prompt)'}\n\n```diff\n{diff}\n```"
+        )
+        return
+    lines = ["**Checkpoints** (this branch; `/checkpoints <n>` shows a diff, `/undo` restores the last)", ""]
+    for number, info in enumerate(infos, 1):
+        prompt = (info.prompt.strip().splitlines() or ["(no prompt)"])[0][:70]
+        files = ", ".join(info.files[:6] + info.outside[:2])
+        extra = len(info.files) + len(info.outside) - len(info.files[:6]) - len(info.outside[:2])
+        lines.append(f"{number}. {prompt} — {files}" + (f" and {extra} more" if extra > 0 else ""))
+    await app.show_markdown("\n".join(lines))
