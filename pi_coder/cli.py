@@ -139,6 +139,7 @@ _OPTIONS: tuple[_Option, ...] = (
         "SPEC",
     ),
     _Option("no_extensions", ("-ne", "--no-extensions"), "flag", "Load only the -e extensions.", _EXT),
+    _Option("no_mcp", ("--no-mcp",), "flag", "Connect no MCP server (mcp.json); see pi mcp --help.", _EXT),
     _Option(
         "list_models",
         ("--list-models",),
@@ -303,7 +304,7 @@ def _store_value(
         for part in (p.strip() for p in text.split(",")):
             if not part:
                 continue
-            if part in tools:
+            if part in tools or part.startswith("mcp__"):  # MCP tools are known only once servers connect
                 if part not in valid:
                     valid.append(part)
             else:
@@ -401,6 +402,10 @@ def main(argv: list[str] | None = None) -> int:
     if sys.stdin is None or sys.stdout is None or sys.stderr is None:
         _reopen_closed_std_streams()
     args = sys.argv[1:] if argv is None else list(argv)
+    if args and args[0] == "mcp":
+        from pi_coder.modes.mcp_command import run_mcp_command
+
+        return run_mcp_command(args[1:])
     head = args[: args.index("--")] if "--" in args else args
     if "-v" in head or "--version" in head:
         print(_fast_version())

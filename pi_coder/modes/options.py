@@ -63,6 +63,8 @@ class CliOptions:
     extensions: list[str] = field(default_factory=list)
     """``-e/--extension`` specs, in order."""
     no_extensions: bool = False
+    no_mcp: bool = False
+    """``--no-mcp``: no MCP server connects, no MCP tools."""
     approve: bool = False
     """``-a/--approve``: trust the project folder for this run."""
     flag_tokens: list[tuple[str, str | None, int]] = field(default_factory=list)
