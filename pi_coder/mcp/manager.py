@@ -147,16 +147,18 @@ class McpManager:
             server.connection = connection
             runner = asyncio.ensure_future(connection.run(ready))
             try:
-                await asyncio.wait_for(asyncio.shield(ready), server.config.timeout)
-            except TimeoutError:
+                await asyncio.wait({ready, runner}, timeout=server.config.timeout, return_when=asyncio.FIRST_COMPLETED)
+            except BaseException:
                 runner.cancel()
                 await asyncio.gather(runner, return_exceptions=True)
-                raise TimeoutError(f"did not finish connecting within {server.config.timeout:g} s") from None
-            except BaseException:
+                raise
+            if not ready.done():
                 if not runner.done():
                     runner.cancel()
                     await asyncio.gather(runner, return_exceptions=True)
-                raise
+                    raise TimeoutError(f"did not finish connecting within {server.config.timeout:g} s")
+                runner.result()  # its failure is the server's
+                raise ConnectionError("the server exited during the handshake")
             self._connected(server, ready.result())
             self._settle(server)
             await runner
