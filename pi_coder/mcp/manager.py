@@ -413,6 +413,29 @@ class McpManager:
 
     # ------------------------------------------------------------------ reporting
 
+    async def command(self, args: str) -> list[str]:
+        """``/mcp [reconnect|enable|disable <server>]``: act, then the listing (``lines``)."""
+        words = args.split()
+        if not words:
+            return self.lines()
+        action, names = words[0], words[1:]
+        if action not in ("reconnect", "enable", "disable") or len(names) != 1:
+            return ["Usage: /mcp [reconnect|enable|disable <server>]"]
+        name = names[0]
+        if name not in self.servers:
+            return [f'No MCP server "{name}". Servers: {", ".join(self.servers) or "none"}']
+        if action == "reconnect":
+            await self.reconnect(name, wait=True)
+        else:
+            try:
+                await self.set_enabled(name, action == "enable")
+            except (OSError, ValueError) as exc:
+                return [f'Could not {action} "{name}": {exc}']
+            if action == "enable" and self.servers[name].settled is not None:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self.servers[name].settled.wait(), self.servers[name].config.timeout + 1)
+        return self.lines()
+
     def lines(self) -> list[str]:
         """The ``/mcp`` listing: failures first, one block per server."""
         order = {"failed": 0, "disconnected": 1, "connecting": 2, "connected": 3, "disabled": 4}

@@ -160,6 +160,15 @@ async def _fork(app: PiApp, args: str) -> None:
     await app.open_fork()
 
 
+async def _mcp(app: PiApp, args: str) -> None:
+    manager = getattr(app.session, "mcp", None)
+    if manager is None:
+        await app.notice("No MCP servers (mcp.json in the configuration folder; see pi mcp --help).")
+        return
+    lines = await manager.command(args)
+    await app.show_markdown("**MCP servers**\n\n```\n" + "\n".join(lines) + "\n```")
+
+
 async def _trust(app: PiApp, args: str) -> None:
     from pi_coder.tui.trust_dialog import show_trust
 
@@ -180,6 +189,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("export", "Export the session as a self-contained HTML page", _export, "[file]"),
     SlashCommand("hotkeys", "Show keyboard shortcuts", _hotkeys),
     SlashCommand("trust", "Show or change whether this project folder is trusted", _trust),
+    SlashCommand("mcp", "MCP servers: state, tools, errors; reconnect|enable|disable <server>", _mcp, "[action server]"),
     SlashCommand("quit", "Quit pi", _quit),
 )
 

@@ -37,6 +37,12 @@ async def connected(tmp_path: Path, **extra: Any) -> tuple[McpManager, Host, lis
     return manager, host, notices
 
 
+def _read_and_remove(path: str) -> str:
+    text = Path(path).read_text()
+    os.unlink(path)
+    return text
+
+
 async def test_text_image_big_and_error_results(tmp_path: Path) -> None:
     manager, host, _ = await connected(tmp_path)
     try:
@@ -46,9 +52,8 @@ async def test_text_image_big_and_error_results(tmp_path: Path) -> None:
         big = await manager.call("tiny", "big", {"size": 50000}, None, None)
         text = big.content[0].text
         assert len(text.encode()) <= 21 * 1024 and "chars truncated" in text
-        full = Path(big.details["fullOutputPath"])
-        assert full.read_text() == "".join(chr(ord("a") + i % 26) for i in range(50000))
-        full.unlink()
+        full = big.details["fullOutputPath"]
+        assert _read_and_remove(full) == "".join(chr(ord("a") + i % 26) for i in range(50000))
         with pytest.raises(Exception, match="Error executing tool fail"):
             await manager.call("tiny", "fail", {}, None, None)
         assert big.details["server"] == "tiny" and big.details["tool"] == "big"
