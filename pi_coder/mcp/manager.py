@@ -133,7 +133,9 @@ class McpManager:
         assert server.ready is not None
         ready = server.ready
         try:
-            from pi_coder.mcp.client import Connection, Tail  # the SDK: only here, in the background
+            # The SDK (about 0.5 s to import) is imported only here, in a thread, so the loop runs on.
+            client = await _import_client()
+            Connection, Tail = client.Connection, client.Tail  # noqa: N806
 
             server.tail = Tail()
             connection = Connection(
@@ -461,6 +463,24 @@ class _ToolError(Exception):
         super().__init__("\n".join(getattr(b, "text", "") for b in content if getattr(b, "text", None)))
         self.content = content
         self.details = details
+
+
+_CLIENT_IMPORT: asyncio.Future[Any] | None = None
+
+
+async def _import_client() -> Any:
+    """``pi_coder.mcp.client`` imported once, in a worker thread (shared by every server)."""
+    global _CLIENT_IMPORT
+    import sys
+
+    module = sys.modules.get("pi_coder.mcp.client")
+    if module is not None:
+        return module
+    if _CLIENT_IMPORT is None or _CLIENT_IMPORT.get_loop() is not asyncio.get_running_loop():
+        import importlib
+
+        _CLIENT_IMPORT = asyncio.ensure_future(asyncio.to_thread(importlib.import_module, "pi_coder.mcp.client"))
+    return await asyncio.shield(_CLIENT_IMPORT)
 
 
 def _describe(exc: BaseException) -> str:

@@ -199,8 +199,8 @@ class PiApp(KeyActionsMixin, NavigationMixin, App[int]):
             self.set_keymap({k: v if isinstance(v, str) else ",".join(v) for k, v in self._keymap_overrides.items()})
         self.controller = TranscriptController(self, self.transcript)
         self._unsubscribe = self.session.subscribe(self._on_session_event)
-        if getattr(self.session, "mcp", None) is not None:
-            self.session.mcp.start()  # MCP servers connect in the background (extensions §6.4)
+        if getattr(self.session, "mcp", None) is not None:  # connect in the background once the first frame is up
+            self.call_after_refresh(self.session.mcp.start)
         if getattr(self.session, "extensions", None) is not None:
             from pi_coder.tui.extension_ui import start_extensions
 
