@@ -284,6 +284,11 @@ class McpManager:
         from pi_coder.mcp.tools import convert_result
 
         server = self.servers[server_name]
+        live = server.connection is not None and server.connection.session is not None
+        if server.state == "connected" and not live and server.task is not None:
+            # The server has just dropped; let its task record that before reconnecting.
+            with contextlib.suppress(asyncio.TimeoutError, Exception):
+                await asyncio.wait_for(asyncio.shield(server.task), 3.0)
         if server.state in ("disconnected", "failed") and server.config.enabled and not self._closed:
             await self.reconnect(server_name, wait=True)  # a dropped server: reconnect once
         connection = server.connection
