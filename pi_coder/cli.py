@@ -150,6 +150,7 @@ _OPTIONS: tuple[_Option, ...] = (
         "SPEC",
     ),
     _Option("no_extensions", ("-ne", "--no-extensions"), "flag", "Load only the -e extensions.", _EXT),
+    _Option("no_mcp", ("--no-mcp",), "flag", "Connect no MCP server (mcp.json); see pi mcp --help.", _EXT),
     _Option(
         "skills",
         ("--skill",),
@@ -348,7 +349,7 @@ def _store_value(
         for part in (p.strip() for p in text.split(",")):
             if not part:
                 continue
-            if part in tools:
+            if part in tools or part.startswith("mcp__"):  # MCP tools are known only once servers connect
                 if part not in valid:
                     valid.append(part)
             else:
@@ -450,6 +451,10 @@ def main(argv: list[str] | None = None) -> int:
         from pi_coder.core.sandbox import sandbox_main
 
         return sandbox_main(args[1:])
+    if args and args[0] == "mcp":
+        from pi_coder.modes.mcp_command import run_mcp_command
+
+        return run_mcp_command(args[1:])
     head = args[: args.index("--")] if "--" in args else args
     if "-v" in head or "--version" in head:
         print(_fast_version())

@@ -89,6 +89,7 @@ PROJECT_SAFE_KEYS: Mapping[str, frozenset[str] | None] = {
     "images": frozenset({"auto_resize", "block_images"}),
     "terminal": frozenset({"show_images"}),
     "markdown": frozenset({"code_block_indent"}),
+    "mcp": frozenset({"startup_wait"}),
     "thinking_budgets": frozenset({"minimal", "low", "medium", "high"}),
 }
 """Top-level key -> None (a plain value) or the allowed keys of that table."""
@@ -172,6 +173,11 @@ class ImageSettings(_Section):
 class TerminalSettings(_Section):
     show_images: bool = True
     """Show images inline when the terminal supports it."""
+
+
+class McpSettings(_Section):
+    startup_wait: float = Field(default=10.0, ge=0)
+    """The first prompt waits at most this many seconds for MCP servers still connecting."""
 
 
 class MarkdownSettings(_Section):
@@ -273,6 +279,8 @@ class Settings(BaseModel):
     """Terminal display."""
     markdown: MarkdownSettings = Field(default_factory=MarkdownSettings)
     """Markdown rendering."""
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    """MCP client timing (the servers themselves are in mcp.json)."""
     enable_skill_commands: bool = True
     """Offer /skill:name commands for discovered skills."""
     claude_skills: bool = True

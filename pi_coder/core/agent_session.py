@@ -139,6 +139,8 @@ class AgentSession:
         )
         self.extensions: ExtensionHooks | None = None
         """The loaded extensions (``core/extensions``), bound by the modes' start-up; None without any."""
+        self.mcp: Any = None
+        """The MCP servers (``pi_coder.mcp.manager.McpManager``, set by ``modes/mcp_host``); None without any."""
         agent.subscribe(self._on_agent_event)
         agent.stream_fn = self._make_stream_fn(agent.stream_fn)
         agent.steering_mode = self.settings.steering_mode
@@ -842,6 +844,8 @@ class AgentSession:
     async def close(self) -> None:
         """Abort whatever runs and wait until idle, then retry a failed save once and release the file."""
         await self._stop()
+        if self.mcp is not None:  # stops every MCP server (within about 3 s)
+            await self.mcp.close()
         self._store.close()
         self._check_saved()
         if self._background:

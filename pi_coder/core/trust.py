@@ -386,7 +386,28 @@ def _mcp_line(path: Path) -> list[str]:
     if not isinstance(servers, dict):
         return [".pi/mcp.json: present"]
     count = len(servers)
-    return [f".pi/mcp.json: {count} server{'' if count == 1 else 's'} ({', '.join(sorted(map(str, servers)))})"]
+    parts = []
+    for name in sorted(map(str, servers)):
+        parts.append(name + _mcp_runs(servers[name]))
+    return [f".pi/mcp.json: {count} server{'' if count == 1 else 's'} ({', '.join(parts)})"]
+
+
+def _mcp_runs(entry: object) -> str:
+    """What a ``.pi/mcp.json`` entry would run: `` (stdio: uvx mcp-server-git)``, `` (http: <url>)``, ``!cmd`` values."""
+    if not isinstance(entry, dict):
+        return ""
+    shown: list[str] = []
+    command = entry.get("command")
+    if isinstance(command, str):
+        args = entry.get("args") if isinstance(entry.get("args"), list) else []
+        shown.append("stdio: " + " ".join([command, *map(str, args)]))
+    elif isinstance(entry.get("url"), str):
+        shown.append(f"http: {entry['url']}")
+    for key in ("env", "headers"):
+        values = entry.get(key)
+        if isinstance(values, dict):
+            shown.extend(f"runs {v[1:]}" for v in values.values() if isinstance(v, str) and v.startswith("!"))
+    return f" ({'; '.join(shown)})" if shown else ""
 
 
 def _agents_skill_folders(root: Path) -> list[Path]:

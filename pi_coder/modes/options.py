@@ -79,6 +79,8 @@ class CliOptions:
     skills: list[str] = field(default_factory=list)
     """``--skill`` paths, in order."""
     no_skills: bool = False
+    no_mcp: bool = False
+    """``--no-mcp``: no MCP server connects, no MCP tools."""
     approve: bool = False
     """``-a/--approve``: trust the project folder for this run."""
     permission_mode: str | None = None

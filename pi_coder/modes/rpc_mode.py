@@ -102,6 +102,8 @@ class RpcServer:
         unsubscribe = self.session.subscribe(self.writer.write)
         stop = StopSignals(lambda _signum: self._stop(queue))
         stop.install()
+        if getattr(self.session, "mcp", None) is not None:
+            self.session.mcp.start()  # connect in the background
         if self.session.extensions is not None:
             from pi_coder.modes import extension_host
             from pi_coder.modes.rpc_ui import RpcUI

@@ -204,6 +204,9 @@ def prepare(
         skills=_skill_loader(options, cwd, loaded, trust.trusted),
     )
     extension_host.bind(extensions, session)
+    from pi_coder.modes import mcp_host
+
+    mcp_host.setup(options, session, project_trusted=trust.trusted)
     notices.extend(n for n in session.startup_notices if n not in notices)
     return Startup(session=session, prompts=prompts, images=images, notices=notices, trust=trust)
 
@@ -300,9 +303,12 @@ def _model_problem(models: Models, model: Model | None, explicit: bool) -> str |
 
 
 def _tool_names(options: CliOptions) -> list[str] | None:
+    builtin = None if options.tools is None else [t for t in options.tools if not t.startswith("mcp__")]
     if options.no_tools:
-        return list(options.tools or [])
-    return options.tools
+        return list(builtin or [])
+    if builtin == [] and options.tools:  # only MCP tools named: the built-ins stay as they are
+        return None
+    return builtin
 
 
 def _session_dir(options: CliOptions, loaded: LoadedSettings) -> str | None:

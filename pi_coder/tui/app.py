@@ -199,6 +199,8 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
             )
         self.controller = TranscriptController(self, self.transcript)
         self.bridge = SessionBridge(self.session, self)
+        if getattr(self.session, "mcp", None) is not None:  # connect in the background once the first frame is up
+            self.call_after_refresh(self.session.mcp.start)
         if getattr(self.session, "extensions", None) is not None:
             from pi_coder.tui.extension_ui import start_extensions
 

@@ -216,6 +216,15 @@ async def _checkpoints(app: PiApp, args: str) -> None:
     await checkpoints_command(app, args)
 
 
+async def _mcp(app: PiApp, args: str) -> None:
+    manager = getattr(app.session, "mcp", None)
+    if manager is None:
+        await app.notice("No MCP servers (mcp.json in the configuration folder; see pi mcp --help).")
+        return
+    lines = await manager.command(args)
+    await app.show_markdown("**MCP servers**\n\n```\n" + "\n".join(lines) + "\n```")
+
+
 async def _trust(app: PiApp, args: str) -> None:
     from pi_coder.tui.trust_dialog import show_trust
 
@@ -242,6 +251,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("logout", "Remove a stored API key", _logout, "[provider]"),
     SlashCommand("trust", "Show or change whether this project folder is trusted", _trust),
     SlashCommand("reload", "Reload extensions, settings, templates, skills, themes and context files", _reload),
+    SlashCommand("mcp", "MCP servers: state, tools, errors; reconnect|enable|disable <server>", _mcp, "[action server]"),
     SlashCommand("quit", "Quit pi", _quit),
 )
 

@@ -289,6 +289,15 @@ class ExtensionRunner(SessionSeams):
         self._tools = pool
         session.agent.state.tools = [pool[n][0] for n in active if n in pool]
 
+    def add_host_tools(self, tools: Sequence[Any], remove: Sequence[str] = ()) -> None:
+        """Tools the host adds after start (MCP servers) join the built-ins' pool; ``remove`` leave it."""
+        for name in remove:
+            self._builtin_tools.pop(name, None)
+            self._tools.pop(name, None)
+        for tool in tools:
+            self._builtin_tools[tool.name] = tool
+            self._tools.setdefault(tool.name, (tool, None))
+
     def set_active_tools(self, extension: Extension, names: list[str]) -> None:
         unknown = [n for n in names if n not in self._tools]
         if unknown:

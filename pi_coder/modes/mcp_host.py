@@ -1,0 +1,101 @@
+"""MCP servers for every mode (extensions §6.4): set up at start-up, started once a loop runs.
+
+``setup`` reads the ``mcp.json`` files only when one exists (the global one, or the project's
+in a trusted folder), so a run without servers never imports :mod:`pi_coder.mcp`, let alone the
+SDK. It attaches an :class:`~pi_coder.mcp.manager.McpManager` to the session as ``session.mcp``
+and registers the first-prompt wait. ``start``/``stop`` are called by the modes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pi_coder.core.session_hooks import RunHook
+
+if TYPE_CHECKING:
+    from pi_coder.core.agent_session import AgentSession
+    from pi_coder.mcp.manager import McpManager
+    from pi_coder.modes.options import CliOptions
+
+__all__ = ["manager_of", "setup", "start", "stop"]
+
+
+class StartupWait(RunHook):
+    """Before the first prompt: wait at most ``mcp.startup_wait`` s for servers still connecting."""
+
+    def __init__(self, manager: McpManager) -> None:
+        self.manager = manager
+        self.done = False
+
+    async def before_prompt(self, session: AgentSession) -> None:
+        self.manager.start()
+        if self.done:
+            return
+        self.done = True
+        pending = await self.manager.wait_connecting(self.manager.startup_wait)
+        if pending:
+            from pi_coder.core.events import Notice
+
+            many = len(pending) > 1
+            text = (
+                f"MCP server{'s' if many else ''} {', '.join(pending)} {'are' if many else 'is'} still connecting; "
+                f"{'their' if many else 'its'} tools join when ready"
+            )
+            await session.emit(Notice(level="warning", text=text))
+
+
+def _startup_wait(session: AgentSession) -> float:
+    section = getattr(session.settings, "mcp", None)
+    value = section.get("startup_wait") if isinstance(section, dict) else getattr(section, "startup_wait", None)
+    try:
+        return max(0.0, float(value)) if value is not None else 10.0
+    except (TypeError, ValueError):
+        return 10.0
+
+
+def setup(options: CliOptions, session: AgentSession, *, project_trusted: bool) -> McpManager | None:
+    """Attach the configured servers to ``session`` (nothing connects yet); None without any."""
+    if getattr(options, "no_mcp", False):
+        return None
+    from pi_coder.paths import config_dir
+
+    global_path = config_dir() / "mcp.json"
+    project_path = Path(session.cwd) / ".pi" / "mcp.json"
+    if not global_path.is_file() and not (project_trusted and project_path.is_file()):
+        return None
+    from pi_coder.mcp.config import load_servers
+    from pi_coder.mcp.manager import McpManager
+
+    config = load_servers(session.cwd, project_trusted=project_trusted, global_path=global_path)
+    if not config.servers and not config.errors:
+        return None
+    mcp_filter = [t for t in (options.tools or []) if t.startswith("mcp__")] or None
+    manager = McpManager(config, session.cwd, startup_wait=_startup_wait(session), tool_filter=mcp_filter)
+
+    def notify(level: str, text: str) -> None:
+        from pi_coder.core.events import Notice
+
+        session.emit_nowait(Notice(level=level, text=text))  # type: ignore[arg-type]
+
+    manager.attach(session, notify)
+    session.add_run_hook(StartupWait(manager))
+    session.mcp = manager
+    return manager
+
+
+def manager_of(session: Any) -> McpManager | None:
+    return getattr(session, "mcp", None)
+
+
+def start(session: Any) -> None:
+    """Start connecting (a running loop is needed); nothing without servers."""
+    manager = manager_of(session)
+    if manager is not None:
+        manager.start()
+
+
+async def stop(session: Any) -> None:
+    manager = manager_of(session)
+    if manager is not None:
+        await manager.close()

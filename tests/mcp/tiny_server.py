@@ -1,0 +1,102 @@
+"""A small stdio (or streamable-HTTP) MCP server for the tests, on the SDK's server side.
+
+``python tiny_server.py [stdio|http PORT] [--garbage] [--marker FILE]``: ``--garbage`` prints
+non-JSON lines on stdout before serving; ``--marker`` writes a file at start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import sys
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import ImageContent, TextContent
+
+PNG = base64.b64encode(
+    bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+        "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+    )
+).decode()
+
+server = MCPServer("tiny")
+
+
+@server.tool()
+def add(a: int, b: int) -> str:
+    """Add two integers."""
+    return str(a + b)
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Echo the text."""
+    return text
+
+
+@server.tool()
+def picture() -> list[TextContent | ImageContent]:
+    """A caption and a 1x1 PNG."""
+    return [TextContent(type="text", text="a dot"), ImageContent(type="image", data=PNG, mime_type="image/png")]
+
+
+@server.tool()
+def big(size: int = 50000) -> str:
+    """A long text."""
+    return "".join(chr(ord("a") + i % 26) for i in range(size))
+
+
+@server.tool()
+def fail() -> str:
+    """Always fails."""
+    raise ValueError("this tool always fails")
+
+
+@server.tool()
+async def slow(seconds: float, ctx: Context) -> str:
+    """Sleep, reporting progress; writes its pid's cancel marker if cancelled."""
+    steps = max(1, int(seconds * 10))
+    try:
+        for i in range(steps):
+            await ctx.report_progress(i, steps, "working")
+            await asyncio.sleep(seconds / steps)
+    except BaseException:
+        marker = os.environ.get("TINY_CANCEL_MARKER")
+        if marker:
+            os.close(os.open(marker, os.O_CREAT | os.O_WRONLY))
+        raise
+    return "slept"
+
+
+@server.tool()
+def crash() -> str:
+    """Exit the process mid-call."""
+    os._exit(3)
+
+
+@server.tool()
+def pid() -> str:
+    """The server's pid."""
+    return str(os.getpid())
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    if "--marker" in args:
+        path = args[args.index("--marker") + 1]
+        with open(path, "w") as fh:
+            fh.write("ran")
+    if "--garbage" in args:
+        sys.stdout.write("this is not JSON\n{broken\n")
+        sys.stdout.flush()
+    print(f"tiny server {os.getpid()} starting", file=sys.stderr, flush=True)
+    if args and args[0] == "http":
+        server.run("streamable-http", host="127.0.0.1", port=int(args[1]))
+    else:
+        server.run("stdio")
+
+
+if __name__ == "__main__":
+    main()
