@@ -21,7 +21,7 @@ __all__ = ["ToolLedger", "declare_tool_changes"]
 def _decl_json(tool: AgentTool | Tool) -> dict[str, Any]:
     """The comparison form of a tool's declaration (shares the schema: do not mutate)."""
     parameters = tool.parameters
-    out = {
+    out: dict[str, Any] = {
         "name": tool.name,
         "description": tool.description,
         "parameters": parameters if isinstance(parameters, dict) else parameters_schema(parameters),

@@ -162,7 +162,7 @@ async def execute_tool_calls(
         tools[tool.name] = tool  # the first tool of a name wins
     run = _Runner(context, message, config, signal, emit, tools)
     sequential = config.tool_execution == "sequential" or any(
-        (tool := tools.get(call.name)) is not None and tool.execution_mode == "sequential" for call in calls
+        (found := tools.get(call.name)) is not None and found.execution_mode == "sequential" for call in calls
     )
     if sequential:
         return await run.sequential(calls)

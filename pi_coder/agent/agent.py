@@ -230,7 +230,7 @@ class Agent:
         self.tool_execution: ToolExecutionMode = tool_execution
         self._steering = _Queue(steering_mode)
         self._follow_up = _Queue(follow_up_mode)
-        self._listeners: dict[Listener, Listener] = {}
+        self._listeners: dict[Listener | Callable[[AgentEvent], Any], Listener] = {}
         self._active: _ActiveRun | None = None
         self._state = _initial_state(initial_state)
 
@@ -269,7 +269,11 @@ class Agent:
         """
         if listener not in self._listeners:
             self._listeners[listener] = _two_arguments(listener)
-        return lambda: self._listeners.pop(listener, None)  # type: ignore[return-value]
+
+        def unsubscribe() -> None:
+            self._listeners.pop(listener, None)
+
+        return unsubscribe
 
     # ------------------------------------------------------------------------ queues
 

@@ -321,7 +321,8 @@ def _action(decision: Any) -> str | None:
     """``finish_turn``'s decision as "end", "continue" or None."""
     if decision is None or isinstance(decision, str):
         return decision
-    return hook_field(decision, "action")
+    action: str | None = hook_field(decision, "action")
+    return action
 
 
 # ---------------------------------------------------------------------------- model boundary (3.5)
@@ -381,7 +382,7 @@ async def stream_assistant_response(
         close = getattr(events, "aclose", None)
         if close is not None:
             await close()
-    final = await stream.result()
+    final: AssistantMessage = await stream.result()
     if partial is not None:
         context.messages[-1] = final
     else:

@@ -84,7 +84,8 @@ def _as_tool(tool: Any) -> Tool:
 
 
 def _ref_name(ref: Any) -> str:
-    return ref["name"] if isinstance(ref, Mapping) else ref.name
+    name: str = ref["name"] if isinstance(ref, Mapping) else ref.name
+    return name
 
 
 def _system_messages(messages: Iterable[Any]) -> Iterable[Any]:
@@ -215,7 +216,7 @@ def render_system_prompt(message: SystemMessage | None) -> str:
     """
     if message is None:
         return ""
-    parts = [_content_text(message.content)]
+    parts: list[str | None] = [_content_text(message.content)]
     parts.extend((message.sections or {}).values())
     return "\n\n".join(p for p in parts if p)
 

@@ -145,7 +145,7 @@ _CAMEL = {"content_index": "contentIndex", "tool_call": "toolCall"}
 def event_to_json(event: AssistantMessageEvent, *, include_partial: bool = True) -> dict[str, Any]:
     """Pi's JSON form of a streaming event (camelCase keys, messages by alias)."""
     out: dict[str, Any] = {}
-    for name in event.__slots__:  # type: ignore[attr-defined]
+    for name in event.__slots__:
         if name == "partial" and not include_partial:
             continue
         value = getattr(event, name)

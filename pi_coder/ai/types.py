@@ -242,6 +242,10 @@ class ModelCost(PiModel):
     cache_write: float = 0.0
 
 
+def _text_input_only() -> list[Literal["text", "image"]]:
+    return ["text"]
+
+
 class Model(PiModel):
     id: str
     name: str = ""
@@ -249,7 +253,7 @@ class Model(PiModel):
     provider: str
     base_url: str = ""
     reasoning: bool = False
-    input: list[Literal["text", "image"]] = Field(default_factory=lambda: ["text"])
+    input: list[Literal["text", "image"]] = Field(default_factory=_text_input_only)
     cost: ModelCost = Field(default_factory=ModelCost)
     context_window: int = 128_000
     max_tokens: int = 16_384

@@ -72,8 +72,6 @@ class CliOptions:
     extensions: list[str] = field(default_factory=list)
     """``-e/--extension`` specs, in order."""
     no_extensions: bool = False
-    approve: bool = False
-    """``-a/--approve``: trust the project folder for this run."""
     flag_tokens: list[tuple[str, str | None, int]] = field(default_factory=list)
     """Unknown ``--name[=value]`` options with the index of the next message (extension flags, §3.4)."""
 

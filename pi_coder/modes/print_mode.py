@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Literal
 from pi_coder.modes.stop_signals import StopSignals, exit_code_for
 
 if TYPE_CHECKING:
+    from pi_coder.ai.types import AssistantMessage
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.modes.setup import Startup
 
@@ -46,7 +47,10 @@ class _Interrupt(StopSignals):
     """The first Ctrl+C, SIGTERM or SIGHUP aborts the session; a second one acts as before."""
 
     def __init__(self, session: AgentSession) -> None:
-        super().__init__(lambda _signum: session.abort())
+        def stop(_signum: int) -> None:
+            session.abort()
+
+        super().__init__(stop)
 
     @property
     def fired(self) -> bool:
@@ -111,19 +115,20 @@ def _note_notice(event: object) -> None:
         print(f"Warning: {getattr(event, 'text', '')}", file=sys.stderr)
 
 
-def _last_assistant(session: AgentSession) -> object | None:
+def _last_assistant(session: AgentSession) -> AssistantMessage | None:
+    from pi_coder.ai.types import AssistantMessage
+
     for message in reversed(session.messages):
-        role = getattr(message, "role", None)
-        if role == "assistant":
+        if isinstance(message, AssistantMessage):
             return message
-        if role in ("user", "toolResult"):
+        if getattr(message, "role", None) in ("user", "toolResult"):
             return None
     return None
 
 
 def _failed(session: AgentSession) -> bool:
     message = _last_assistant(session)
-    return getattr(message, "stop_reason", None) in ("error", "aborted")
+    return message is not None and message.stop_reason in ("error", "aborted")
 
 
 def _print_final(session: AgentSession) -> int:
@@ -132,12 +137,12 @@ def _print_final(session: AgentSession) -> int:
     message = _last_assistant(session)
     if message is None:
         return 0
-    reason = getattr(message, "stop_reason", None)
+    reason = message.stop_reason
     if reason in ("error", "aborted"):
-        print(getattr(message, "error_message", None) or f"Request {reason}", file=sys.stderr)
+        print(message.error_message or f"Request {reason}", file=sys.stderr)
         return 1
     printed = False
-    for block in getattr(message, "content", ()):
+    for block in message.content:
         if isinstance(block, TextContent):
             print(block.text)
             printed = printed or bool(block.text.strip())

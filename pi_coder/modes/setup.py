@@ -160,7 +160,8 @@ def prepare(
             raise UserError("--api-key needs a model: add --model (or --models) to say which provider it is for")
         models.set_api_key(target.provider, options.api_key)
 
-    file_text, images = "", []
+    file_text = ""
+    images: list[ImageContent] = []
     if options.file_args:
         from pi_coder.modes.files import process_file_args
 

@@ -203,15 +203,15 @@ def _has_context(entry: SessionEntry) -> bool:
 def _is_cut_point(entry: SessionEntry) -> bool:
     """Kept history may start here: never at a tool result, which must follow its call."""
     kind = type(entry)
-    if kind is MessageEntry:
-        return entry.role in ("user", "assistant", "bashExecution", "custom")  # type: ignore[union-attr]
+    if type(entry) is MessageEntry:
+        return entry.role in ("user", "assistant", "bashExecution", "custom")
     return kind is CustomMessageEntry or kind is BranchSummaryEntry
 
 
 def _is_turn_start(entry: SessionEntry) -> bool:
     kind = type(entry)
-    if kind is MessageEntry:
-        return entry.role in ("user", "bashExecution")  # type: ignore[union-attr]
+    if type(entry) is MessageEntry:
+        return entry.role in ("user", "bashExecution")
     return kind is CustomMessageEntry or kind is BranchSummaryEntry
 
 
@@ -365,8 +365,8 @@ def prepare_compaction(branch: Sequence[SessionEntry], *, keep_recent_tokens: in
     latest_request = None
     for index in range(end - 1, -1, -1):
         entry = branch[index]
-        if type(entry) is MessageEntry and entry.role == "user":  # type: ignore[union-attr]
-            message = entry.message  # type: ignore[union-attr]
+        if type(entry) is MessageEntry and entry.role == "user":
+            message = entry.message
             if index < cut.first_kept_index and isinstance(message, UserMessage):
                 latest_request = _user_text(message).strip() or None
             break

@@ -224,7 +224,7 @@ def _reasoning_effort(model: Model, level: str, compat: dict[str, Any]) -> str |
     level_map = model.thinking_level_map or {}
     if level in level_map:
         return level_map[level]
-    mapped = (compat["reasoningEffortMap"] or {}).get(level)
+    mapped: str | None = (compat["reasoningEffortMap"] or {}).get(level)
     if mapped:
         return mapped
     if level in ("xhigh", "max"):
@@ -394,7 +394,7 @@ class _Parser:
         function = call.get("function") or {}
         name = function.get("name") or ""
         block = w.output.content[self.index] if self.kind == _TOOL else None
-        if block is None or slot != self.tool_slot or (call_id and block.id and call_id != block.id):
+        if not isinstance(block, ToolCall) or slot != self.tool_slot or (call_id and block.id and call_id != block.id):
             self._close()
             self.kind, self.index, self.tool_slot = _TOOL, w.start_tool_call(call_id, name), slot
         else:
@@ -414,6 +414,7 @@ class _Parser:
             self.w.end_thinking(index)
         elif kind == _TOOL:
             block = self.w.output.content[index]
+            assert isinstance(block, ToolCall)
             if not block.id:  # some local servers omit ids; the loop needs one
                 block.id = f"call_{secrets.token_hex(6)}"
             self.w.end_tool_call(index)
