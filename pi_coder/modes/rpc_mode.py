@@ -99,7 +99,7 @@ class RpcServer:
         queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         loop = asyncio.get_running_loop()
         threading.Thread(target=_read_lines, args=(source, loop, queue), name="pi-rpc-stdin", daemon=True).start()
-        unsubscribe = self.session.subscribe(self.writer.write)
+        unsubscribe = self.session.subscribe(self.writer.write_event)
         stop = StopSignals(lambda _signum: self._stop(queue))
         stop.install()
         if self.session.extensions is not None:
