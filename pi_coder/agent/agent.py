@@ -1,4 +1,4 @@
-"""``Agent``: the stateful wrapper around the loop (spec agent-core 3.14).
+"""``Agent``: the stateful wrapper around the loop.
 
 It owns the transcript and tools (``AgentState``), the steering and follow-up queues, the
 subscribers and the active run. Events are reduced into the state first, then every listener
@@ -49,11 +49,11 @@ Listener = Callable[[AgentEvent, AbortSignal], Any]
 _LLM_ROLES = frozenset({"system", "user", "assistant", "toolResult"})
 _role = attrgetter("role")
 _PROMPT_BUSY = (
-    "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion."
+    "Agent is already processing a prompt. Use steer() or follow_up() to queue messages, or wait for completion."
 )
 _CONTINUE_BUSY = "Agent is already processing. Wait for completion before continuing."
 _RESET_BUSY = "Agent is already processing. Wait for completion before resetting."
-_NO_DEFAULT = "No default stream function configured. Pass streamFn explicitly or call setDefaultStreamFn()."
+_NO_DEFAULT = "No default stream function configured. Pass stream_fn explicitly or call set_default_stream_fn()."
 
 
 def default_convert_to_llm(messages: list[AgentMessage]) -> list[AgentMessage]:

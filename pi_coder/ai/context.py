@@ -1,4 +1,4 @@
-"""Tool declarations and system-message replay helpers (spec agent-core 1.5).
+"""Tool declarations and system-message replay helpers.
 
 The system prompt and the model-visible tools live in ``system`` messages of the transcript:
 the first one is the base prompt and the initial tools, later ones are deltas. These helpers

@@ -1,4 +1,4 @@
-"""The assistant streaming protocol: events and the event stream (spec section 2)."""
+"""The assistant streaming protocol: events and the event stream."""
 
 from __future__ import annotations
 
@@ -159,7 +159,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 class EventStream(Generic[T, R]):
-    """A push-based async event stream with a final result (spec 2.6).
+    """A push-based async event stream with a final result.
 
     ``push`` is ignored once the stream is done; a terminal event marks it done and resolves
     the result. Iteration yields events in push order and stops when the stream is done and

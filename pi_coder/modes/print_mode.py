@@ -1,4 +1,4 @@
-"""``pi -p`` (text) and ``pi --mode json``: run the prompts once and exit (pi-product 1.4).
+"""``pi -p`` (text) and ``pi --mode json``: run the prompts once and exit.
 
 Text mode prints the final assistant message's text blocks, one per line; an error or abort
 prints the error on stderr and exits 1; an answer cut off by ``max_tokens`` (stop reason

@@ -1,4 +1,4 @@
-"""``pi --mode rpc``: JSON commands on stdin, responses and events on stdout (pi-product 1.5).
+"""``pi --mode rpc``: JSON commands on stdin, responses and events on stdout.
 
 Framing is Pi's: one JSON object per LF-terminated line each way (a trailing CR is tolerated;
 U+2028/U+2029 inside strings are not line breaks). Every command gets one response,

@@ -291,7 +291,7 @@ def _looks_like_path(arg: str) -> bool:
 
 
 def open_store(options: CliOptions, cwd: str, session_dir: str | None, *, interactive: bool) -> SessionStore:
-    """The session store the options ask for (pi-product 1.2 session flags, 3.4).
+    """The session store the options ask for.
 
     Raises:
         UserError: No session matches ``--session``, or the prefix is ambiguous, or the file is not

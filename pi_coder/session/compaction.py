@@ -1,4 +1,4 @@
-"""Compaction: replace old history by a structured summary (pi-product 4.3-4.5).
+"""Compaction: replace old history by a structured summary.
 
 The pure parts work on the entries of the current branch (root to leaf): :func:`find_cut_point`
 picks where the kept history starts, :func:`prepare_compaction` splits the branch into what is
@@ -89,7 +89,7 @@ ALREADY_COMPACTED = "Already compacted"
 
 @dataclass(slots=True)
 class FileOperations:
-    """Paths the assistant read, wrote or edited (pi-product 4.5)."""
+    """Paths the assistant read, wrote or edited."""
 
     read: set[str] = field(default_factory=set)
     written: set[str] = field(default_factory=set)
@@ -440,7 +440,7 @@ async def compact(
     reasoning: str | None = None,
     api_key: str | None = None,
 ) -> CompactionResult:
-    """Generate the summary for ``preparation`` (pi-product 4.4).
+    """Generate the summary for ``preparation``.
 
     The history summary (an update of the previous summary when there is one) and, for a split
     turn, the turn-prefix summary are requested in parallel and joined. The latest user request

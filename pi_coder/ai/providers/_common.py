@@ -1,8 +1,8 @@
 """Shared streaming machinery of the HTTP providers.
 
-:class:`StreamWriter` owns the live partial ``AssistantMessage`` (spec agent-core 2.3: one
-object mutated in place) and pushes protocol events. :func:`run_provider` runs a provider
-body in a task, turns every failure into an ``error`` event (spec 2.5) and cancels the task
+:class:`StreamWriter` owns the live partial ``AssistantMessage`` (one
+object mutated in place, so every event's ``partial`` is the same object) and pushes protocol events. :func:`run_provider` runs a provider
+body in a task, turns every failure into an ``error`` event and cancels the task
 when the abort signal fires, which closes the HTTP connection at once.
 
 Hot-path notes (the benchmark streams 50,000 events):

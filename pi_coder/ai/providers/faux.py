@@ -1,4 +1,4 @@
-"""The faux provider: scripted responses streamed like a real provider (spec agent-core 2.8).
+"""The faux provider: scripted responses streamed like a real provider.
 
 For tests and demos::
 

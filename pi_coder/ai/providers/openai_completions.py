@@ -4,9 +4,10 @@ Content deltas become text blocks; ``reasoning_content`` / ``reasoning`` / ``rea
 deltas become thinking blocks whose signature records the field name (so a replay to the same
 model can send it back in that field); ``tool_calls`` deltas become tool-call blocks keyed by
 ``index``, a new block starting whenever a new non-empty id arrives. Usage comes from the
-``stream_options.include_usage`` chunk; finish reasons map per spec agent-core 2.5.
+``stream_options.include_usage`` chunk; finish reasons become Pi's stop reasons (``stop``, ``length``, ``toolUse``); a content filter or an
+unknown reason ends the stream with an ``error`` event.
 
-``model.compat`` switches (pi-product 8.4), camelCase or snake_case keys:
+``model.compat`` switches, camelCase or snake_case keys:
 ``supportsStore``, ``supportsDeveloperRole``, ``supportsReasoningEffort``,
 ``supportsUsageInStreaming``, ``maxTokensField``, ``requiresToolResultName``,
 ``requiresAssistantAfterToolResult``, ``requiresThinkingAsText``, ``thinkingFormat``,
@@ -65,7 +66,7 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
     """Stream one response from a Chat Completions endpoint.
 
     Must be called inside a running event loop; returns at once and fills the stream from a
-    task. Never raises: failures end the stream with an ``error`` event (spec 2.5).
+    task. Never raises: failures end the stream with an ``error`` event.
 
     Args:
         model: A model whose ``api`` is ``openai-completions``.
