@@ -16,7 +16,13 @@ from operator import attrgetter
 from typing import Any
 
 from pi_coder.agent.events import AgentEnd, AgentEvent, MessageEnd, MessageStart, TurnEnd
-from pi_coder.agent.loop import StreamFn, get_default_stream_fn, run_agent_loop, run_agent_loop_continue
+from pi_coder.agent.loop import (
+    _NO_DEFAULT,
+    StreamFn,
+    get_default_stream_fn,
+    run_agent_loop,
+    run_agent_loop_continue,
+)
 from pi_coder.agent.types import (
     AgentContext,
     AgentError,
@@ -53,7 +59,6 @@ _PROMPT_BUSY = (
 )
 _CONTINUE_BUSY = "Agent is already processing. Wait for completion before continuing."
 _RESET_BUSY = "Agent is already processing. Wait for completion before resetting."
-_NO_DEFAULT = "No default stream function configured. Pass stream_fn explicitly or call set_default_stream_fn()."
 
 
 def default_convert_to_llm(messages: list[AgentMessage]) -> list[AgentMessage]:
