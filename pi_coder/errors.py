@@ -11,7 +11,7 @@
     ├── ToolError                raised by a tool; becomes an error tool result for the model
     └── ProviderError            (pi_coder.ai.errors) failures talking to a model API
 
-Providers never raise for request failures: they encode them in the stream (spec 2.5).
+Providers never raise for request failures: they encode them in the stream.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """User settings: the ``Settings`` model, loading and merging, and comment-preserving writes.
 
-Two scopes (``design.md``, pi-product 7.1):
+Two scopes (``design.md``):
 
 - global ``config_dir()/settings.toml``
 - project ``<cwd>/.pi/settings.toml``
@@ -25,10 +25,11 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pi_coder.ai.types import NamedThinkingLevel
 from pi_coder.errors import ConfigError
 from pi_coder.paths import config_dir, project_dir
 
@@ -54,7 +55,7 @@ __all__ = [
     "update_global_settings",
 ]
 
-ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+ThinkingLevel: TypeAlias = NamedThinkingLevel
 QueueMode = Literal["one-at-a-time", "all"]
 
 # Resource lists whose relative entries are resolved against the folder of the settings file.

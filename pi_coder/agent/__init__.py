@@ -1,4 +1,4 @@
-"""Agent core: the agent loop, the stateful ``Agent``, and their types (spec agent-core)."""
+"""Agent core: the agent loop, the stateful ``Agent``, and their types."""
 
 from __future__ import annotations
 

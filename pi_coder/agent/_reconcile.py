@@ -1,4 +1,4 @@
-"""System-message tool reconciliation (spec agent-core 3.3).
+"""System-message tool reconciliation.
 
 Before every request the loop compares the executable tools (``context.tools``) with the tools
 the transcript's system messages declare, and announces any difference in a system message.
@@ -21,7 +21,7 @@ __all__ = ["ToolLedger", "declare_tool_changes"]
 def _decl_json(tool: AgentTool | Tool) -> dict[str, Any]:
     """The comparison form of a tool's declaration (shares the schema: do not mutate)."""
     parameters = tool.parameters
-    out = {
+    out: dict[str, Any] = {
         "name": tool.name,
         "description": tool.description,
         "parameters": parameters if isinstance(parameters, dict) else parameters_schema(parameters),
@@ -116,7 +116,7 @@ class ToolLedger:
 def declare_tool_changes(
     context: AgentContext, pending: list[AgentMessage], ledger: ToolLedger | None = None
 ) -> list[AgentMessage]:
-    """Reconcile ``context.tools`` with the tools the transcript declares (spec 3.3).
+    """Reconcile ``context.tools`` with the tools the transcript declares.
 
     Returns ``pending`` itself when nothing changes. Otherwise the last pending system message
     is replaced by a copy carrying the changes, or, with no pending system message, a new

@@ -1,4 +1,4 @@
-"""Tool execution for one assistant message (spec agent-core 3.6-3.7).
+"""Tool execution for one assistant message.
 
 Per call: preflight (lookup, ``prepare_arguments``, validation with coercion,
 ``before_tool_call``), execution with progress updates, then ``after_tool_call`` overrides.
@@ -129,7 +129,7 @@ async def _emit_message(emit: Emit, message: ToolResultMessage) -> None:
     await emit(MessageEnd(message=message))
 
 
-# ---------------------------------------------------------------------------- length-truncated (3.6)
+# ---------------------------------------------------------------------------- length-truncated
 
 
 async def fail_truncated_tool_calls(calls: list[ToolCall], emit: Emit) -> ToolBatch:
@@ -145,7 +145,7 @@ async def fail_truncated_tool_calls(calls: list[ToolCall], emit: Emit) -> ToolBa
     return ToolBatch(messages=messages, terminate=False)
 
 
-# ---------------------------------------------------------------------------- batch (3.7)
+# ---------------------------------------------------------------------------- batch
 
 
 async def execute_tool_calls(
@@ -162,7 +162,7 @@ async def execute_tool_calls(
         tools[tool.name] = tool  # the first tool of a name wins
     run = _Runner(context, message, config, signal, emit, tools)
     sequential = config.tool_execution == "sequential" or any(
-        (tool := tools.get(call.name)) is not None and tool.execution_mode == "sequential" for call in calls
+        (found := tools.get(call.name)) is not None and found.execution_mode == "sequential" for call in calls
     )
     if sequential:
         return await run.sequential(calls)
@@ -246,7 +246,7 @@ class _Runner:
     # ------------------------------------------------------------------------ one call
 
     async def prepare(self, call: ToolCall) -> _Prepared | _Outcome:
-        """Preflight (3.7.2): a prepared call, or an immediate error outcome."""
+        """Preflight: a prepared call, or an immediate error outcome."""
         tool = self.tools.get(call.name)
         if tool is None:
             return _Outcome(call, _error_result(f"Tool {call.name} not found"), True)
@@ -278,7 +278,7 @@ class _Runner:
         return _Prepared(call, tool, args)
 
     async def run(self, prepared: _Prepared) -> _Outcome:
-        """Execute (3.7.3), then apply ``after_tool_call`` (3.7.4)."""
+        """Execute, then apply ``after_tool_call``."""
         call = prepared.call
         updates: list[asyncio.Future[None]] = []
         running = True

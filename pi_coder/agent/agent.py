@@ -1,4 +1,4 @@
-"""``Agent``: the stateful wrapper around the loop (spec agent-core 3.14).
+"""``Agent``: the stateful wrapper around the loop.
 
 It owns the transcript and tools (``AgentState``), the steering and follow-up queues, the
 subscribers and the active run. Events are reduced into the state first, then every listener
@@ -16,7 +16,13 @@ from operator import attrgetter
 from typing import Any
 
 from pi_coder.agent.events import AgentEnd, AgentEvent, MessageEnd, MessageStart, TurnEnd
-from pi_coder.agent.loop import StreamFn, get_default_stream_fn, run_agent_loop, run_agent_loop_continue
+from pi_coder.agent.loop import (
+    _NO_DEFAULT,
+    StreamFn,
+    get_default_stream_fn,
+    run_agent_loop,
+    run_agent_loop_continue,
+)
 from pi_coder.agent.types import (
     AgentContext,
     AgentError,
@@ -49,11 +55,10 @@ Listener = Callable[[AgentEvent, AbortSignal], Any]
 _LLM_ROLES = frozenset({"system", "user", "assistant", "toolResult"})
 _role = attrgetter("role")
 _PROMPT_BUSY = (
-    "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion."
+    "Agent is already processing a prompt. Use steer() or follow_up() to queue messages, or wait for completion."
 )
 _CONTINUE_BUSY = "Agent is already processing. Wait for completion before continuing."
 _RESET_BUSY = "Agent is already processing. Wait for completion before resetting."
-_NO_DEFAULT = "No default stream function configured. Pass streamFn explicitly or call setDefaultStreamFn()."
 
 
 def default_convert_to_llm(messages: list[AgentMessage]) -> list[AgentMessage]:
@@ -230,7 +235,7 @@ class Agent:
         self.tool_execution: ToolExecutionMode = tool_execution
         self._steering = _Queue(steering_mode)
         self._follow_up = _Queue(follow_up_mode)
-        self._listeners: dict[Listener, Listener] = {}
+        self._listeners: dict[Listener | Callable[[AgentEvent], Any], Listener] = {}
         self._active: _ActiveRun | None = None
         self._state = _initial_state(initial_state)
 
@@ -269,7 +274,11 @@ class Agent:
         """
         if listener not in self._listeners:
             self._listeners[listener] = _two_arguments(listener)
-        return lambda: self._listeners.pop(listener, None)  # type: ignore[return-value]
+
+        def unsubscribe() -> None:
+            self._listeners.pop(listener, None)
+
+        return unsubscribe
 
     # ------------------------------------------------------------------------ queues
 

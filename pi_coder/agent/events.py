@@ -1,4 +1,4 @@
-"""Agent events (spec 1.11) and the event stream returned by ``agent_loop``.
+"""Agent events and the event stream returned by ``agent_loop``.
 
 Each event is a slotted dataclass whose ``type`` is Pi's event name; payloads are snake_case
 attributes, and ``to_json_dict()`` gives Pi's camelCase JSON form (used by JSON and RPC modes).

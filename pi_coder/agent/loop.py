@@ -1,6 +1,6 @@
-"""The agent loop (spec agent-core 3.2-3.13): turns of one assistant response plus its tool batch.
+"""The agent loop: turns of one assistant response plus its tool batch.
 
-Read top to bottom, this module follows spec section 3.4: the entry points, the run prologue,
+Read top to bottom, this module follows one run: the entry points, the run prologue,
 the core loop (``_run_loop``), then the model boundary (``stream_assistant_response``). Tool
 execution lives in ``_tools_exec``; system-message reconciliation in ``_reconcile``.
 
@@ -74,7 +74,7 @@ _PASSTHROUGH = tuple(
     for f in dataclasses.fields(StreamOptions)
     if f.name not in ("signal", "reasoning", "api_key")
 )
-_NO_DEFAULT = "No default stream function configured. Pass streamFn explicitly or call setDefaultStreamFn()."
+_NO_DEFAULT = "No default stream function configured. Pass stream_fn explicitly or call set_default_stream_fn()."
 
 _default_stream_fn: StreamFn | None = None
 
@@ -89,7 +89,7 @@ def get_default_stream_fn() -> StreamFn | None:
     return _default_stream_fn
 
 
-# ---------------------------------------------------------------------------- entry points (3.2)
+# ---------------------------------------------------------------------------- entry points
 
 
 def agent_loop(
@@ -216,7 +216,7 @@ def _awaiting(emit: Emit) -> Callable[[AgentEvent], Awaitable[None]]:
     return awaited
 
 
-# ---------------------------------------------------------------------------- core loop (3.4)
+# ---------------------------------------------------------------------------- core loop
 
 
 async def _run_loop(
@@ -231,11 +231,11 @@ async def _run_loop(
     model, reasoning = config.model, config.reasoning
     last_turn: AgentTurnContext | None = None
     explicit_continuation = False
-    pending = await _poll(config.get_steering_messages)  # P0
+    pending = await _poll(config.get_steering_messages)  # steering typed before the run starts
     while True:
         has_more_tool_calls = True
         while has_more_tool_calls or pending:
-            if last_turn is not None:  # I1: every turn but the run's first
+            if last_turn is not None:  # every turn but the run's first starts with the hook and a poll
                 if config.prepare_next_turn is not None:
                     update = await maybe_await(config.prepare_next_turn(last_turn))
                     if update:
@@ -248,26 +248,26 @@ async def _run_loop(
                     pending = await _poll(config.get_steering_messages)
                 await emit(TurnStart())
 
-            for message in declare_tool_changes(context, pending, ledger):  # I2: injection
+            for message in declare_tool_changes(context, pending, ledger):  # tool changes are declared before the model call
                 await emit(MessageStart(message=message))
                 await emit(MessageEnd(message=message))
                 context.messages.append(message)
                 new_messages.append(message)
             pending = []
 
-            message = await stream_assistant_response(  # I3
+            message = await stream_assistant_response(
                 context, model, reasoning, config, signal, emit, stream_fn
             )
             new_messages.append(message)
 
-            if message.stop_reason in _HARD_EXIT:  # I4: hard exit, tool calls ignored
+            if message.stop_reason in _HARD_EXIT:  # error/abort ends the run; its tool calls never run
                 last_turn = AgentTurnContext(message=message, tool_results=[], context=context, new_messages=new_messages)
                 await _maybe_call(config.finish_turn, last_turn, signal)
                 await emit(TurnEnd(message=message, tool_results=[]))
                 await emit(AgentEnd(messages=new_messages))
                 return
 
-            calls = [block for block in message.content if isinstance(block, ToolCall)]  # I5
+            calls = [block for block in message.content if isinstance(block, ToolCall)]
             tool_results = []
             has_more_tool_calls = False
             if calls:
@@ -280,7 +280,7 @@ async def _run_loop(
                 context.messages.extend(tool_results)
                 new_messages.extend(tool_results)
 
-            last_turn = AgentTurnContext(  # I6
+            last_turn = AgentTurnContext(  # what finish_turn and the next turn's hook see
                 message=message, tool_results=tool_results, context=context, new_messages=new_messages
             )
             decision = _action(await _maybe_call(config.finish_turn, last_turn, signal))
@@ -321,10 +321,11 @@ def _action(decision: Any) -> str | None:
     """``finish_turn``'s decision as "end", "continue" or None."""
     if decision is None or isinstance(decision, str):
         return decision
-    return hook_field(decision, "action")
+    action: str | None = hook_field(decision, "action")
+    return action
 
 
-# ---------------------------------------------------------------------------- model boundary (3.5)
+# ---------------------------------------------------------------------------- model boundary
 
 
 async def stream_assistant_response(
@@ -381,7 +382,7 @@ async def stream_assistant_response(
         close = getattr(events, "aclose", None)
         if close is not None:
             await close()
-    final = await stream.result()
+    final: AssistantMessage = await stream.result()
     if partial is not None:
         context.messages[-1] = final
     else:

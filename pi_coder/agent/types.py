@@ -1,4 +1,4 @@
-"""Agent-core types: tools, tool results, contexts, hooks and loop configuration (spec 1.7-1.9).
+"""Agent-core types: tools, tool results, contexts, hooks and loop configuration.
 
 Hook results (``BeforeToolCallResult``, ``AfterToolCallResult``, ``AgentLoopTurnUpdate``,
 ``FinishTurnResult``) may also be given as plain dicts with the same snake_case keys; a

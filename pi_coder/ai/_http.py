@@ -7,7 +7,7 @@ loop its connections were opened on), or one injected client. A request uses
 default (its settings are the defaults below and never change; it only caches clients). Tests
 and embedders pass their own context instead of changing module state.
 
-Retry split (pi-product 8.6, Pi 1.6's ``retry.provider.maxRetries`` = 0): by default nothing is
+Retry split (Pi 1.6's ``retry.provider.maxRetries`` = 0): by default nothing is
 retried here. Provider errors end the stream and the agent session retries the whole turn in
 the open (``agent_end`` with ``willRetry``, ``auto_retry_start``/``auto_retry_end``). When a
 caller asks for provider retries (``StreamOptions.max_retries`` or ``HttpSettings.max_retries``),

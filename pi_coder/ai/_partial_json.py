@@ -1,4 +1,4 @@
-"""Best-effort parsing of tool-call argument JSON while it streams (spec agent-core 2.4).
+"""Best-effort parsing of tool-call argument JSON while it streams.
 
 ``parse_streaming_json`` is called on every ``toolcall_delta`` with the whole accumulated text,
 so the common path stays in jiter (Rust); the Python fix-ups below run only when a strict or

@@ -31,7 +31,7 @@ class BuiltinProvider(NamedTuple):
     """Environment variable that overrides ``base_url`` (e.g. ``ANTHROPIC_BASE_URL``)."""
     default_model: str | None = None
     compat: dict[str, Any] | None = None
-    """OpenAI-compatible quirks copied onto every model of the provider (spec pi-product 8.4)."""
+    """OpenAI-compatible quirks copied onto every model of the provider."""
 
 
 class ModelRow(NamedTuple):

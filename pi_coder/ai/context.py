@@ -1,4 +1,4 @@
-"""Tool declarations and system-message replay helpers (spec agent-core 1.5).
+"""Tool declarations and system-message replay helpers.
 
 The system prompt and the model-visible tools live in ``system`` messages of the transcript:
 the first one is the base prompt and the initial tools, later ones are deltas. These helpers
@@ -84,7 +84,8 @@ def _as_tool(tool: Any) -> Tool:
 
 
 def _ref_name(ref: Any) -> str:
-    return ref["name"] if isinstance(ref, Mapping) else ref.name
+    name: str = ref["name"] if isinstance(ref, Mapping) else ref.name
+    return name
 
 
 def _system_messages(messages: Iterable[Any]) -> Iterable[Any]:
@@ -215,7 +216,7 @@ def render_system_prompt(message: SystemMessage | None) -> str:
     """
     if message is None:
         return ""
-    parts = [_content_text(message.content)]
+    parts: list[str | None] = [_content_text(message.content)]
     parts.extend((message.sections or {}).values())
     return "\n\n".join(p for p in parts if p)
 

@@ -1,6 +1,6 @@
 """Provider errors and the classifiers the product uses on failed assistant messages.
 
-Providers never raise to their callers (spec agent-core 2.5): internally they raise the
+Providers never raise to their callers: internally they raise the
 ``ProviderError`` family below, and the stream turns the exception into an ``error`` event
 whose message carries ``errorMessage``. What the rest of the product sees is that text, so
 :func:`is_context_overflow` and :func:`is_retryable_error` classify messages, not exceptions::
@@ -94,7 +94,7 @@ class ProviderResponseError(ProviderError):
     """The response stream ended badly: an error event, a refusal, an unknown stop reason."""
 
 
-# Provider wordings for "the prompt is larger than the context window" (pi-product 4.2).
+# Provider wordings for "the prompt is larger than the context window".
 _OVERFLOW = re.compile(
     "|".join(
         [
@@ -167,7 +167,7 @@ def is_context_overflow(message: Any, context_window: int | None = None) -> bool
 
 
 def is_retryable_error(message: Any) -> bool:
-    """Whether a failed assistant message is worth retrying (pi-product 8.6).
+    """Whether a failed assistant message is worth retrying.
 
     True for an ``error`` message mentioning overload, rate limits, 429/5xx statuses,
     connection failures or a request timeout (as Pi 1.6 does), unless it is a context overflow (that goes to compaction instead), or

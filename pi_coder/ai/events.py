@@ -1,4 +1,4 @@
-"""The assistant streaming protocol: events and the event stream (spec section 2)."""
+"""The assistant streaming protocol: events and the event stream."""
 
 from __future__ import annotations
 
@@ -145,7 +145,7 @@ _CAMEL = {"content_index": "contentIndex", "tool_call": "toolCall"}
 def event_to_json(event: AssistantMessageEvent, *, include_partial: bool = True) -> dict[str, Any]:
     """Pi's JSON form of a streaming event (camelCase keys, messages by alias)."""
     out: dict[str, Any] = {}
-    for name in event.__slots__:  # type: ignore[attr-defined]
+    for name in event.__slots__:
         if name == "partial" and not include_partial:
             continue
         value = getattr(event, name)
@@ -159,7 +159,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 class EventStream(Generic[T, R]):
-    """A push-based async event stream with a final result (spec 2.6).
+    """A push-based async event stream with a final result.
 
     ``push`` is ignored once the stream is done; a terminal event marks it done and resolves
     the result. Iteration yields events in push order and stops when the stream is done and

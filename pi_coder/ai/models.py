@@ -322,7 +322,7 @@ class Models:
         try:
             fn = load_stream_function(target)
             result = fn(self._with_headers(model, provider), context, options)
-        except Exception as exc:  # a stream function must not raise (spec 2.5); keep the promise
+        except Exception as exc:  # a stream function must not raise; keep the promise
             return error_stream(model, _describe(exc))
         if inspect.isawaitable(result):
             return _forward(result, model)

@@ -1,4 +1,4 @@
-"""Replay transformation applied by provider adapters before serialising a transcript (spec 2.7)."""
+"""Replay transformation applied by provider adapters before serialising a transcript."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Every type is a pydantic model whose JSON form (``model_dump(by_alias=True)``) is exactly
 Pi's wire and session shape (camelCase keys, epoch-millisecond timestamps). Python attributes
-are snake_case. See ``spec/agent-core.md`` section 1.
+are snake_case.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ __all__ = [
     "Message",
     "Model",
     "ModelCost",
+    "NamedThinkingLevel",
     "StopReason",
     "SystemMessage",
     "TextContent",
@@ -38,7 +39,10 @@ __all__ = [
 ]
 
 StopReason: TypeAlias = Literal["pending", "stop", "length", "toolUse", "deferred", "error", "aborted"]
-ThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+NamedThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+"""The levels a user names in settings, with ``--thinking`` and over RPC, weakest first."""
+ThinkingLevel: TypeAlias = Literal[NamedThinkingLevel, "max"]
+"""Every thinking level, weakest first; ``max`` is offered only when a model's map has it."""
 
 
 def now_ms() -> int:
@@ -242,6 +246,10 @@ class ModelCost(PiModel):
     cache_write: float = 0.0
 
 
+def _text_input_only() -> list[Literal["text", "image"]]:
+    return ["text"]
+
+
 class Model(PiModel):
     id: str
     name: str = ""
@@ -249,7 +257,7 @@ class Model(PiModel):
     provider: str
     base_url: str = ""
     reasoning: bool = False
-    input: list[Literal["text", "image"]] = Field(default_factory=lambda: ["text"])
+    input: list[Literal["text", "image"]] = Field(default_factory=_text_input_only)
     cost: ModelCost = Field(default_factory=ModelCost)
     context_window: int = 128_000
     max_tokens: int = 16_384

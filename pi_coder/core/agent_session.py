@@ -334,7 +334,7 @@ class AgentSession:
                 task.add_done_callback(self._listener_done)
 
     def _listener_done(self, task: asyncio.Future[Any]) -> None:
-        self._background.discard(task)  # type: ignore[arg-type]
+        self._background.discard(task)
         if not task.cancelled() and task.exception() is not None:
             _log.error("session event listener failed", exc_info=task.exception())
 

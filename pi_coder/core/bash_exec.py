@@ -1,4 +1,4 @@
-"""User shell commands (``!cmd`` / ``!!cmd``) run through the bash tool's machinery (pi-product 6).
+"""User shell commands (``!cmd`` / ``!!cmd``) run through the bash tool's machinery.
 
 No timeout; output sanitised (ANSI and control characters stripped), tail-truncated to 2,000
 lines / 50 KB with the full output spilled to a temp file; aborting kills the process group

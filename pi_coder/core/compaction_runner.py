@@ -1,4 +1,4 @@
-"""Automatic and manual compaction, and branch summaries, for SessionHost (pi-product 4).
+"""Automatic and manual compaction, and branch summaries, for SessionHost.
 
 :class:`AutoCompaction` is a run hook (see :mod:`pi_coder.core.session_hooks`):
 

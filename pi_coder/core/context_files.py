@@ -1,4 +1,4 @@
-"""Discovery of context files (AGENTS.md / CLAUDE.md), SYSTEM.md and APPEND_SYSTEM.md (pi-product 7.2).
+"""Discovery of context files (AGENTS.md / CLAUDE.md), SYSTEM.md and APPEND_SYSTEM.md.
 
 Context files, in prompt order:
 

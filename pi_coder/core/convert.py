@@ -1,7 +1,7 @@
 """``convert_to_llm`` for the agent: the session layer's conversion plus the image block filter.
 
 ``pi_coder.session.messages.convert_to_llm`` maps coding messages (``bashExecution``,
-``custom``, summaries) to LLM messages (pi-product 6). When ``images.block_images`` is on,
+``custom``, summaries) to LLM messages. When ``images.block_images`` is on,
 every image block of a user or tool-result message is replaced by the text
 ``Image reading is disabled.`` (consecutive placeholders collapsed into one).
 """
@@ -47,7 +47,7 @@ def block_images(messages: Iterable[Message]) -> list[Message]:
 
 
 def convert_to_llm(messages: Iterable[Any], *, block_images_enabled: bool = False) -> list[Message]:
-    """Agent messages to LLM messages (pi-product 6), optionally with images blocked."""
+    """Agent messages to LLM messages, optionally with images blocked."""
     converted = _session_convert_to_llm(messages)
     return block_images(converted) if block_images_enabled else converted
 

@@ -19,7 +19,9 @@ __all__ = [
     "BashExecutionEnd",
     "BashExecutionStart",
     "BashExecutionUpdate",
+    "EntryAppendedEvent",
     "Event",
+    "ExtensionErrorEvent",
     "ModelChanged",
     "Notice",
     "QueueChanged",
@@ -193,6 +195,37 @@ class Notice(_JsonEvent):
     type: Literal["notice"] = "notice"
 
 
+@dataclass(slots=True, kw_only=True)
+class ExtensionErrorEvent(_JsonEvent):
+    """An extension failed (extensions §1.7); JSON ``{"type","extensionPath","event","error"}``.
+
+    Defined here rather than in ``core/extensions`` (which re-exports it) so that ``Event`` can
+    name it without an import cycle; the stack is kept for the log but left out of the JSON.
+    """
+
+    extension_path: str
+    event: str
+    error: str
+    stack: str = ""
+    type: Literal["extension_error"] = "extension_error"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        out = _JsonEvent.to_json_dict(self)
+        out.pop("stack", None)
+        return out
+
+
+@dataclass(kw_only=True)
+class EntryAppendedEvent(_JsonEvent):
+    """An extension's ``append_entry`` wrote a ``custom`` entry (json and rpc emit it).
+
+    Defined here, like :class:`ExtensionErrorEvent`, so that ``Event`` names it without a cycle.
+    """
+
+    entry: Any
+    type: Literal["entry_appended"] = "entry_appended"
+
+
 SessionEvent: TypeAlias = (
     QueueChanged
     | SessionSwitched
@@ -210,8 +243,10 @@ SessionEvent: TypeAlias = (
     | SummarizationRetryAttemptStart
     | SummarizationRetryFinished
     | Notice
+    | ExtensionErrorEvent
+    | EntryAppendedEvent
 )
-"""Every event AgentSession emits besides the agent's."""
+"""Every event AgentSession emits besides the agent's (the last two on behalf of extensions)."""
 
 Event: TypeAlias = AgentEvent | SessionEvent
 """Every event an AgentSession listener receives: the agent's, re-emitted, and the session's."""

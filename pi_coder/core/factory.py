@@ -13,13 +13,12 @@ from pi_coder.core.agent_session import AgentSession
 from pi_coder.core.shell_env import SessionMarkers, secret_env_names
 from pi_coder.session.store import SessionStore
 from pi_coder.settings import LoadedSettings, Settings
+from pi_coder.tools import DEFAULT_TOOL_NAMES
 
 if TYPE_CHECKING:
     from pi_coder.core.trust import TrustDecision
 
 __all__ = ["DEFAULT_TOOL_NAMES", "create_agent_session", "tool_settings_from"]
-
-DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write")
 
 
 def tool_settings_from(settings: Settings, **extra: Any) -> Any:

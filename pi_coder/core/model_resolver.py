@@ -1,4 +1,4 @@
-"""Model resolution: ``--model`` patterns, ``--models`` scopes and the start model (pi-product 1.2, 8.2).
+"""Model resolution: ``--model`` patterns, ``--models`` scopes and the start model.
 
 Pattern rules (Pi's): ``provider/id`` (case-insensitive), then an exact id, then a substring
 of the id or name, preferring alias ids (no ``-YYYYMMDD`` suffix, or ``-latest``) over dated
@@ -270,7 +270,7 @@ def pick_start_model(
     session_model: tuple[str, str] | None = None,
     session_thinking: str | None = None,
 ) -> StartModel:
-    """Choose the start model and thinking level (pi-product 8.2).
+    """Choose the start model and thinking level.
 
     Priority: the CLI model; the first scoped model (only for a new session); the model stored
     in the session (when it is available with a key, else a notice and fall through); the

@@ -1,4 +1,4 @@
-"""Automatic retry of transient provider errors (pi-product 8.6), in the open as Pi 1.6 does.
+"""Automatic retry of transient provider errors, in the open as Pi 1.6 does.
 
 This is the one retry layer for model calls: the providers do not retry by default
 (``retry.provider.max_retries = 0``, Pi 1.6's default), so every retry is visible and cancellable.

@@ -1,4 +1,4 @@
-"""What the session tells its shell commands through the environment (pi-product 1.3, 5.4).
+"""What the session tells its shell commands through the environment.
 
 The bash tool and the user's ``!`` commands get pi's environment without secrets
 (``pi_coder.tools._env``) plus these markers, as Pi 1.6 sets them: ``PI_SESSION_ID``,

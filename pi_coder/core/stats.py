@@ -1,4 +1,4 @@
-"""Session statistics: message counts, token and cost totals, context usage (pi-product 2.6)."""
+"""Session statistics: message counts, token and cost totals, context usage."""
 
 from __future__ import annotations
 
@@ -130,7 +130,7 @@ def _get(message: Any, name: str, default: Any = None) -> Any:
 
 
 def estimate_message_tokens(message: Any) -> int:
-    """ceil(chars / 4) of what the message contributes to a request (pi-product 4.3)."""
+    """ceil(chars / 4) of what the message contributes to a request."""
     return estimate_tokens(message)
 
 

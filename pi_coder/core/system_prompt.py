@@ -1,4 +1,4 @@
-"""The system prompt (pi-product 7.2 and 5.8).
+"""The system prompt.
 
 Default prompt, in order: who the assistant is; ``Available tools:`` with one line per active
 tool; a note that more tools may exist; ``Guidelines:`` (which depend on the active tools); where

@@ -1,4 +1,4 @@
-"""Prompt templates (pi-product 7.4): ``/name args`` expands a Markdown file into the prompt.
+"""Prompt templates: ``/name args`` expands a Markdown file into the prompt.
 
 Templates are ``*.md`` files (not recursive) in ``config_dir()/prompts`` and
 ``<cwd>/.pi/prompts``; a project template wins over a global one of the same name, and files or

@@ -1,4 +1,4 @@
-"""Theme files (pi-product 7.5): discovery, validation and colour resolution. No UI imports.
+"""Theme files: discovery, validation and colour resolution. No UI imports.
 
 A theme is Pi's JSON format::
 

@@ -1,8 +1,10 @@
-"""Thinking levels a model allows, and clamping a requested level to them (pi-product 8.5)."""
+"""Thinking levels a model allows, and clamping a requested level to them."""
 
 from __future__ import annotations
 
-from pi_coder.ai.types import Model
+from typing import get_args
+
+from pi_coder.ai.types import Model, ThinkingLevel
 
 __all__ = [
     "DEFAULT_THINKING_LEVEL",
@@ -13,10 +15,10 @@ __all__ = [
     "supports_xhigh",
 ]
 
-THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+THINKING_LEVELS: tuple[str, ...] = get_args(ThinkingLevel)
 """Every level, weakest first. ``max`` is offered only when a model's thinking_level_map has it."""
 
-_BASE_LEVELS = ("off", "minimal", "low", "medium", "high")
+_BASE_LEVELS = THINKING_LEVELS[: THINKING_LEVELS.index("xhigh")]
 _XHIGH_IDS = ("gpt-5.2", "gpt-5.3", "gpt-5.4", "opus-4-6", "opus-4.6")
 
 DEFAULT_THINKING_LEVEL = "medium"

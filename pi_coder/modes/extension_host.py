@@ -160,8 +160,8 @@ async def start(session: AgentSession, mode: str, ui: UIProtocol | None = None) 
         runner.set_ui(ui, mode)
     else:
         runner.mode = mode
-    # Extension error records go to the session listeners too; they are not yet members of core.events.Event.
-    runner.error_sink = _stderr_sink if mode == "print" else session.emit_nowait  # type: ignore[assignment]
+    # Extension error records go to the session listeners too (json and rpc write them).
+    runner.error_sink = _stderr_sink if mode == "print" else session.emit_nowait
     runner.flush_errors()
     if runner.has("session_start"):
         from pi_coder.core.extensions.events import SessionStartEvent

@@ -1,4 +1,4 @@
-"""``@file`` arguments: text files are inlined, images are attached (pi-product 1.2).
+"""``@file`` arguments: text files are inlined, images are attached.
 
 A text file becomes ``<file name="/abs/path">\\n<content>\\n</file>\\n``; an image (PNG, JPEG,
 GIF or WebP, recognised by its first bytes) becomes an attachment plus an empty

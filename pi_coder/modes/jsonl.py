@@ -12,17 +12,43 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, assert_never
+
+from pi_coder.agent.events import (
+    AgentEnd,
+    AgentStart,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+    TurnEnd,
+    TurnStart,
+)
+from pi_coder.core.events import (
+    AutoCompactionEnd,
+    AutoCompactionStart,
+    AutoRetryEnd,
+    AutoRetryStart,
+    BashExecutionEnd,
+    BashExecutionStart,
+    BashExecutionUpdate,
+    EntryAppendedEvent,
+    Event,
+    ExtensionErrorEvent,
+    ModelChanged,
+    Notice,
+    QueueChanged,
+    SessionNameChanged,
+    SessionSwitched,
+    SummarizationRetryAttemptStart,
+    SummarizationRetryFinished,
+    SummarizationRetryScheduled,
+    ThinkingLevelChanged,
+)
 
 __all__ = ["JsonLineWriter", "settled_event", "to_jsonable"]
-
-_RENAMED = {
-    "queue_changed": "queue_update",
-    "session_name_changed": "session_info_changed",
-    "auto_compaction_start": "compaction_start",
-    "auto_compaction_end": "compaction_end",
-}
-_WIRE_TYPES = frozenset((*_RENAMED, "thinking_level_changed"))
 
 
 def _default(value: Any) -> Any:
@@ -64,31 +90,73 @@ class JsonLineWriter:
         self._on_closed = on_closed
         self.closed = False
         """True after the reader went away; later writes are dropped."""
-        self._compaction_reason: Any = None
+        self._compaction_reason: str | None = None
 
-    def _to_wire(self, data: dict[str, Any]) -> dict[str, Any]:
-        kind = data.get("type")
-        if kind == "thinking_level_changed" and "thinkingLevel" in data:
-            return {"type": kind, "level": data["thinkingLevel"]}
-        renamed = _RENAMED.get(kind)  # type: ignore[arg-type]
-        if renamed is None:
-            return data
-        data = {**data, "type": renamed}
-        if kind == "auto_compaction_start":
-            self._compaction_reason = data.get("reason")
-        elif kind == "auto_compaction_end" and "reason" not in data and self._compaction_reason is not None:
-            data = {"type": renamed, "reason": self._compaction_reason, **data}
-        return data
+    def _to_wire(self, event: Event) -> dict[str, Any]:
+        """``event``'s JSON dict under its Pi 1.6 wire name (see the module docstring)."""
+        data = event.to_json_dict()
+        match event:
+            case ThinkingLevelChanged():
+                return {"type": event.type, "level": event.thinking_level}
+            case QueueChanged():
+                return {**data, "type": "queue_update"}
+            case SessionNameChanged():
+                return {**data, "type": "session_info_changed"}
+            case AutoCompactionStart():
+                self._compaction_reason = event.reason
+                return {**data, "type": "compaction_start"}
+            case AutoCompactionEnd():
+                data = {**data, "type": "compaction_end"}
+                if self._compaction_reason is not None:  # Pi repeats the start's reason on the end
+                    data = {"type": "compaction_end", "reason": self._compaction_reason, **data}
+                return data
+            case (
+                AgentStart()
+                | AgentEnd()
+                | TurnStart()
+                | TurnEnd()
+                | MessageStart()
+                | MessageUpdate()
+                | MessageEnd()
+                | ToolExecutionStart()
+                | ToolExecutionUpdate()
+                | ToolExecutionEnd()
+                | SessionSwitched()
+                | ModelChanged()
+                | BashExecutionStart()
+                | BashExecutionUpdate()
+                | BashExecutionEnd()
+                | AutoRetryStart()
+                | AutoRetryEnd()
+                | SummarizationRetryScheduled()
+                | SummarizationRetryAttemptStart()
+                | SummarizationRetryFinished()
+                | Notice()
+                | ExtensionErrorEvent()
+                | EntryAppendedEvent()
+            ):
+                return data
+            case _:
+                assert_never(event)
+
+    def write_event(self, event: Event) -> None:
+        """Write one agent or session event as one line, in Pi 1.6's wire form (a session listener)."""
+        if not self.closed:
+            self._write_value(self._to_wire(event))
 
     def write(self, obj: Any) -> None:
-        """Serialise ``obj`` (objects with ``to_json_dict`` are converted) and write one line."""
+        """Serialise ``obj`` (objects with ``to_json_dict`` are converted) and write one line.
+
+        An agent or session event is written as by :meth:`write_event`.
+        """
+        if isinstance(obj, Event):
+            self.write_event(obj)
+        elif not self.closed:
+            self._write_value(to_jsonable(obj))
+
+    def _write_value(self, value: Any) -> None:
         import orjson
 
-        if self.closed:
-            return
-        value = to_jsonable(obj)
-        if isinstance(value, dict) and value.get("type") in _WIRE_TYPES:
-            value = self._to_wire(value)
         try:
             data = orjson.dumps(value, default=_default) + b"\n"
         except orjson.JSONEncodeError:

@@ -6,17 +6,20 @@ The modes and the start-up code read this; nothing here parses or does I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
+
+from pi_coder.ai.types import NamedThinkingLevel
+from pi_coder.tools import ALL_TOOL_NAMES
 
 __all__ = ["MODES", "THINKING_LEVELS", "VALID_TOOLS", "CliOptions", "RunMode", "StartupExit"]
 
 MODES = ("text", "json", "rpc")
 """Values of ``--mode``."""
 
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+THINKING_LEVELS: tuple[str, ...] = get_args(NamedThinkingLevel)
 """Values of ``--thinking`` (and of a ``--model`` ``:thinking`` suffix)."""
 
-VALID_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
+VALID_TOOLS: tuple[str, ...] = ALL_TOOL_NAMES
 """Built-in tool names accepted by ``--tools``."""
 
 RunMode = Literal["interactive", "text", "json", "rpc"]
@@ -81,8 +84,6 @@ class CliOptions:
     no_skills: bool = False
     no_mcp: bool = False
     """``--no-mcp``: no MCP server connects, no MCP tools."""
-    approve: bool = False
-    """``-a/--approve``: trust the project folder for this run."""
     permission_mode: str | None = None
     """``--permission-mode``: auto, ask, accept-edits, plan, deny (overrides ``permissions.mode``)."""
     sandbox: str | None = None

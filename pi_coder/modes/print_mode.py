@@ -1,4 +1,4 @@
-"""``pi -p`` (text) and ``pi --mode json``: run the prompts once and exit (pi-product 1.4).
+"""``pi -p`` (text) and ``pi --mode json``: run the prompts once and exit.
 
 Text mode prints the final assistant message's text blocks, one per line; an error or abort
 prints the error on stderr and exits 1; an answer cut off by ``max_tokens`` (stop reason
@@ -17,11 +17,45 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, assert_never
 
+from pi_coder.agent.events import (
+    AgentEnd,
+    AgentStart,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+    TurnEnd,
+    TurnStart,
+)
+from pi_coder.core.events import (
+    AutoCompactionEnd,
+    AutoCompactionStart,
+    AutoRetryEnd,
+    AutoRetryStart,
+    BashExecutionEnd,
+    BashExecutionStart,
+    BashExecutionUpdate,
+    EntryAppendedEvent,
+    Event,
+    ExtensionErrorEvent,
+    ModelChanged,
+    Notice,
+    QueueChanged,
+    SessionNameChanged,
+    SessionSwitched,
+    SummarizationRetryAttemptStart,
+    SummarizationRetryFinished,
+    SummarizationRetryScheduled,
+    ThinkingLevelChanged,
+)
 from pi_coder.modes.stop_signals import StopSignals, exit_code_for
 
 if TYPE_CHECKING:
+    from pi_coder.ai.types import AssistantMessage
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.modes.setup import Startup
 
@@ -46,7 +80,10 @@ class _Interrupt(StopSignals):
     """The first Ctrl+C, SIGTERM or SIGHUP aborts the session; a second one acts as before."""
 
     def __init__(self, session: AgentSession) -> None:
-        super().__init__(lambda _signum: session.abort())
+        def stop(_signum: int) -> None:
+            session.abort()
+
+        super().__init__(stop)
 
     @property
     def fired(self) -> bool:
@@ -60,10 +97,9 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
 
         writer = JsonLineWriter(on_closed=session.abort)  # the reader left (| head): stop the run
         writer.write(session.store.header)
-        session.subscribe(writer.write)
+        session.subscribe(writer.write_event)
     else:
-        session.subscribe(_note_retry)
-        session.subscribe(_note_notice)
+        session.subscribe(_note_to_stderr)
     interrupt = _Interrupt(session)
     interrupt.install()
     if session.mcp is not None:  # connect in the background while the extensions start
@@ -95,37 +131,67 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
     return 1 if session.store.write_error is not None else code
 
 
-def _note_retry(event: object) -> None:
-    """Text mode: say on stderr why nothing happens while a failed request waits for its retry."""
-    if getattr(event, "type", None) != "auto_retry_start":
-        return
-    seconds = getattr(event, "delay_ms", 0) / 1000
-    attempt, total = getattr(event, "attempt", "?"), getattr(event, "max_attempts", "?")
-    with contextlib.suppress(OSError):
-        print(f"{getattr(event, 'error_message', 'Request failed')} (retry {attempt} of {total} in {seconds:g} s)", file=sys.stderr)
+def _note_to_stderr(event: Event) -> None:
+    """Text mode: one stderr line per automatic retry (why nothing happens while a failed request
+    waits) and per session warning or error (e.g. the session could not be saved)."""
+    line: str | None = None
+    match event:
+        case AutoRetryStart():
+            seconds = event.delay_ms / 1000
+            line = f"{event.error_message} (retry {event.attempt} of {event.max_attempts} in {seconds:g} s)"
+        case Notice():
+            if event.level != "info":
+                line = f"Warning: {event.text}"
+        case (
+            AgentStart()
+            | AgentEnd()
+            | TurnStart()
+            | TurnEnd()
+            | MessageStart()
+            | MessageUpdate()
+            | MessageEnd()
+            | ToolExecutionStart()
+            | ToolExecutionUpdate()
+            | ToolExecutionEnd()
+            | QueueChanged()
+            | SessionSwitched()
+            | ModelChanged()
+            | ThinkingLevelChanged()
+            | SessionNameChanged()
+            | BashExecutionStart()
+            | BashExecutionUpdate()
+            | BashExecutionEnd()
+            | AutoCompactionStart()
+            | AutoCompactionEnd()
+            | AutoRetryEnd()
+            | SummarizationRetryScheduled()
+            | SummarizationRetryAttemptStart()
+            | SummarizationRetryFinished()
+            | ExtensionErrorEvent()
+            | EntryAppendedEvent()
+        ):
+            pass
+        case _:
+            assert_never(event)
+    if line is not None:
+        with contextlib.suppress(OSError):
+            print(line, file=sys.stderr)
 
 
-def _note_notice(event: object) -> None:
-    """Text mode: warnings from the session (e.g. it could not be saved) as one stderr line each."""
-    if getattr(event, "type", None) != "notice" or getattr(event, "level", None) == "info":
-        return
-    with contextlib.suppress(OSError):
-        print(f"Warning: {getattr(event, 'text', '')}", file=sys.stderr)
+def _last_assistant(session: AgentSession) -> AssistantMessage | None:
+    from pi_coder.ai.types import AssistantMessage
 
-
-def _last_assistant(session: AgentSession) -> object | None:
     for message in reversed(session.messages):
-        role = getattr(message, "role", None)
-        if role == "assistant":
+        if isinstance(message, AssistantMessage):
             return message
-        if role in ("user", "toolResult"):
+        if getattr(message, "role", None) in ("user", "toolResult"):
             return None
     return None
 
 
 def _failed(session: AgentSession) -> bool:
     message = _last_assistant(session)
-    return getattr(message, "stop_reason", None) in ("error", "aborted")
+    return message is not None and message.stop_reason in ("error", "aborted")
 
 
 def _print_final(session: AgentSession) -> int:
@@ -134,12 +200,12 @@ def _print_final(session: AgentSession) -> int:
     message = _last_assistant(session)
     if message is None:
         return 0
-    reason = getattr(message, "stop_reason", None)
+    reason = message.stop_reason
     if reason in ("error", "aborted"):
-        print(getattr(message, "error_message", None) or f"Request {reason}", file=sys.stderr)
+        print(message.error_message or f"Request {reason}", file=sys.stderr)
         return 1
     printed = False
-    for block in getattr(message, "content", ()):
+    for block in message.content:
         if isinstance(block, TextContent):
             print(block.text)
             printed = printed or bool(block.text.strip())

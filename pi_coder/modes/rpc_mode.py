@@ -1,4 +1,4 @@
-"""``pi --mode rpc``: JSON commands on stdin, responses and events on stdout (pi-product 1.5).
+"""``pi --mode rpc``: JSON commands on stdin, responses and events on stdout.
 
 Framing is Pi's: one JSON object per LF-terminated line each way (a trailing CR is tolerated;
 U+2028/U+2029 inside strings are not line breaks). Every command gets one response,
@@ -99,7 +99,7 @@ class RpcServer:
         queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         loop = asyncio.get_running_loop()
         threading.Thread(target=_read_lines, args=(source, loop, queue), name="pi-rpc-stdin", daemon=True).start()
-        unsubscribe = self.session.subscribe(self.writer.write)
+        unsubscribe = self.session.subscribe(self.writer.write_event)
         stop = StopSignals(lambda _signum: self._stop(queue))
         stop.install()
         if getattr(self.session, "mcp", None) is not None:

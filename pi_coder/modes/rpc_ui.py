@@ -59,7 +59,12 @@ class RpcUI:
         if signal is not None:
             if signal.aborted:
                 return _CANCELLED
-            signal.add_listener(lambda *_: future.done() or future.set_result(_CANCELLED))
+
+            def cancel(*_: object) -> None:
+                if not future.done():
+                    future.set_result(_CANCELLED)
+
+            signal.add_listener(cancel)
         self._writer.write(request)
         try:
             return await asyncio.wait_for(asyncio.shield(future), timeout) if timeout is not None else await future

@@ -163,7 +163,8 @@ def prepare(
             raise UserError("--api-key needs a model: add --model (or --models) to say which provider it is for")
         models.set_api_key(target.provider, options.api_key)
 
-    file_text, images = "", []
+    file_text = ""
+    images: list[ImageContent] = []
     if options.file_args:
         from pi_coder.modes.files import process_file_args
 
@@ -321,7 +322,7 @@ def _looks_like_path(arg: str) -> bool:
 
 
 def open_store(options: CliOptions, cwd: str, session_dir: str | None, *, interactive: bool) -> SessionStore:
-    """The session store the options ask for (pi-product 1.2 session flags, 3.4).
+    """The session store the options ask for.
 
     Raises:
         UserError: No session matches ``--session``, or the prefix is ambiguous, or the file is not

@@ -2,7 +2,7 @@
 
 The conversation is given to the summarising model as plain text lines (``[User]: ...``) inside
 ``<conversation>`` tags, not as chat messages, so the model summarises it instead of continuing
-it (pi-product 4.4). The model call goes through an injected stream function; nothing here does
+it. The model call goes through an injected stream function; nothing here does
 network I/O of its own.
 """
 
@@ -184,7 +184,7 @@ def _call_text(call: ToolCall) -> str:
 
 
 def serialize_conversation(messages: Iterable[Any]) -> str:
-    """Agent messages as the plain text a summarising model reads (pi-product 4.4).
+    """Agent messages as the plain text a summarising model reads.
 
     Messages are converted like for the model (``bashExecution`` and summaries become user
     text; system prompts are left out) and written as ``[User]: ...``, ``[Assistant thinking]:

@@ -1,4 +1,4 @@
-"""Branch summaries for ``/tree`` navigation (pi-product 4.6).
+"""Branch summaries for ``/tree`` navigation.
 
 When the user moves to another point of the session tree, the branch being left (from the old
 leaf back to the deepest common ancestor with the new position) can be summarised into a

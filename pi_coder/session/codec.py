@@ -139,7 +139,7 @@ def _str(value: Any) -> str:
 def _opt_str(value: Any) -> str | None:
     if value is not None and not isinstance(value, str):
         raise TypeError
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 def _message(d: dict[str, Any], common: dict[str, Any]) -> SessionEntry:
@@ -244,7 +244,7 @@ def entry_from_dict(data: Any) -> SessionEntry | None:
                 timestamp=timestamp if type(timestamp) is str else "",
                 raw=data,
             )
-    common = {
+    common: dict[str, Any] = {
         "id": entry_id,
         "parent_id": parent_id if isinstance(parent_id, str) else None,
         "timestamp": timestamp if isinstance(timestamp, str) else "",

@@ -1,4 +1,4 @@
-"""Compaction: replace old history by a structured summary (pi-product 4.3-4.5).
+"""Compaction: replace old history by a structured summary.
 
 The pure parts work on the entries of the current branch (root to leaf): :func:`find_cut_point`
 picks where the kept history starts, :func:`prepare_compaction` splits the branch into what is
@@ -89,7 +89,7 @@ ALREADY_COMPACTED = "Already compacted"
 
 @dataclass(slots=True)
 class FileOperations:
-    """Paths the assistant read, wrote or edited (pi-product 4.5)."""
+    """Paths the assistant read, wrote or edited."""
 
     read: set[str] = field(default_factory=set)
     written: set[str] = field(default_factory=set)
@@ -203,15 +203,15 @@ def _has_context(entry: SessionEntry) -> bool:
 def _is_cut_point(entry: SessionEntry) -> bool:
     """Kept history may start here: never at a tool result, which must follow its call."""
     kind = type(entry)
-    if kind is MessageEntry:
-        return entry.role in ("user", "assistant", "bashExecution", "custom")  # type: ignore[union-attr]
+    if type(entry) is MessageEntry:
+        return entry.role in ("user", "assistant", "bashExecution", "custom")
     return kind is CustomMessageEntry or kind is BranchSummaryEntry
 
 
 def _is_turn_start(entry: SessionEntry) -> bool:
     kind = type(entry)
-    if kind is MessageEntry:
-        return entry.role in ("user", "bashExecution")  # type: ignore[union-attr]
+    if type(entry) is MessageEntry:
+        return entry.role in ("user", "bashExecution")
     return kind is CustomMessageEntry or kind is BranchSummaryEntry
 
 
@@ -365,8 +365,8 @@ def prepare_compaction(branch: Sequence[SessionEntry], *, keep_recent_tokens: in
     latest_request = None
     for index in range(end - 1, -1, -1):
         entry = branch[index]
-        if type(entry) is MessageEntry and entry.role == "user":  # type: ignore[union-attr]
-            message = entry.message  # type: ignore[union-attr]
+        if type(entry) is MessageEntry and entry.role == "user":
+            message = entry.message
             if index < cut.first_kept_index and isinstance(message, UserMessage):
                 latest_request = _user_text(message).strip() or None
             break
@@ -440,7 +440,7 @@ async def compact(
     reasoning: str | None = None,
     api_key: str | None = None,
 ) -> CompactionResult:
-    """Generate the summary for ``preparation`` (pi-product 4.4).
+    """Generate the summary for ``preparation``.
 
     The history summary (an update of the previous summary when there is one) and, for a split
     turn, the turn-prefix summary are requested in parallel and joined. The latest user request

@@ -145,7 +145,7 @@ def build_context_from_path(path: Sequence[SessionEntry]) -> SessionContext:
     for index, entry in enumerate(path):
         kind = type(entry)
         if kind is UnknownEntry:
-            has_edits = has_edits or entry.type == "context_edit"  # type: ignore[union-attr]
+            has_edits = has_edits or entry.type == "context_edit"
         elif kind is MessageEntry:
             if entry.role == "assistant":  # type: ignore[union-attr]
                 provider = entry.message_field("provider")  # type: ignore[union-attr]
@@ -248,7 +248,7 @@ def repair_tool_pairing(messages: list[AgentMessage]) -> list[AgentMessage]:
         if out is None:
             out = list(messages[:index])
         out.extend(messages[index:insert_at])
-        out.extend(_interrupted_result(call, message.timestamp) for call in missing)  # type: ignore[arg-type]
+        out.extend(_interrupted_result(call, message.timestamp) for call in missing)
         index = insert_at
     return messages if out is None else out
 

@@ -1,4 +1,4 @@
-"""Session file entries (Pi's JSONL format version 3, pi-product section 3.2).
+"""Session file entries (Pi's JSONL format version 3).
 
 Each entry keeps the exact JSON dict it was read from (or written as) in ``raw``; that dict is
 what goes back to disk, so fields added by newer Pi versions and unknown entry types survive a

@@ -1,4 +1,4 @@
-"""Coding-agent message types and their conversion to LLM messages (pi-product sections 3.2, 6).
+"""Coding-agent message types and their conversion to LLM messages.
 
 The agent transcript holds Pi's four LLM roles (``system``, ``user``, ``assistant``,
 ``toolResult``) plus the coding agent's own roles: ``bashExecution`` (user ``!`` commands),

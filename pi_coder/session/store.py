@@ -283,7 +283,10 @@ class SessionStore:
             raw["parentSession"] = parent_session
         self._reset(header_from_dict(raw))  # type: ignore[arg-type]
         self._leave_writers()
-        self._file = self._session_dir / _file_name(timestamp, session_id) if self._persist else None
+        self._file = None
+        if self._persist:
+            assert self._session_dir is not None, "a persistent store has a session directory"
+            self._file = self._session_dir / _file_name(timestamp, session_id)
         self._on_disk = False
         self._replace_on_flush = False
         self._pending = []

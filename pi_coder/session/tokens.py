@@ -1,4 +1,4 @@
-"""Token estimates for compaction (pi-product 4.2, 4.3).
+"""Token estimates for compaction.
 
 A message is estimated at ``ceil(chars / 4)`` of what it contributes to a request: text,
 thinking, tool-call names and JSON arguments, tool-result text, ``!`` command and output,
@@ -179,7 +179,7 @@ def effective_reserve_tokens(context_window: int, reserve_tokens: int) -> int:
 
 
 def should_compact(context_tokens: int, context_window: int, reserve_tokens: int) -> bool:
-    """Whether a context of ``context_tokens`` passes ``window - reserve`` (pi-product 4.2).
+    """Whether a context of ``context_tokens`` passes ``window - reserve``.
 
     Args:
         context_tokens: The context size (see :func:`estimate_context_tokens`).

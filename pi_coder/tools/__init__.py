@@ -80,7 +80,8 @@ def create_tool(name: str, cwd: str | os.PathLike[str], settings: ToolSettings |
         KeyError: ``name`` is not one of ``ALL_TOOL_NAMES``.
     """
     module, _, factory = _FACTORIES[name].partition(":")
-    return getattr(importlib.import_module(module), factory)(cwd, settings)
+    tool: AgentTool = getattr(importlib.import_module(module), factory)(cwd, settings)
+    return tool
 
 
 def create_tools(

@@ -374,15 +374,15 @@ def _closest(haystack: str, old: str) -> Candidate | None:
         if score > best_score:
             best_start, best_score = lo, score
     window_lines = file_lines[best_start : best_start + n]
-    for k, expected in enumerate(old_lines):
-        actual = window_lines[k] if k < len(window_lines) else ""
+    for row, expected in enumerate(old_lines):
+        actual = window_lines[row] if row < len(window_lines) else ""
         if expected != actual:
             col = next(
                 (c for c, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
                 min(len(expected), len(actual)),
             )
             return Candidate(
-                start_line=best_start + 1, lines=tuple(window_lines), diff_line=best_start + k + 1,
+                start_line=best_start + 1, lines=tuple(window_lines), diff_line=best_start + row + 1,
                 expected=expected, actual=actual, column=col + 1,
             )  # fmt: skip
     return Candidate(start_line=best_start + 1, lines=tuple(window_lines), diff_line=None)

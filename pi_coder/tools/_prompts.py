@@ -1,4 +1,4 @@
-"""What each tool contributes to the system prompt (pi-product 5.8)."""
+"""What each tool contributes to the system prompt."""
 
 from __future__ import annotations
 

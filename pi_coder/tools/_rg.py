@@ -7,7 +7,7 @@ import contextlib
 import os
 import shutil
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
 
 from pi_coder.ai.abort import AbortSignal
@@ -43,7 +43,7 @@ class RipgrepRun:
         self.returncode: int | None = None
         self.stderr = ""
 
-    async def lines(self) -> AsyncIterator[bytes]:
+    async def lines(self) -> AsyncGenerator[bytes, None]:
         """Stdout lines (without the newline). Raises ``ToolError("Operation aborted")`` on abort."""
         try:
             self._proc = await asyncio.create_subprocess_exec(

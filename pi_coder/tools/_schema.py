@@ -40,7 +40,8 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
 
 def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """Inline ``$defs``, drop titles and turn ``anyOf [X, null]`` into ``X`` (optional fields)."""
-    return _inline(schema, schema.get("$defs", {}))
+    inlined: dict[str, Any] = _inline(schema, schema.get("$defs", {}))
+    return inlined
 
 
 class ToolParams(BaseModel):
@@ -49,7 +50,7 @@ class ToolParams(BaseModel):
     model_config = ConfigDict(populate_by_name=True, extra="ignore")
 
     @classmethod
-    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
         return clean_schema(super().model_json_schema(*args, **kwargs))
 
 

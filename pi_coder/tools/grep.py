@@ -70,7 +70,8 @@ def _sort_key(rel: str) -> tuple[str, ...]:
 
 def _json_text(value: dict[str, Any]) -> str:
     if "text" in value:
-        return value["text"]
+        text: str = value["text"]
+        return text
     return base64.b64decode(value.get("bytes", "")).decode("utf-8", "replace")
 
 

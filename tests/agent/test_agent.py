@@ -30,7 +30,7 @@ from .script import (
 )
 
 PROMPT_BUSY = (
-    "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion."
+    "Agent is already processing a prompt. Use steer() or follow_up() to queue messages, or wait for completion."
 )
 
 

@@ -1,8 +1,8 @@
 """Shared streaming machinery of the HTTP providers.
 
-:class:`StreamWriter` owns the live partial ``AssistantMessage`` (spec agent-core 2.3: one
-object mutated in place) and pushes protocol events. :func:`run_provider` runs a provider
-body in a task, turns every failure into an ``error`` event (spec 2.5) and cancels the task
+:class:`StreamWriter` owns the live partial ``AssistantMessage`` (one
+object mutated in place, so every event's ``partial`` is the same object) and pushes protocol events. :func:`run_provider` runs a provider
+body in a task, turns every failure into an ``error`` event and cancels the task
 when the abort signal fires, which closes the HTTP connection at once.
 
 Hot-path notes (the benchmark streams 50,000 events):
@@ -192,6 +192,7 @@ class StreamWriter:
     def end_text(self, index: int) -> None:
         self._apply_parts()
         block = self._content[index]
+        assert isinstance(block, TextContent)
         self._push(TextEndEvent(content_index=index, content=block.text, partial=self.output))
 
     # ------------------------------------------------------------------ thinking
@@ -215,6 +216,7 @@ class StreamWriter:
     def end_thinking(self, index: int) -> None:
         self._apply_parts()
         block = self._content[index]
+        assert isinstance(block, ThinkingContent)
         self._push(ThinkingEndEvent(content_index=index, content=block.thinking, partial=self.output))
 
     # ------------------------------------------------------------------ tool calls
@@ -235,6 +237,7 @@ class StreamWriter:
 
     def end_tool_call(self, index: int) -> None:
         block = self._content[index]
+        assert isinstance(block, ToolCall)
         self._finalize_arguments(index)
         self._push(ToolCallEndEvent(content_index=index, tool_call=block, partial=self.output))
 
@@ -307,7 +310,7 @@ class StreamWriter:
         output = self.output
         output.stop_reason = "aborted" if aborted else "error"
         output.error_message = message
-        self._push(ErrorEvent(reason=output.stop_reason, error=output))  # type: ignore[arg-type]
+        self._push(ErrorEvent(reason=output.stop_reason, error=output))
 
 
 ProviderBody = Callable[[StreamWriter], Awaitable[None]]

@@ -1,10 +1,11 @@
 """The ``anthropic-messages`` API: Anthropic's Messages endpoint over httpx and SSE.
 
 Request shape and stream events follow https://docs.anthropic.com/en/api/messages-streaming.
-No SDK is imported. Streaming events become Pi's protocol (spec agent-core 2): text,
+No SDK is imported. Streaming events become Pi's protocol: text,
 thinking (with signatures; redacted thinking as a complete redacted block), tool_use with
 ``input_json_delta`` arguments parsed while streaming, usage with cache read/write, and
-the stop-reason mapping of spec 2.5.
+Pi's stop reasons (``end_turn`` -> ``stop``, ``max_tokens`` -> ``length``, ``tool_use`` ->
+``toolUse``; a refusal or safety stop ends the stream with an ``error`` event).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ __all__ = ["API_VERSION", "DEFAULT_THINKING_BUDGETS", "build_payload", "normaliz
 API_VERSION = "2023-06-01"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
-"""Thinking token budgets per level for models without adaptive thinking (pi-product 8.5)."""
+"""Thinking token budgets per level for models without adaptive thinking."""
 OUTPUT_CAP = 32_000
 """Base ``max_tokens`` when the caller sets none: min(model.max_tokens, OUTPUT_CAP)."""
 MIN_OUTPUT_TOKENS = 1024
@@ -69,7 +70,7 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
     """Stream one response from the Messages API.
 
     Must be called inside a running event loop; returns at once and fills the stream from a
-    task. Never raises: failures end the stream with an ``error`` event (spec 2.5).
+    task. Never raises: failures end the stream with an ``error`` event.
 
     Args:
         model: A model whose ``api`` is ``anthropic-messages``.

@@ -1,4 +1,4 @@
-"""The faux provider: scripted responses streamed like a real provider (spec agent-core 2.8).
+"""The faux provider: scripted responses streamed like a real provider.
 
 For tests and demos::
 
@@ -166,15 +166,16 @@ class FauxProvider(Provider):
     async def _resolve(
         self, response: FauxResponse, model: Model, context: Context, options: StreamOptions | None
     ) -> AssistantMessage:
+        resolved: object = response
         if callable(response) and not isinstance(response, AssistantMessage):
-            response = response(context, options, self.state, model)
-            if inspect.isawaitable(response):
-                response = await response
-        if isinstance(response, str):
-            return faux_message(response)
-        if not isinstance(response, AssistantMessage):
-            raise TypeError(f"faux response must be an AssistantMessage or str, got {type(response).__name__}")
-        return response
+            resolved = response(context, options, self.state, model)
+            if inspect.isawaitable(resolved):
+                resolved = await resolved
+        if isinstance(resolved, str):
+            return faux_message(resolved)
+        if not isinstance(resolved, AssistantMessage):
+            raise TypeError(f"faux response must be an AssistantMessage or str, got {type(resolved).__name__}")
+        return resolved
 
     def chunks(self, text: str) -> list[str]:
         """Split ``text`` into the deltas the provider streams."""
@@ -292,7 +293,7 @@ def _failure(model: Model, reason: str, message: str) -> AssistantMessage:
         api=model.api,
         provider=model.provider,
         model=model.id,
-        stop_reason=reason,  # type: ignore[arg-type]
+        stop_reason=reason,
         error_message=message,
     )
 
@@ -354,7 +355,7 @@ def faux_message(
         stop_reason = "toolUse" if any(isinstance(b, ToolCall) for b in content) else "stop"
     return AssistantMessage(
         content=content,
-        stop_reason=stop_reason,  # type: ignore[arg-type]
+        stop_reason=stop_reason,
         error_message=error_message,
         usage=usage if usage is not None else Usage(),
     )

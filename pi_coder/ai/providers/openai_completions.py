@@ -4,9 +4,10 @@ Content deltas become text blocks; ``reasoning_content`` / ``reasoning`` / ``rea
 deltas become thinking blocks whose signature records the field name (so a replay to the same
 model can send it back in that field); ``tool_calls`` deltas become tool-call blocks keyed by
 ``index``, a new block starting whenever a new non-empty id arrives. Usage comes from the
-``stream_options.include_usage`` chunk; finish reasons map per spec agent-core 2.5.
+``stream_options.include_usage`` chunk; finish reasons become Pi's stop reasons (``stop``, ``length``, ``toolUse``); a content filter or an
+unknown reason ends the stream with an ``error`` event.
 
-``model.compat`` switches (pi-product 8.4), camelCase or snake_case keys:
+``model.compat`` switches, camelCase or snake_case keys:
 ``supportsStore``, ``supportsDeveloperRole``, ``supportsReasoningEffort``,
 ``supportsUsageInStreaming``, ``maxTokensField``, ``requiresToolResultName``,
 ``requiresAssistantAfterToolResult``, ``requiresThinkingAsText``, ``thinkingFormat``,
@@ -65,7 +66,7 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
     """Stream one response from a Chat Completions endpoint.
 
     Must be called inside a running event loop; returns at once and fills the stream from a
-    task. Never raises: failures end the stream with an ``error`` event (spec 2.5).
+    task. Never raises: failures end the stream with an ``error`` event.
 
     Args:
         model: A model whose ``api`` is ``openai-completions``.
@@ -224,7 +225,7 @@ def _reasoning_effort(model: Model, level: str, compat: dict[str, Any]) -> str |
     level_map = model.thinking_level_map or {}
     if level in level_map:
         return level_map[level]
-    mapped = (compat["reasoningEffortMap"] or {}).get(level)
+    mapped: str | None = (compat["reasoningEffortMap"] or {}).get(level)
     if mapped:
         return mapped
     if level in ("xhigh", "max"):
@@ -394,7 +395,7 @@ class _Parser:
         function = call.get("function") or {}
         name = function.get("name") or ""
         block = w.output.content[self.index] if self.kind == _TOOL else None
-        if block is None or slot != self.tool_slot or (call_id and block.id and call_id != block.id):
+        if not isinstance(block, ToolCall) or slot != self.tool_slot or (call_id and block.id and call_id != block.id):
             self._close()
             self.kind, self.index, self.tool_slot = _TOOL, w.start_tool_call(call_id, name), slot
         else:
@@ -414,6 +415,7 @@ class _Parser:
             self.w.end_thinking(index)
         elif kind == _TOOL:
             block = self.w.output.content[index]
+            assert isinstance(block, ToolCall)
             if not block.id:  # some local servers omit ids; the loop needs one
                 block.id = f"call_{secrets.token_hex(6)}"
             self.w.end_tool_call(index)

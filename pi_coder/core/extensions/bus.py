@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -40,7 +41,7 @@ class EventBus:
             if inspect.isawaitable(result):
                 task = asyncio.ensure_future(result)
                 self._tasks.add(task)
-                task.add_done_callback(lambda t, c=channel: self._done(c, t))
+                task.add_done_callback(functools.partial(self._done, channel))
 
     def _done(self, channel: str, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any, Literal, TypeVar
+from dataclasses import fields
+from typing import Any, TypeVar
 
-from pi_coder.core.events import to_camel_json
+from pi_coder.core.events import ExtensionErrorEvent, to_camel_json
 
 __all__ = ["ExtensionErrorEvent", "JsonPayload", "coerce_result"]
 
@@ -45,16 +45,3 @@ def coerce_result(value: object, cls: type[R]) -> R | None:
         return cls(**value)
     raise TypeError(f"handler returned {type(value).__name__}, expected None, a dict or {cls.__name__}")
 
-
-# ---------------------------------------------------------------------------- errors and entries
-
-
-@dataclass(slots=True, kw_only=True)
-class ExtensionErrorEvent(JsonPayload):
-    """An extension failed (§1.7); JSON ``{"type","extensionPath","event","error"}``."""
-
-    extension_path: str
-    event: str
-    error: str
-    stack: str = ""
-    type: Literal["extension_error"] = "extension_error"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pi_coder.core.events import EntryAppendedEvent
 from pi_coder.core.extensions.errors import ExtensionErrorEvent, coerce_result
 from pi_coder.core.extensions.errors import JsonPayload as _Json
 
@@ -50,14 +51,6 @@ __all__ = [
     "UserBashResult",
     "coerce_result",
 ]
-
-
-@dataclass(kw_only=True)
-class EntryAppendedEvent(_Json):
-    """``append_entry`` wrote a ``custom`` entry (json/rpc emit it)."""
-
-    entry: Any
-    type: Literal["entry_appended"] = "entry_appended"
 
 
 @dataclass(kw_only=True)

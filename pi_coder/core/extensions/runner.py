@@ -250,7 +250,7 @@ class ExtensionRunner(SessionSeams):
             await self._session.wait_for_idle()
 
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
-        task = asyncio.ensure_future(coro)
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task

@@ -238,9 +238,11 @@ class SessionSeams:
     """The methods ``AgentSession`` calls on ``session.extensions`` (mixed into the runner)."""
 
     _starting = False
+    run_system_prompt: str | None
+    """Set by the runner: the system prompt ``before_agent_start`` chose for the current run."""
 
-    async def intercept_prompt(
-        self: ExtensionRunner,  # type: ignore[misc]
+    async def intercept_prompt(  # type: ignore[misc]  # a mixin of ExtensionRunner: self is the runner
+        self: ExtensionRunner,
         text: str,
         images: Sequence[Any] | None,
         source: str,
@@ -254,7 +256,7 @@ class SessionSeams:
         if not self.has("input"):
             return text, list(images or ())
         behavior = "follow_up" if streaming_behavior in ("follow_up", "followUp") else streaming_behavior
-        event = E.InputEvent(text=text, images=list(images or ()), source=source, streaming_behavior=behavior)  # type: ignore[arg-type]
+        event = E.InputEvent(text=text, images=list(images or ()), source=source, streaming_behavior=behavior)
         async for _ext, ok, result in self.results("input", event, E.InputResult):
             if not ok or result is None or result.action == "continue":
                 continue
@@ -267,8 +269,8 @@ class SessionSeams:
                     event.images = list(result.images)
         return event.text, event.images
 
-    def prompt_starter(
-        self: ExtensionRunner,  # type: ignore[misc]
+    def prompt_starter(  # type: ignore[misc]  # a mixin of ExtensionRunner: self is the runner
+        self: ExtensionRunner,
         message: Any,
         text: str,
         images: Sequence[Any],
@@ -284,7 +286,7 @@ class SessionSeams:
             self.next_turn.clear()
             if self.has("before_agent_start"):
                 event = E.BeforeAgentStartEvent(
-                    message_type=message_type,  # type: ignore[arg-type]
+                    message_type=message_type,
                     prompt=text,
                     images=list(images),
                     message=message,
@@ -343,8 +345,8 @@ class SessionSeams:
             model = self.session.model
             await self.notify("model_select", E.ModelSelectEvent(model=model, source="set"))
 
-    async def on_user_bash(
-        self: ExtensionRunner,  # type: ignore[misc]
+    async def on_user_bash(  # type: ignore[misc]  # a mixin of ExtensionRunner: self is the runner
+        self: ExtensionRunner,
         command: str,
         exclude_from_context: bool,
         signal: Any,
@@ -382,8 +384,8 @@ class SessionSeams:
             exclude_from_context=exclude_from_context or None,
         )
 
-    async def before_replace(
-        self: ExtensionRunner,  # type: ignore[misc]
+    async def before_replace(  # type: ignore[misc]  # a mixin of ExtensionRunner: self is the runner
+        self: ExtensionRunner,
         reason: str,
         *,
         target: str | None = None,
@@ -394,7 +396,7 @@ class SessionSeams:
             gate: Any = E.SessionBeforeForkEvent(entry_id=entry_id or "")
             name = "session_before_fork"
         else:
-            gate = E.SessionBeforeSwitchEvent(reason=reason, target_session_file=target)  # type: ignore[arg-type]
+            gate = E.SessionBeforeSwitchEvent(reason=reason, target_session_file=target)
             name = "session_before_switch"
         if await self.gate(name, gate, E.CancelResult) is not None:
             return False
@@ -406,7 +408,7 @@ class SessionSeams:
         from pi_coder.core.extensions.loader import rerun_factories
 
         await rerun_factories(self)
-        await self.notify("session_start", E.SessionStartEvent(reason=reason, previous_session_file=previous))  # type: ignore[arg-type]
+        await self.notify("session_start", E.SessionStartEvent(reason=reason, previous_session_file=previous))
 
 
 async def reload(runner: ExtensionRunner) -> bool:
