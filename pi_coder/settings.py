@@ -258,6 +258,8 @@ class Settings(BaseModel):
     """Folder for session files instead of the default sessions folder."""
     default_project_trust: TrustDefault = "ask"
     """Global only. A project folder with no saved trust decision: ask (TUI), always or never."""
+    local_discovery: bool = True
+    """With no provider key, look for a local OpenAI-compatible server on loopback ports (100 ms)."""
     http_connect_timeout_ms: int = Field(default=15000, ge=0)
     """Connecting to a model API may take this long (0 = no limit)."""
     http_idle_timeout_ms: int = Field(default=300000, ge=0)

@@ -155,6 +155,7 @@ def prepare(
     # The project's .pi/extensions and its settings' extension entries load only for a trusted folder.
     extensions = extension_host.load_for_startup(options, cwd, loaded, models, project_trusted=trust.trusted)
     extension_host.resolve_flags(extensions, options)
+    _discover_local(options, models, loaded, notices)
     cli_model = _cli_model(options, models, notices)
     scoped = _scoped_models(options, models, notices)
     if options.api_key:
@@ -210,6 +211,18 @@ def prepare(
     mcp_host.setup(options, session, project_trusted=trust.trusted)
     notices.extend(n for n in session.startup_notices if n not in notices)
     return Startup(session=session, prompts=prompts, images=images, notices=notices, trust=trust)
+
+
+def _discover_local(options: CliOptions, models: Models, loaded: LoadedSettings, notices: list[str]) -> None:
+    """No provider has a key: offer a local server found on loopback (``local_discovery``)."""
+    if options.api_key or not loaded.settings.local_discovery or models.available_models():
+        return
+    from pi_coder.ai.discovery import discover_local, found_notice, register_found
+
+    found = discover_local()
+    if found:
+        register_found(models, found)
+        notices.append(found_notice(found))
 
 
 def _skill_loader(options: CliOptions, cwd: str, loaded: LoadedSettings, trusted: bool) -> Any:
