@@ -32,8 +32,10 @@ from pi_coder.core.shadow_git import GitError, ShadowRepo, git_available, remove
 from pi_coder.session.entries import MessageEntry, UnknownEntry
 
 if TYPE_CHECKING:
-    from pi_coder.core.agent_session import AgentSession
     from pi_coder.session.entries import SessionEntry
+
+AgentSession = Any
+"""The owning ``core.agent_session.AgentSession``; not imported, as that module imports this one."""
 
 __all__ = ["READ_ONLY_TOOLS", "CheckpointInfo", "Checkpoints", "RestoreMode", "RestoreResult"]
 
@@ -383,6 +385,18 @@ class Checkpoints(RunHook):
         last = next((raw for entry in reversed(current) if (raw := _checkpoint(entry)) is not None), None)
         expected = self._known or (last["after"] if last else None)
         return _Plan(target_commit, list(paths), outside, expected, expected_outside)
+
+    def changes_code(self, entry_id: str) -> bool:
+        """True when going to the point of ``entry_id`` would change files (checkpoints between here and there)."""
+        store = self.session.store
+        entry = store.get_entry(entry_id)
+        if entry is None or not self.enabled:
+            return False
+        raw = _checkpoint(entry)
+        if raw is not None and isinstance(raw.get("promptId"), str) and store.get_entry(raw["promptId"]):
+            entry_id = raw["promptId"]
+        plan = self._plan(entry_id)
+        return plan.target is not None and bool(plan.paths or plan.outside)
 
     async def _conflicts(self, plan: _Plan, present: str) -> list[str]:
         if plan.expected is None or plan.target is None:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pi_coder.tui.app import PiApp
 
-__all__ = ["checkpoints_command", "redo_command", "undo_command"]
+__all__ = ["ask_restore_mode", "checkpoints_command", "redo_command", "restore_code", "undo_command"]
 
 
 def _feature(app: PiApp) -> Any:
@@ -45,6 +45,50 @@ async def _run(app: PiApp, step: str, verb: str, **kwargs: Any) -> None:
     if result.editor_text is not None:
         app.editor.set_text(result.editor_text)
     await app.notice(result.message, "info" if result.applied else "warning")
+
+
+async def ask_restore_mode(app: PiApp, entry_id: str, action: str) -> str | None:
+    """For /tree and /fork: ``"both"``, ``"conversation"`` or ``"code"``; ``None`` when cancelled.
+
+    Asks only when files changed after the chosen point; otherwise the answer is ``"conversation"``.
+    """
+    from pi_coder.tui.screens.dialogs import ChoiceDialog
+
+    feature = _feature(app)
+    try:
+        changes = feature is not None and feature.changes_code(entry_id)
+    except Exception:  # an unreadable checkpoint: offer the conversation as before
+        changes = False
+    if not changes:
+        return "conversation"
+    choice = await app._dialog(
+        ChoiceDialog(
+            "Restore",
+            [("both", "Conversation and code"), ("conversation", "Conversation only"), ("code", "Code only")],
+            message=f"Files changed after this point. What should {action} restore?",
+        )
+    )
+    return choice if isinstance(choice, str) else None
+
+
+async def restore_code(app: PiApp, entry_id: str) -> bool:
+    """Restore the files to the point of ``entry_id`` (confirming hand edits); True when done."""
+    feature = _feature(app)
+    if feature is None:
+        await app.notice("Checkpoints are not available in this session", "warning")
+        return False
+    try:
+        result = await feature.restore(entry_id, "code")
+        if result.conflicts and not result.applied:
+            if not await _confirmed(app, result.conflicts, "Restore"):
+                await app.notice("Restore cancelled; nothing changed")
+                return False
+            result = await feature.restore(entry_id, "code", force=True)
+    except Exception as exc:
+        await app.notice(f"Restore failed: {exc}", "error")
+        return False
+    await app.notice(result.message, "info" if result.applied else "warning")
+    return bool(result.applied)
 
 
 async def undo_command(app: PiApp, args: str) -> None:

@@ -273,6 +273,15 @@ class NavigationMixin:
         entry_id = await self._dialog(ForkPicker(candidates))
         if entry_id is None:
             return
+        from pi_coder.tui.checkpoint_commands import ask_restore_mode, restore_code
+
+        mode = await ask_restore_mode(self, entry_id, "the fork")  # type: ignore[arg-type]
+        if mode is None:
+            return
+        if mode in ("code", "both") and not await restore_code(self, entry_id):  # type: ignore[arg-type]
+            return
+        if mode == "code":
+            return
         try:
             text = await session.fork(entry_id)
         except Exception as exc:
@@ -313,6 +322,14 @@ class NavigationMixin:
             if entry_id == store.leaf_id or (entry_id == screen.model.active_id() and not rewinds):
                 self._note("Already at this point")
                 return
+            from pi_coder.tui.checkpoint_commands import ask_restore_mode, restore_code
+
+            mode = await ask_restore_mode(self, entry_id, "moving there")  # type: ignore[arg-type]
+            if mode is None:
+                continue  # back to the tree
+            if mode == "code":
+                await restore_code(self, entry_id)  # type: ignore[arg-type]
+                return
             while True:
                 instructions: str | None = None
                 choice = "none"
@@ -340,6 +357,9 @@ class NavigationMixin:
                         )
                         if instructions is None:
                             continue  # back to the question
+                if mode == "both" and not await restore_code(self, entry_id):  # type: ignore[arg-type]
+                    return
+                mode = "conversation"  # the code is restored once, even if the tree reopens
                 outcome = await self._navigate(entry_id, choice != "none", instructions or None)
                 if outcome == "cancelled":
                     break  # reopen the tree

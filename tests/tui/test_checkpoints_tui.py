@@ -1,0 +1,172 @@
+"""Checkpoints in the TUI: /tree and /fork offer code restores, /undo and /redo in a Textual pilot.
+
+The sessions are real: ``pi -p`` runs against the scripted SSE server with a write tool call, so the
+session file holds a checkpoint entry and the shadow repository holds its snapshots.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pi_coder.ai.providers.faux import faux_message, faux_tool_call
+from pi_coder.session.entries import MessageEntry
+from pi_coder.session.store import SessionStore
+from pi_coder.tui.screens.dialogs import ChoiceDialog
+from pi_coder.tui.screens.fork_picker import ForkPicker
+from pi_coder.tui.screens.tree_view import TreeScreen
+from tests.modes.pirun import PiHome
+from tests.support.sse_server import SSEServer, Text, ToolCall, Turn
+from tests.tui.helpers import wait_until
+from tests.tui.screen_text import screen_text
+from tests.tui.screens_support import make_app
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+
+def _written_session(tmp_path: Path, server: SSEServer) -> tuple[PiHome, Path]:
+    """``pi -p "change it"``: the model overwrites a.txt and creates new.txt; returns the session file."""
+    pi = PiHome(tmp_path, server)
+    (pi.project / "a.txt").write_text("original\n")
+    server.enqueue(
+        Turn(
+            [
+                Text("Writing."),
+                ToolCall("write", {"path": "a.txt", "content": "changed\n"}, id="w1"),
+                ToolCall("write", {"path": "new.txt", "content": "created\n"}, id="w2"),
+            ]
+        ),
+        Turn([Text("Done.")]),
+    )
+    run = pi.run("-p", "change it")
+    assert run.returncode == 0, run.stderr
+    assert (pi.project / "a.txt").read_text() == "changed\n"
+    (session_file,) = pi.session_files()
+    return pi, session_file
+
+
+def _prompt_id(store: SessionStore) -> str:
+    return next(e.id for e in store.get_branch() if isinstance(e, MessageEntry) and e.role == "user")
+
+
+async def _command(app, pilot, text: str) -> None:
+    app.editor.set_text(text)
+    await pilot.pause()
+    await pilot.press("enter")
+    if app.editor.text == text:
+        await pilot.press("enter")
+
+
+@pytest.mark.parametrize("choice", ["both", "conversation", "code"])
+async def test_tree_offers_code_and_conversation_restores(
+    tmp_path: Path, project: Path, sse_server: SSEServer, make_session, choice: str
+) -> None:
+    pi, session_file = _written_session(tmp_path, sse_server)
+    session, _ = make_session([], store=SessionStore.open(session_file), model=None)
+    prompt_id = _prompt_id(session.store)
+    leaf = session.store.leaf_id
+    app = make_app(session)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await _command(app, pilot, "/tree")
+        await wait_until(pilot, lambda: isinstance(app.screen, TreeScreen), what="tree")
+        await pilot.pause()
+        screen = app.screen
+        screen.tree_list.highlighted = screen.model.index_of(prompt_id)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="restore question")
+        text = screen_text(app)
+        assert "Conversation and code" in text and "Conversation only" in text and "Code only" in text
+        presses = {"both": [], "conversation": ["down"], "code": ["down", "down"]}[choice]
+        await pilot.press(*presses, "enter")
+        if choice != "code":
+            await wait_until(pilot, lambda: "Summarize branch?" in screen_text(app), what="summary question")
+            await pilot.press("enter")  # No summary
+            await wait_until(pilot, lambda: app.editor.text == "change it", what="prompt back in the editor")
+            assert not any(isinstance(e, MessageEntry) for e in session.store.get_branch())
+        else:
+            await wait_until(pilot, lambda: not isinstance(app.screen, ChoiceDialog), what="dialog closed")
+            await wait_until(
+                pilot, lambda: (pi.project / "a.txt").read_text() == "original\n", what="code restored"
+            )
+            assert session.store.get_entry(leaf) in session.store.get_branch()  # conversation stayed
+            assert app.editor.text == ""
+        await pilot.pause(0.2)
+        if choice == "conversation":
+            assert (pi.project / "a.txt").read_text() == "changed\n"
+            assert (pi.project / "new.txt").exists()
+        else:
+            assert (pi.project / "a.txt").read_text() == "original\n"
+            assert not (pi.project / "new.txt").exists()
+
+
+async def test_fork_with_code_restores_files_then_branches(
+    tmp_path: Path, project: Path, sse_server: SSEServer, make_session
+) -> None:
+    pi, session_file = _written_session(tmp_path, sse_server)
+    session, _ = make_session([], store=SessionStore.open(session_file), model=None)
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _command(app, pilot, "/fork")
+        await wait_until(pilot, lambda: isinstance(app.screen, ForkPicker), what="fork picker")
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="restore question")
+        await pilot.press("enter")  # Conversation and code
+        await wait_until(pilot, lambda: app.editor.text == "change it", what="forked")
+        assert session.session_file != str(session_file)
+        assert (pi.project / "a.txt").read_text() == "original\n"
+        assert not (pi.project / "new.txt").exists()
+
+
+async def test_tree_without_checkpoints_after_the_point_asks_nothing_new(
+    tmp_path: Path, project: Path, sse_server: SSEServer, make_session
+) -> None:
+    """The first entry of a session without file changes goes straight to the summary question."""
+    pi = PiHome(tmp_path, sse_server)
+    sse_server.enqueue(Turn([Text("Just talking.")]))
+    assert pi.run("-p", "hello").returncode == 0
+    (session_file,) = pi.session_files()
+    session, _ = make_session([], store=SessionStore.open(session_file), model=None)
+    prompt_id = _prompt_id(session.store)
+    app = make_app(session)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await _command(app, pilot, "/tree")
+        await wait_until(pilot, lambda: isinstance(app.screen, TreeScreen), what="tree")
+        await pilot.pause()
+        app.screen.tree_list.highlighted = app.screen.model.index_of(prompt_id)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="question")
+        assert "Summarize branch?" in screen_text(app)
+        assert "Code only" not in screen_text(app)
+
+
+async def test_undo_and_redo_in_the_tui(project: Path, make_session) -> None:
+    """A scripted write, /undo: the file is back and the prompt is in the editor; /redo reapplies it."""
+    (project / "a.txt").write_text("original\n")
+    session, _ = make_session(
+        [
+            faux_message(faux_tool_call("write", {"path": "a.txt", "content": "changed\n"}, id="w1")),
+            faux_message("Done."),
+        ],
+        tool_names=["write"],
+        no_session=False,
+    )
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _command(app, pilot, "please change a.txt")
+        await wait_until(pilot, lambda: (project / "a.txt").read_text() == "changed\n", what="write")
+        await wait_until(
+            pilot, lambda: not session.is_streaming and session.checkpoints.list(), what="checkpoint"
+        )
+        assert app.editor.text == ""
+
+        await _command(app, pilot, "/undo")
+        await wait_until(pilot, lambda: (project / "a.txt").read_text() == "original\n", what="undo")
+        await wait_until(pilot, lambda: app.editor.text == "please change a.txt", what="prompt in the editor")
+        assert not any(isinstance(e, MessageEntry) for e in session.store.get_branch())
+
+        await _command(app, pilot, "/redo")
+        await wait_until(pilot, lambda: (project / "a.txt").read_text() == "changed\n", what="redo")
+        assert any(isinstance(e, MessageEntry) and e.role == "user" for e in session.store.get_branch())
