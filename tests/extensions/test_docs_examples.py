@@ -57,7 +57,9 @@ def test_doc_example(pi: PiHome, name: str, check: dict[str, Any], code: str) ->
     assert "failed in" not in run.stderr, run.stderr
     bodies = [json.dumps(r.json) for r in pi.server.requests]
     if "tool" in check or "no_tool" in check:
-        names = [t.get("name") or t.get("function", {}).get("name") for t in pi.server.requests[0].json["tools"]]
+        names = [
+            t.get("name") or t.get("function", {}).get("name") for t in pi.server.requests[0].json["tools"]
+        ]
         if "tool" in check:
             assert check["tool"] in names
         if "no_tool" in check:
