@@ -16,6 +16,7 @@ import sys
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs `pi --version` ~10 ms
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
     from pi_coder.modes.options import CliOptions
@@ -359,7 +360,7 @@ def _store_value(
         setattr(opts, option.dest, text)
 
 
-def _help_command() -> Any:
+def _help_command(extra: Sequence[_Option] = ()) -> Any:
     """A Typer command whose parameters are ``_OPTIONS`` (used only to render ``--help``)."""
     import inspect
 
@@ -373,7 +374,7 @@ def _help_command() -> Any:
             annotation=list[str] | None,
         )
     ]
-    for option in _OPTIONS:
+    for option in (*_OPTIONS, *extra):
         if option.dest == "help":
             continue  # Click adds -h/--help itself (context_settings)
         is_flag = option.kind == "flag"
@@ -405,7 +406,30 @@ def _help_command() -> Any:
     return pi
 
 
-def _print_help() -> None:
+def _cli_extension_specs(head: Sequence[str]) -> list[str]:
+    """The ``-e/--extension`` values of the command line (for ``--help``)."""
+    specs = []
+    for index, arg in enumerate(head):
+        if arg in ("-e", "--extension") and index + 1 < len(head):
+            specs.append(head[index + 1])
+        elif arg.startswith("--extension="):
+            specs.append(arg.split("=", 1)[1])
+    return specs
+
+
+def _extension_help_options(specs: Sequence[str]) -> list[_Option]:
+    """The flags the ``-e`` extensions register, as an "Extension options" help group."""
+    from pi_coder.modes.extension_host import help_flags
+
+    out = []
+    for index, (name, kind, description) in enumerate(help_flags(specs, os.getcwd())):
+        metavar = None if kind == "bool" else "VALUE"
+        kind_ = "flag" if kind == "bool" else "value"
+        out.append(_Option(f"ext_flag_{index}", (f"--{name}",), kind_, description or "(extension flag)", "", metavar))
+    return out
+
+
+def _print_help(extension_specs: Sequence[str] = ()) -> None:
     import typer
     import typer.main
 
@@ -414,9 +438,30 @@ def _print_help() -> None:
         rich_markup_mode=None,
         context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     )
-    app.command(epilog=_EPILOG)(_help_command())
+    extra = _extension_help_options(extension_specs) if extension_specs else []
+    app.command(epilog=_EPILOG)(_help_command(extra))
     command = typer.main.get_command(app)
+    if extra:
+        _add_extension_section(command, {option.dest for option in extra})
     command.main(args=["--help"], prog_name="pi", standalone_mode=False)
+
+
+def _add_extension_section(command: Any, names: set[str]) -> None:
+    """List the extension flags in their own "Extension options" section, after "Options"."""
+    original = command.format_options
+
+    def format_options(ctx: Any, formatter: Any) -> None:
+        own = [param for param in command.params if param.name in names]
+        for param in own:
+            param.hidden = True
+        original(ctx, formatter)
+        for param in own:
+            param.hidden = False
+        rows = [row for param in own if (row := param.get_help_record(ctx)) is not None]
+        with formatter.section("Extension options"):
+            formatter.write_dl(rows)
+
+    command.format_options = format_options
 
 
 def _say(line: str) -> None:
@@ -464,7 +509,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_subcommand(args)
     if "-h" in head or "--help" in head:
-        _print_help()
+        _print_help(_cli_extension_specs(head))
         return 0
     if head[:1] == ["checkpoints"]:
         from pi_coder.modes.checkpoint_cli import run_checkpoints_command

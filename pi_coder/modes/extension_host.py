@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, cast
 from pi_coder.errors import UserError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pi_coder.ai.models import Models
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.core.extensions.context import UIProtocol
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     from pi_coder.modes.options import CliOptions
     from pi_coder.settings import LoadedSettings
 
-__all__ = ["bind", "error_line", "load_for_startup", "resolve_flags", "start", "stop"]
+__all__ = ["bind", "error_line", "help_flags", "load_for_startup", "resolve_flags", "start", "stop"]
 
 
 def _has_entry_points() -> bool:
@@ -108,6 +110,33 @@ def load_for_startup(
     runner.rediscover = find
     load_extensions(runner, find())
     return runner
+
+
+def help_flags(specs: Sequence[str], cwd: str) -> list[tuple[str, str, str]]:
+    """``(name, type, description)`` of the flags the ``-e`` extensions register (for ``pi --help``).
+
+    Only the command line's extensions load; a failing one is reported on stderr and skipped.
+    """
+    from pi_coder.core.extensions.loader import discover, load_extensions
+    from pi_coder.core.extensions.runner import ExtensionRunner
+
+    runner = ExtensionRunner(cwd)
+    runner.error_sink = _stderr_sink
+    sources, problems = discover(
+        cli_specs=list(specs), cwd=cwd, config_dir=Path(cwd) / ".no-config", no_extensions=True, project_trusted=False
+    )
+    for spec, problem in problems:
+        print(f"pi: {spec}: {problem}", file=sys.stderr)
+    load_extensions(runner, sources)
+    runner.flush_errors()
+    seen: set[str] = set()
+    out = []
+    for ext in runner.extensions:
+        for flag in ext.flags:
+            if flag.name not in seen:
+                seen.add(flag.name)
+                out.append((flag.name, flag.type, flag.description))
+    return out
 
 
 def resolve_flags(runner: ExtensionRunner | None, options: CliOptions) -> None:

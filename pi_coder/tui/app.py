@@ -493,6 +493,11 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
         finally:
             self._restore_status()
 
+    async def action_extension_shortcut(self, index: int) -> None:
+        from pi_coder.tui.extension_ui import run_shortcut
+
+        await run_shortcut(self, index)
+
     async def action_quit(self) -> None:
         await self.quit_app()
 

@@ -126,6 +126,9 @@ async def _hotkeys(app: PiApp, args: str) -> None:
     rows = ["| Key | Action |", "|---|---|"]
     for action in KEY_ACTIONS:
         rows.append(f"| `{display_keys(keys[action.id])}` | {action.description} (`{action.id}`) |")
+    for key, shortcut in getattr(app, "extension_shortcut_list", []):
+        name = shortcut.extension.name if shortcut.extension else "extension"
+        rows.append(f"| `{display_keys(key)}` | {shortcut.description or '(extension shortcut)'} (`{name}`) |")
     rows += [
         "| `Ctrl+C` twice | Quit |",
         "| `/` | Slash commands |",

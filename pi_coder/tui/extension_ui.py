@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
     from pi_coder.tui.app import PiApp
 
-__all__ = ["ConfirmScreen", "SelectScreen", "TextScreen", "TuiUI", "extension_commands", "reload_extensions", "start_extensions"]
+__all__ = ["ConfirmScreen", "SelectScreen", "TextScreen", "TuiUI", "bind_shortcuts", "extension_commands", "reload_extensions", "run_shortcut", "start_extensions"]
 
 
 class SelectScreen(PickerScreen[str]):
@@ -173,6 +173,52 @@ def extension_commands(app: PiApp) -> list[SlashCommand]:
     return out
 
 
+def extension_shortcuts(app: PiApp) -> list[tuple[str, Any]]:
+    """``(textual key, Shortcut)`` of the extensions; built-in keys and earlier extensions win."""
+    from pi_coder.tui.keybindings import normalize_key
+
+    runner = app.session.extensions
+    if runner is None:
+        return []
+    taken = {k.strip() for keys in app.effective_keys.values() for k in keys.split(",") if k.strip()}
+    out: list[tuple[str, Any]] = []
+    for ext in runner.extensions:
+        for shortcut in ext.shortcuts:
+            key = normalize_key(shortcut.key)
+            if key is None:
+                runner.report(ext, f"shortcut:{shortcut.key}", ValueError(f"{shortcut.key!r} is not a key"))
+            elif key in taken:
+                runner.report(ext, f"shortcut:{shortcut.key}", ValueError(f"{shortcut.key} is already bound"))
+            else:
+                taken.add(key)
+                out.append((key, shortcut))
+    return out
+
+
+def bind_shortcuts(app: PiApp) -> None:
+    """(Re)bind the extensions' shortcuts as priority app bindings calling ``app.extension_shortcut(i)``."""
+    for key in getattr(app, "_extension_keys", ()):
+        app._bindings.key_to_bindings.pop(key, None)
+    app.extension_shortcut_list = extension_shortcuts(app)
+    app._extension_keys = [key for key, _ in app.extension_shortcut_list]
+    for index, (key, shortcut) in enumerate(app.extension_shortcut_list):
+        app._bindings.bind(
+            key, f"extension_shortcut({index})", shortcut.description, show=False, priority=True
+        )
+
+
+async def run_shortcut(app: PiApp, index: int) -> None:
+    """Call the shortcut's ``handler(ctx)``; a failure is reported like any extension error."""
+    shortcuts = getattr(app, "extension_shortcut_list", [])
+    runner = app.session.extensions
+    if runner is None or not 0 <= index < len(shortcuts):
+        return
+    _key, shortcut = shortcuts[index]
+    ext = shortcut.extension
+    # Spawned: a handler awaiting a dialog must not hold the app's message loop.
+    runner.spawn(runner.call(ext, f"shortcut:{shortcut.key}", shortcut.handler, runner.command_context(ext)))
+
+
 async def reload_extensions(app: PiApp) -> bool:
     """``/reload`` with extensions: shutdown, re-discover and re-import, commands into ``/`` again."""
     from pi_coder.tui.commands import COMMANDS
@@ -182,6 +228,7 @@ async def reload_extensions(app: PiApp) -> bool:
         return False
     app.commands = COMMANDS
     app.commands = [*COMMANDS, *extension_commands(app)]
+    bind_shortcuts(app)
     return True
 
 
@@ -194,6 +241,7 @@ async def start_extensions(app: PiApp) -> None:
         return
     app.commands = [*app.commands, *extension_commands(app)]
     runner.set_ui(TuiUI(app), "tui")
+    bind_shortcuts(app)
 
     def warn(record: Any) -> None:
         name = record.extension_path.rsplit("/", 1)[-1].removesuffix(".py").removeprefix("builtin:")

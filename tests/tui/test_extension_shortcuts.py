@@ -1,0 +1,79 @@
+"""Extension shortcuts in the TUI: bound as keys, run their handler, listed in /hotkeys (pilot)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from pi_coder.core.extensions.loader import discover, load_extensions
+from pi_coder.core.extensions.runner import ExtensionRunner
+from pi_coder.tui.app import PiApp
+from tests.tui.helpers import type_text, wait_until
+
+EXT = """
+def extension(pi):
+    def hit(ctx):
+        ctx.ui.set_editor_text("shortcut ran")
+
+    pi.register_shortcut("ctrl+alt+h", hit, description="Fill the editor")
+    pi.register_shortcut("ctrl+c", hit, description="Taken by pi")
+"""
+
+
+def _app(session, project: Path, specs: list[str]) -> PiApp:
+    (project / "ext.py").write_text(textwrap.dedent(EXT))
+    runner = ExtensionRunner(str(project), models=session.models)
+    sources, problems = discover(cli_specs=specs, cwd=str(project), config_dir=project / "none")
+    assert not problems
+    load_extensions(runner, sources)
+    runner.bind(session)
+    return PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+
+
+async def test_shortcut_runs_handler_and_is_listed(make_session, project: Path) -> None:
+    session, _ = make_session([])
+    app = _app(session, project, ["ext.py"])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: bool(getattr(app, "extension_shortcut_list", None)), what="bound")
+        assert [key for key, _ in app.extension_shortcut_list] == [
+            "alt+ctrl+h"
+        ]  # sorted like Textual; ctrl+c stays pi's
+        await pilot.press("alt+ctrl+h")
+        await wait_until(pilot, lambda: app.editor.text == "shortcut ran", what="handler ran")
+        app.editor.text = ""
+        await type_text(pilot, "/hotkeys")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Fill the editor" in _transcript(app), what="/hotkeys row")
+
+
+async def test_plan_mode_shortcut(make_session, project: Path) -> None:
+    session, _ = make_session([])
+    app = _app(session, project, ["builtin:plan-mode"])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: bool(getattr(app, "extension_shortcut_list", None)), what="bound")
+        assert [key for key, _ in app.extension_shortcut_list] == ["alt+ctrl+p"]
+        ui = session.extensions.ui
+        await pilot.press("alt+ctrl+p")
+        await wait_until(pilot, lambda: ui.statuses.get("plan") == "plan mode", what="plan mode on")
+
+
+async def test_permissions_alt_m_cycles_mode(make_session, project: Path, monkeypatch) -> None:
+    from pi_coder.core.permissions import gate
+    from pi_coder.core.permissions.policy import Policy
+    from pi_coder.core.permissions.rules import RuleSet
+
+    policy = Policy("auto", RuleSet(), str(project))
+    monkeypatch.setattr(gate, "_policy", policy)
+    session, _ = make_session([])
+    app = _app(session, project, ["builtin:permissions"])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: bool(getattr(app, "extension_shortcut_list", None)), what="bound")
+        assert [key for key, _ in app.extension_shortcut_list] == ["alt+m"]
+        await pilot.press("alt+m")
+        await wait_until(pilot, lambda: policy.mode != "auto", what="mode cycled")
+
+
+def _transcript(app: PiApp) -> str:
+    return "\\n".join(
+        str(getattr(w, "source", "")) + str(getattr(w, "_markdown", "")) for w in app.query("*")
+    )
