@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import os
 import shutil
 import subprocess
@@ -147,7 +148,7 @@ class ProjectFiles:
             self._files = self._scan()
         return self._files
 
-    def _scan(self) -> list[str]:
+    def _scan(self) -> builtins.list[str]:
         rg = find_rg()
         files: list[str] = []
         if rg is not None:
@@ -177,7 +178,7 @@ class ProjectFiles:
                 directories.add("/".join(parts[:depth]) + "/")
         return sorted(files) + sorted(directories)
 
-    def complete(self, query: str, limit: int = 20) -> list[Completion]:
+    def complete(self, query: str, limit: int = 20) -> builtins.list[Completion]:
         out = []
         for path in fuzzy_filter(query, self.list(), limit):
             shown = f'"{path}"' if " " in path else path

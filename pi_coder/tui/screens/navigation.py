@@ -191,8 +191,7 @@ class NavigationMixin:
 
     async def open_model_picker(self, term: str = "") -> None:
         """Ctrl+L / ``/model [term]``: an exact ``provider/id`` or id switches at once, else pick."""
-        from pi_coder.tui.login import reload_models
-        from pi_coder.tui.screens.model_picker import ModelPicker, exact_model_match
+        from pi_coder.tui.screens.model_picker import ModelPicker, exact_model_match, reload_models
 
         session = self.session
         error = reload_models(self)  # type: ignore[arg-type]
