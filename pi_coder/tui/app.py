@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from pi_coder.tui.bridge import SessionBridge, SessionEventsPosted
-from pi_coder.tui.commands import COMMANDS, find_command, parse_command
+from pi_coder.tui.commands import COMMANDS, SlashCommand, find_command, parse_command
 from pi_coder.tui.completion import Completion, CompletionContext, ProjectFiles, fuzzy_filter
 from pi_coder.tui.controller import TranscriptController
 from pi_coder.tui.external_editor import ExternalEditorMixin
@@ -127,7 +127,7 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
         self.animations = animate
         self.hide_thinking = hide_thinking
         self.tools_expanded = False
-        self.commands = COMMANDS
+        self.commands: Sequence[SlashCommand] = COMMANDS
         self._gc_frozen = False
         self.bridge: SessionBridge | None = None
         self._last_clear = 0.0
@@ -421,10 +421,10 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
             return
         parsed = parse_command(stripped)
         if parsed is not None:
-            command = find_command(parsed[0], self.commands)
-            if command is not None:
+            slash = find_command(parsed[0], self.commands)
+            if slash is not None:
                 editor.set_text("")
-                self.run_worker(self._run_command(command, parsed[1]), group="command", exit_on_error=False)
+                self.run_worker(self._run_command(slash, parsed[1]), group="command", exit_on_error=False)
                 return
         editor.set_text("")
         behavior = "follow_up" if message.follow_up else "steer"

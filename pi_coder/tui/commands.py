@@ -6,48 +6,24 @@ and /fork open the dialogs of ``pi_coder.tui.screens`` (``PiApp`` methods from N
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
+from pi_coder.tui.context import CommandContext, SlashCommand
 from pi_coder.tui.format import format_tokens
 from pi_coder.tui.keys import KEY_ACTIONS, display_keys
 
-if TYPE_CHECKING:
-    from pi_coder.tui.app import PiApp
-
 __all__ = ["COMMANDS", "SlashCommand", "find_command", "parse_command"]
 
-Handler = Callable[["PiApp", str], Awaitable[None] | None]
 
-
-@dataclass(frozen=True, slots=True)
-class SlashCommand:
-    name: str
-    description: str
-    handler: Handler
-    args_hint: str = ""
-
-    @property
-    def takes_args(self) -> bool:
-        return bool(self.args_hint)
-
-    async def run(self, app: PiApp, args: str) -> None:
-        result = self.handler(app, args)
-        if inspect.isawaitable(result):
-            await result
-
-
-async def _new(app: PiApp, args: str) -> None:
+async def _new(app: CommandContext, args: str) -> None:
     await app.new_session()
 
 
-async def _compact(app: PiApp, args: str) -> None:
+async def _compact(app: CommandContext, args: str) -> None:
     await app.compact(args.strip() or None)
 
 
-async def _session(app: PiApp, args: str) -> None:
+async def _session(app: CommandContext, args: str) -> None:
     session = app.session
     stats = session.stats()
     lines = ["**Session**", ""]
@@ -85,7 +61,7 @@ async def _session(app: PiApp, args: str) -> None:
     await app.show_markdown("\n".join(lines))
 
 
-async def _name(app: PiApp, args: str) -> None:
+async def _name(app: CommandContext, args: str) -> None:
     name = args.strip()
     if not name:
         current = getattr(app.session, "session_name", None)
@@ -96,7 +72,7 @@ async def _name(app: PiApp, args: str) -> None:
     app.refresh_footer()
 
 
-async def _copy(app: PiApp, args: str) -> None:
+async def _copy(app: CommandContext, args: str) -> None:
     text = app.session.last_assistant_text()
     if not text:
         await app.notice("No agent messages to copy yet.", "warning")
@@ -105,7 +81,7 @@ async def _copy(app: PiApp, args: str) -> None:
     await app.notice("Copied last agent message to clipboard")
 
 
-async def _export(app: PiApp, args: str) -> None:
+async def _export(app: CommandContext, args: str) -> None:
     from pi_coder.core.export_html import default_export_path, export_store_html
 
     session = app.session
@@ -121,7 +97,7 @@ async def _export(app: PiApp, args: str) -> None:
     await app.notice(f"Session exported to: {path}")
 
 
-async def _hotkeys(app: PiApp, args: str) -> None:
+async def _hotkeys(app: CommandContext, args: str) -> None:
     keys = app.effective_keys
     rows = ["| Key | Action |", "|---|---|"]
     for action in KEY_ACTIONS:
@@ -139,7 +115,7 @@ async def _hotkeys(app: PiApp, args: str) -> None:
     await app.show_markdown("**Keyboard shortcuts**\n\n" + "\n".join(rows))
 
 
-async def _reload(app: PiApp, args: str) -> None:
+async def _reload(app: CommandContext, args: str) -> None:
     """Re-read extensions, settings, templates, skills, themes and context files (extensions §1.6)."""
     session = app.session
     if session.is_streaming:
@@ -149,7 +125,7 @@ async def _reload(app: PiApp, args: str) -> None:
     if runner is not None:
         from pi_coder.tui.extension_ui import reload_extensions
 
-        if not await reload_extensions(app):
+        if not await reload_extensions(app, COMMANDS):
             await app.notice("Cannot reload while the agent is working; wait or press Esc first.", "warning")
             return
         warnings = list(getattr(session, "reload_warnings", ()))
@@ -165,61 +141,61 @@ async def _reload(app: PiApp, args: str) -> None:
     await app.notice("Reloaded extensions, settings, prompt templates, skills, themes and context files")
 
 
-async def _quit(app: PiApp, args: str) -> None:
+async def _quit(app: CommandContext, args: str) -> None:
     await app.quit_app()
 
 
-async def _model(app: PiApp, args: str) -> None:
+async def _model(app: CommandContext, args: str) -> None:
     await app.open_model_picker(args.strip())
 
 
-async def _settings(app: PiApp, args: str) -> None:
+async def _settings(app: CommandContext, args: str) -> None:
     await app.open_settings()
 
 
-async def _resume(app: PiApp, args: str) -> None:
+async def _resume(app: CommandContext, args: str) -> None:
     await app.open_session_picker()
 
 
-async def _tree(app: PiApp, args: str) -> None:
+async def _tree(app: CommandContext, args: str) -> None:
     await app.open_tree()
 
 
-async def _fork(app: PiApp, args: str) -> None:
+async def _fork(app: CommandContext, args: str) -> None:
     await app.open_fork()
 
 
-async def _login(app: PiApp, args: str) -> None:
+async def _login(app: CommandContext, args: str) -> None:
     from pi_coder.tui.login import login
 
     await login(app, args)
 
 
-async def _logout(app: PiApp, args: str) -> None:
+async def _logout(app: CommandContext, args: str) -> None:
     from pi_coder.tui.login import logout
 
     await logout(app, args)
 
 
-async def _undo(app: PiApp, args: str) -> None:
-    from pi_coder.tui.checkpoint_commands import undo_command
+async def _undo(app: CommandContext, args: str) -> None:
+    from pi_coder.tui.screens.checkpoint_commands import undo_command
 
     await undo_command(app, args)
 
 
-async def _redo(app: PiApp, args: str) -> None:
-    from pi_coder.tui.checkpoint_commands import redo_command
+async def _redo(app: CommandContext, args: str) -> None:
+    from pi_coder.tui.screens.checkpoint_commands import redo_command
 
     await redo_command(app, args)
 
 
-async def _checkpoints(app: PiApp, args: str) -> None:
-    from pi_coder.tui.checkpoint_commands import checkpoints_command
+async def _checkpoints(app: CommandContext, args: str) -> None:
+    from pi_coder.tui.screens.checkpoint_commands import checkpoints_command
 
     await checkpoints_command(app, args)
 
 
-async def _mcp(app: PiApp, args: str) -> None:
+async def _mcp(app: CommandContext, args: str) -> None:
     manager = getattr(app.session, "mcp", None)
     if manager is None:
         await app.notice("No MCP servers (mcp.json in the configuration folder; see pi mcp --help).")
@@ -228,7 +204,7 @@ async def _mcp(app: PiApp, args: str) -> None:
     await app.show_markdown("**MCP servers**\n\n```\n" + "\n".join(lines) + "\n```")
 
 
-async def _trust(app: PiApp, args: str) -> None:
+async def _trust(app: CommandContext, args: str) -> None:
     from pi_coder.tui.trust_dialog import show_trust
 
     await show_trust(app)
@@ -259,7 +235,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
 )
 
 
-def find_command(name: str, commands: tuple[SlashCommand, ...] = COMMANDS) -> SlashCommand | None:
+def find_command(name: str, commands: Sequence[SlashCommand] = COMMANDS) -> SlashCommand | None:
     return next((c for c in commands if c.name == name), None)
 
 

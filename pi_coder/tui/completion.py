@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import os
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ __all__ = [
     "ProjectFiles",
     "find_rg",
     "fuzzy_filter",
+    "fuzzy_score",
     "path_completions",
     "token_context",
 ]
@@ -42,31 +44,46 @@ class CompletionContext:
     end: int
 
 
-def fuzzy_score(query: str, candidate: str) -> int | None:
-    """Lower is better; None when ``query`` is not a subsequence of ``candidate`` (case-insensitive)."""
-    if not query:
-        return 0
-    q, c = query.lower(), candidate.lower()
-    name = c.rsplit("/", 1)[-1]
-    if name.startswith(q):
-        return 0 + len(c) // 50
-    if c.startswith(q):
-        return 1 + len(c) // 50
-    index = c.find(q)
+def _token_score(token: str, text: str, name: str) -> float | None:
+    if name.startswith(token):
+        return 0.0
+    if text.startswith(token):
+        return 1.0
+    index = text.find(token)
     if index >= 0:
-        return 2 + (index > 0) + len(c) // 50
+        word_start = not text[index - 1].isalnum()
+        return (2.0 if word_start else 3.0) + index / 1000
     position, gaps = 0, 0
-    for char in q:
-        found = c.find(char, position)
+    for char in token:
+        found = text.find(char, position)
         if found < 0:
             return None
         gaps += found - position
         position = found + 1
-    return 4 + min(gaps, 40) + len(c) // 50
+    return 4.0 + min(gaps, 40)
+
+
+def fuzzy_score(query: str, text: str) -> float | None:
+    """Lower is better; None when a whitespace-separated token of ``query`` does not match.
+
+    The one fuzzy match of the TUI (completion menus and pickers). Case-insensitive. Each token
+    scores, best first: a prefix of the last path component of ``text``, a prefix of ``text``, a
+    substring at a word start, a substring, its characters in order (fewer gaps first).
+    """
+    lowered = text.lower()
+    name = lowered.rsplit("/", 1)[-1]
+    total = 0.0
+    for token in query.lower().split():
+        score = _token_score(token, lowered, name)
+        if score is None:
+            return None
+        total += score
+    return total
 
 
 def fuzzy_filter(query: str, candidates: Iterable[str], limit: int = 20) -> list[str]:
-    scored = [(score, len(c), c) for c in candidates if (score := fuzzy_score(query, c)) is not None]
+    """The best ``limit`` candidates for ``query``; shorter ones first among equal matches."""
+    scored = [(score + len(c) // 50, len(c), c) for c in candidates if (score := fuzzy_score(query, c)) is not None]
     scored.sort()
     return [c for _, _, c in scored[:limit]]
 
@@ -147,7 +164,7 @@ class ProjectFiles:
             self._files = self._scan()
         return self._files
 
-    def _scan(self) -> list[str]:
+    def _scan(self) -> builtins.list[str]:
         rg = find_rg()
         files: list[str] = []
         if rg is not None:
@@ -177,7 +194,7 @@ class ProjectFiles:
                 directories.add("/".join(parts[:depth]) + "/")
         return sorted(files) + sorted(directories)
 
-    def complete(self, query: str, limit: int = 20) -> list[Completion]:
+    def complete(self, query: str, limit: int = 20) -> builtins.list[Completion]:
         out = []
         for path in fuzzy_filter(query, self.list(), limit):
             shown = f'"{path}"' if " " in path else path

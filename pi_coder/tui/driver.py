@@ -14,6 +14,7 @@ import selectors
 import sys
 from codecs import getincrementaldecoder
 from collections.abc import Iterable
+from typing import Any
 
 from textual import events
 from textual._parser import ParseError
@@ -53,7 +54,7 @@ def driver_class() -> type | None:
             parser = PiXTermParser(self._debug)
             decode = getincrementaldecoder("utf-8")().decode
 
-            def pump(ready: list, final: bool = False) -> None:
+            def pump(ready: list[Any], final: bool = False) -> None:
                 for index, (_key, mask) in enumerate(ready):
                     if mask & selectors.EVENT_READ:
                         data = decode(os.read(self.fileno, 4096), final=final and index == len(ready) - 1)

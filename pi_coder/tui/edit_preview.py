@@ -12,7 +12,7 @@ __all__ = ["preview_edit"]
 def preview_edit(args: dict[str, Any], cwd: str) -> tuple[str | None, str | None]:
     """(diff, None) for a valid edit, (None, error text) when it would fail, (None, None) if unknown."""
     try:
-        from pi_coder.tools import compute_edit_preview, prepare_edit_arguments  # type: ignore[attr-defined]
+        from pi_coder.tools import compute_edit_preview, prepare_edit_arguments
     except ImportError:
         return None, None
     prepared = prepare_edit_arguments(args)

@@ -17,14 +17,14 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from pi_coder.tui.commands import SlashCommand
+from pi_coder.tui.context import SlashCommand
 from pi_coder.tui.screens._picker import PickerEntry, PickerScreen
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
     from pi_coder.ai.abort import AbortSignal
-    from pi_coder.tui.app import PiApp
+    from pi_coder.tui.context import CommandContext
 
 __all__ = ["ConfirmScreen", "SelectScreen", "TextScreen", "TuiUI", "bind_shortcuts", "extension_commands", "reload_extensions", "run_shortcut", "start_extensions"]
 
@@ -87,7 +87,7 @@ class TuiUI:
 
     has_ui = True
 
-    def __init__(self, app: PiApp) -> None:
+    def __init__(self, app: CommandContext) -> None:
         self._app = app
         self.statuses: dict[str, str] = {}
 
@@ -154,7 +154,7 @@ class TuiUI:
         pass
 
 
-def extension_commands(app: PiApp) -> list[SlashCommand]:
+def extension_commands(app: CommandContext) -> list[SlashCommand]:
     """The extensions' commands as slash commands (built-in names win)."""
     runner = app.session.extensions
     if runner is None:
@@ -166,14 +166,14 @@ def extension_commands(app: PiApp) -> list[SlashCommand]:
             runner.report(command.extension, f"command:{name}", ValueError(f"/{name} is a built-in command"))
             continue
 
-        async def run(_app: PiApp, args: str, command: Any = command) -> None:
+        async def run(_app: CommandContext, args: str, command: Any = command) -> None:
             await runner.run_command(command, args)
 
         out.append(SlashCommand(name, command.description or "(extension)", run))
     return out
 
 
-def extension_shortcuts(app: PiApp) -> list[tuple[str, Any]]:
+def extension_shortcuts(app: Any) -> list[tuple[str, Any]]:
     """``(textual key, Shortcut)`` of the extensions; built-in keys and earlier extensions win."""
     from pi_coder.tui.keybindings import normalize_key
 
@@ -195,7 +195,7 @@ def extension_shortcuts(app: PiApp) -> list[tuple[str, Any]]:
     return out
 
 
-def bind_shortcuts(app: PiApp) -> None:
+def bind_shortcuts(app: Any) -> None:
     """(Re)bind the extensions' shortcuts as priority app bindings calling ``app.extension_shortcut(i)``."""
     for key in getattr(app, "_extension_keys", ()):
         app._bindings.key_to_bindings.pop(key, None)
@@ -207,7 +207,7 @@ def bind_shortcuts(app: PiApp) -> None:
         )
 
 
-async def run_shortcut(app: PiApp, index: int) -> None:
+async def run_shortcut(app: Any, index: int) -> None:
     """Call the shortcut's ``handler(ctx)``; a failure is reported like any extension error."""
     shortcuts = getattr(app, "extension_shortcut_list", [])
     runner = app.session.extensions
@@ -219,20 +219,19 @@ async def run_shortcut(app: PiApp, index: int) -> None:
     runner.spawn(runner.call(ext, f"shortcut:{shortcut.key}", shortcut.handler, runner.command_context(ext)))
 
 
-async def reload_extensions(app: PiApp) -> bool:
-    """``/reload`` with extensions: shutdown, re-discover and re-import, commands into ``/`` again."""
-    from pi_coder.tui.commands import COMMANDS
-
+async def reload_extensions(app: CommandContext, builtins: Sequence[SlashCommand]) -> bool:
+    """``/reload`` with extensions: shutdown, re-discover and re-import, commands into ``/`` again
+    (after the built-in ``builtins``)."""
     runner = app.session.extensions
     if runner is None or not await runner.reload():
         return False
-    app.commands = COMMANDS
-    app.commands = [*COMMANDS, *extension_commands(app)]
+    app.commands = builtins
+    app.commands = [*builtins, *extension_commands(app)]
     bind_shortcuts(app)
     return True
 
 
-async def start_extensions(app: PiApp) -> None:
+async def start_extensions(app: CommandContext) -> None:
     """Commands into ``/``, the TUI's ``ctx.ui``, load errors as warnings, then ``session_start``."""
     from pi_coder.core.extensions.events import SessionStartEvent
 

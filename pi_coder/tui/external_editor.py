@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pi_coder.tui.app import PiApp
+    from pi_coder.tui.context import AppHost
 
 __all__ = ["ExternalEditorMixin", "editor_command", "edit_text"]
 
@@ -54,7 +54,7 @@ def edit_text(command: list[str], text: str) -> str | None:
 class ExternalEditorMixin:
     """``action_external_editor`` (Ctrl+G), ``action_copy_last`` (Ctrl+X) and ``action_suspend`` (Ctrl+Z)."""
 
-    def action_external_editor(self: PiApp) -> None:
+    def action_external_editor(self: AppHost) -> None:
         from textual.app import SuspendNotSupported
 
         settings: Any = self._settings()
@@ -78,7 +78,7 @@ class ExternalEditorMixin:
         editor.set_text(edited)
         editor.focus()
 
-    async def action_copy_last(self: PiApp) -> None:
+    async def action_copy_last(self: AppHost) -> None:
         from textual.actions import SkipAction
 
         from pi_coder.tui.commands import find_command
@@ -91,10 +91,10 @@ class ExternalEditorMixin:
         if command is not None:
             await command.run(self, "")
 
-    def action_suspend(self: PiApp) -> None:
+    def action_suspend(self: AppHost) -> None:
         self.action_suspend_process()
 
-    def on_driver_signal_resume(self: PiApp, event: Any) -> None:
+    def on_driver_signal_resume(self: AppHost, event: Any) -> None:
         # Back from Ctrl+Z (``fg``): the shell drew over the screen, so repaint all of it (Textual
         # would send only the regions that changed since the stop).
         self.refresh(layout=True)

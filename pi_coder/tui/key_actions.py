@@ -12,7 +12,7 @@ from pi_coder.tui.keys import display_keys
 from pi_coder.tui.widgets.panels import PendingMessages
 
 if TYPE_CHECKING:
-    from pi_coder.tui.app import PiApp
+    from pi_coder.tui.context import AppHost
 
 __all__ = ["KeyActionsMixin"]
 
@@ -31,11 +31,11 @@ class KeyActionsMixin:
 
     _last_clear: float = 0.0
 
-    def _busy(self: PiApp) -> bool:
+    def _busy(self: AppHost) -> bool:
         session = self.session
         return any(getattr(session, flag, False) for flag in ("is_streaming", "is_compacting", "is_retrying"))
 
-    async def action_interrupt(self: PiApp) -> None:
+    async def action_interrupt(self: AppHost) -> None:
         editor = self.editor
         if editor.close_menu() or self.cancel_branch_summary():
             return
@@ -56,7 +56,7 @@ class KeyActionsMixin:
             return
         raise SkipAction()
 
-    async def action_clear(self: PiApp) -> None:
+    async def action_clear(self: AppHost) -> None:
         now = time.monotonic()
         if now - self._last_clear < _DOUBLE_PRESS_SECONDS:
             await self.quit_app()
@@ -68,12 +68,12 @@ class KeyActionsMixin:
         self.status_line.note(hint)
         self.set_timer(_DOUBLE_PRESS_SECONDS, lambda: self.status_line.clear_note(hint))
 
-    async def action_exit(self: PiApp) -> None:
+    async def action_exit(self: AppHost) -> None:
         if self.editor.text:
             raise SkipAction()
         await self.quit_app()
 
-    async def action_cycle_thinking_level(self: PiApp) -> None:
+    async def action_cycle_thinking_level(self: AppHost) -> None:
         level = await _maybe_await(self.session.cycle_thinking_level())
         if level is None:
             self.status("Current model does not support thinking")
@@ -82,7 +82,7 @@ class KeyActionsMixin:
         self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
         self.refresh_footer()
 
-    async def action_cycle_model(self: PiApp, direction: int = 1) -> None:
+    async def action_cycle_model(self: AppHost, direction: int = 1) -> None:
         result = await _maybe_await(self.session.cycle_model(direction))
         if result is None:
             self.status("Only one model in scope")
@@ -93,18 +93,18 @@ class KeyActionsMixin:
         self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
         self.refresh_footer()
 
-    def action_toggle_tools(self: PiApp) -> None:
+    def action_toggle_tools(self: AppHost) -> None:
         self.tools_expanded = not self.tools_expanded
         if self.controller is not None:
             self.controller.set_tools_expanded(self.tools_expanded)
 
-    def action_toggle_thinking(self: PiApp) -> None:
+    def action_toggle_thinking(self: AppHost) -> None:
         self.hide_thinking = not self.hide_thinking
         if self.controller is not None:
             self.controller.set_thinking_hidden(self.hide_thinking)
         self.status("Thinking blocks hidden" if self.hide_thinking else "Thinking blocks shown")
 
-    def action_dequeue(self: PiApp) -> None:
+    def action_dequeue(self: AppHost) -> None:
         texts = list(self.session.dequeue() or [])
         if not texts:
             self.status("No queued messages to restore")
@@ -115,7 +115,7 @@ class KeyActionsMixin:
         self.query_one(PendingMessages).show_queue([], [])
         self.status(f"Restored {len(texts)} queued message{'s' if len(texts) != 1 else ''} to editor")
 
-    def action_scroll_page(self: PiApp, direction: int) -> None:
+    def action_scroll_page(self: AppHost, direction: int) -> None:
         # A multi-line draft keeps PageUp/PageDown for moving in the editor.
         if self.editor.document.line_count > 1:
             raise SkipAction()
@@ -125,7 +125,7 @@ class KeyActionsMixin:
         else:
             transcript.scroll_page_down(animate=False)
 
-    def action_jump_to_end(self: PiApp) -> None:
+    def action_jump_to_end(self: AppHost) -> None:
         transcript = self.transcript
         if transcript.following:
             raise SkipAction()

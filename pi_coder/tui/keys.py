@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = [
     "KEY_ACTIONS",
@@ -67,7 +67,7 @@ KEY_ACTIONS: tuple[KeyAction, ...] = (
 )
 
 
-def bindings_for(scope: Literal["app", "editor"]) -> list:
+def bindings_for(scope: Literal["app", "editor"]) -> list[Any]:
     """Textual priority bindings for one scope (``SkipAction`` lets a key fall through)."""
     from textual.binding import Binding
 

@@ -10,24 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pi_coder.ai.credentials import load_credentials, remove_credential, save_credential
+from pi_coder.tui.screens.model_picker import reload_models
 
 if TYPE_CHECKING:
-    from pi_coder.tui.app import PiApp
+    from pi_coder.tui.context import CommandContext
 
 __all__ = ["login", "login_choices", "logout", "reload_models"]
-
-
-def reload_models(app: PiApp) -> str | None:
-    """Re-read models.toml and the credentials file; the error text when models.toml is invalid."""
-    models = getattr(app.session, "models", None)
-    reload = getattr(models, "reload", None)
-    if reload is None:
-        return None
-    try:
-        reload()
-    except Exception as exc:  # ConfigError: keep the models loaded so far
-        return str(exc)
-    return None
 
 
 def _key_source(models: Any, provider: str, stored: dict[str, str]) -> str:
@@ -51,7 +39,7 @@ def login_choices(models: Any) -> list[tuple[str, str]]:
     return out
 
 
-def _default_model(app: PiApp, provider: str) -> Any:
+def _default_model(app: CommandContext, provider: str) -> Any:
     from pi_coder.core.model_resolver import default_model_ids
 
     models = app.session.models
@@ -62,7 +50,7 @@ def _default_model(app: PiApp, provider: str) -> Any:
     return next((m for m in record.models if m.id == wanted), record.models[0])
 
 
-async def login(app: PiApp, args: str) -> None:
+async def login(app: CommandContext, args: str) -> None:
     from pi_coder.tui.screens.dialogs import ChoiceDialog, InputDialog
 
     models = getattr(app.session, "models", None)
@@ -102,7 +90,7 @@ async def login(app: PiApp, args: str) -> None:
     app.refresh_footer()
 
 
-async def logout(app: PiApp, args: str) -> None:
+async def logout(app: CommandContext, args: str) -> None:
     from pi_coder.tui.screens.dialogs import ChoiceDialog
 
     models = getattr(app.session, "models", None)
@@ -119,6 +107,7 @@ async def logout(app: PiApp, args: str) -> None:
     if not remove_credential(provider, path):
         await app.notice(f"No stored key for {provider}", "warning")
         return
-    models.load_credentials()
+    if models is not None:
+        models.load_credentials()
     await app.notice(f"✓ Key for {provider} removed from {path}", "success")
     app.refresh_footer()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pi_coder.tui.app import PiApp
+    from pi_coder.tui.context import AppHost
 
 __all__ = ["SelectionCopyMixin"]
 
@@ -14,7 +14,7 @@ __all__ = ["SelectionCopyMixin"]
 class SelectionCopyMixin:
     """``on_text_selected`` for ``PiApp``."""
 
-    def on_text_selected(self: PiApp, event: Any) -> None:
+    def on_text_selected(self: AppHost, event: Any) -> None:
         try:
             text = self.screen.get_selected_text()
         except Exception:

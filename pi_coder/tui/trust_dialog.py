@@ -20,7 +20,7 @@ from pi_coder.core.trust import TRUST_CHOICES, TrustChoice, TrustDecision, Trust
 from pi_coder.tui.screens.dialogs import ChoiceDialog
 
 if TYPE_CHECKING:
-    from pi_coder.tui.app import PiApp
+    from pi_coder.tui.context import CommandContext
 
 __all__ = ["TrustApp", "ask_project_trust", "show_trust", "trust_dialog", "trust_message"]
 
@@ -95,7 +95,7 @@ def _as_choice(value: Any) -> TrustChoice | None:
     return None
 
 
-async def show_trust(app: PiApp) -> None:
+async def show_trust(app: CommandContext) -> None:
     """``/trust``: the decision of this run, the saved entry, and a dialog to save a new one."""
     from pi_coder.core.trust import apply_trust_choice, project_resources
 

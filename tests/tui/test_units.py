@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from pi_coder.tui.completion import ProjectFiles, fuzzy_filter, path_completions, token_context
+from pi_coder.tui.completion import ProjectFiles, fuzzy_filter, fuzzy_score, path_completions, token_context
 from pi_coder.tui.driver import PiXTermParser
 from pi_coder.tui.format import format_tokens, git_branch, shorten_home
 from pi_coder.tui.keys import KEY_ACTIONS, display_keys, effective_keys
@@ -69,6 +69,21 @@ def test_token_context_and_fuzzy() -> None:
     assert token_context("mail a@b", 8, 0) is None
     assert fuzzy_filter("ses", ["new", "session", "hotkeys"]) == ["session"]
     assert fuzzy_filter("prs", ["src/parser.py", "README.md"]) == ["src/parser.py"]
+
+
+def test_one_fuzzy_score_for_completion_and_pickers() -> None:
+    from pi_coder.tui.screens import _fuzzy
+
+    assert _fuzzy.fuzzy_score is fuzzy_score
+    # Last path component, then prefix, then word start, then inside a word, then in order.
+    ranked = ["a/app.py", "app/x.py", "x/my-app", "x/happy", "x/a_p_p"]
+    scores = [fuzzy_score("app", text) for text in ranked]
+    assert all(s is not None for s in scores)
+    assert scores == sorted(scores)
+    assert fuzzy_score("app", "x/yz") is None
+    # Every whitespace-separated token has to match (the pickers' queries).
+    assert fuzzy_score("claude sonnet", "anthropic/claude-sonnet-4") is not None
+    assert fuzzy_score("claude gpt", "anthropic/claude-sonnet-4") is None
 
 
 def test_path_completions(tmp_path: Path) -> None:

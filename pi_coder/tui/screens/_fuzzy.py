@@ -6,40 +6,11 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from pi_coder.tui.completion import fuzzy_score
+
 __all__ = ["fuzzy_score", "query_matcher", "rank"]
 
 T = TypeVar("T")
-
-
-def _token_score(token: str, text: str) -> float | None:
-    index = text.find(token)
-    if index >= 0:
-        word_start = index == 0 or not text[index - 1].isalnum()
-        return (0.0 if word_start else 1.0) + index / 1000
-    position, gaps = 0, 0
-    for char in token:
-        found = text.find(char, position)
-        if found < 0:
-            return None
-        gaps += found - position
-        position = found + 1
-    return 2.0 + min(gaps, 50) / 10
-
-
-def fuzzy_score(query: str, text: str) -> float | None:
-    """Lower is better; None when a whitespace-separated token of ``query`` does not match.
-
-    Each token must be a substring of ``text`` (best at a word start) or, failing that, its
-    characters must appear in order. Case-insensitive.
-    """
-    lowered = text.lower()
-    total = 0.0
-    for token in query.lower().split():
-        score = _token_score(token, lowered)
-        if score is None:
-            return None
-        total += score
-    return total
 
 
 def query_matcher(query: str) -> Callable[[str], float | None]:

@@ -8,7 +8,7 @@ between the scoped models and all models with a key. The result is the chosen ``
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -19,7 +19,23 @@ from pi_coder.tui.screens._fuzzy import rank
 from pi_coder.tui.screens._picker import PickerEntry, PickerScreen
 from pi_coder.tui.theming import theme_style
 
-__all__ = ["ModelPicker", "exact_model_match"]
+if TYPE_CHECKING:
+    from pi_coder.tui.context import CommandContext
+
+__all__ = ["ModelPicker", "exact_model_match", "reload_models"]
+
+
+def reload_models(app: CommandContext) -> str | None:
+    """Re-read models.toml and the credentials file; the error text when models.toml is invalid."""
+    models = getattr(app.session, "models", None)
+    reload = getattr(models, "reload", None)
+    if reload is None:
+        return None
+    try:
+        reload()
+    except Exception as exc:  # ConfigError: keep the models loaded so far
+        return str(exc)
+    return None
 
 
 def _same(a: Model | None, b: Model | None) -> bool:

@@ -191,8 +191,7 @@ class NavigationMixin:
 
     async def open_model_picker(self, term: str = "") -> None:
         """Ctrl+L / ``/model [term]``: an exact ``provider/id`` or id switches at once, else pick."""
-        from pi_coder.tui.login import reload_models
-        from pi_coder.tui.screens.model_picker import ModelPicker, exact_model_match
+        from pi_coder.tui.screens.model_picker import ModelPicker, exact_model_match, reload_models
 
         session = self.session
         error = reload_models(self)  # type: ignore[arg-type]
@@ -273,7 +272,7 @@ class NavigationMixin:
         entry_id = await self._dialog(ForkPicker(candidates))
         if entry_id is None:
             return
-        from pi_coder.tui.checkpoint_commands import ask_restore_mode, restore_code
+        from pi_coder.tui.screens.checkpoint_commands import ask_restore_mode, restore_code
 
         mode = await ask_restore_mode(self, entry_id, "the fork")  # type: ignore[arg-type]
         if mode is None:
@@ -322,7 +321,7 @@ class NavigationMixin:
             if entry_id == store.leaf_id or (entry_id == screen.model.active_id() and not rewinds):
                 self._note("Already at this point")
                 return
-            from pi_coder.tui.checkpoint_commands import ask_restore_mode, restore_code
+            from pi_coder.tui.screens.checkpoint_commands import ask_restore_mode, restore_code
 
             mode = await ask_restore_mode(self, entry_id, "moving there")  # type: ignore[arg-type]
             if mode is None:

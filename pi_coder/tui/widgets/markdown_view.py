@@ -313,7 +313,7 @@ class StreamingMarkdown(Widget):
         width = self._width()
         if width <= 0:
             return None
-        rows = []
+        rows: list[str] = []
         for chunk in self._chunks:
             if chunk.height(width) is None:
                 self._render_chunk(chunk, width)

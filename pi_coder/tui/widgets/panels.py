@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
@@ -54,7 +55,7 @@ class HeaderPanel(Static):
             item.append(keys, style="bold")
             item.append(f" {what}")
             items.append(item)
-        parts: list = [title, HintItems(items)]
+        parts: list[Any] = [title, HintItems(items)]
         if context_files:
             files = Text("Context: ", style="dim")
             files.append(", ".join(shorten_home(f) for f in context_files), style="dim")

@@ -5,16 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pi_coder.tui.app import PiApp
+    from pi_coder.tui.context import CommandContext
 
 __all__ = ["ask_restore_mode", "checkpoints_command", "redo_command", "restore_code", "undo_command"]
 
 
-def _feature(app: PiApp) -> Any:
+def _feature(app: CommandContext) -> Any:
     return getattr(app.session, "checkpoints", None)
 
 
-async def _confirmed(app: PiApp, conflicts: list[str], verb: str) -> bool:
+async def _confirmed(app: CommandContext, conflicts: list[str], verb: str) -> bool:
     from pi_coder.tui.screens.dialogs import ConfirmDialog
 
     shown = "\n".join(f"  {path}" for path in conflicts[:10])
@@ -23,7 +23,7 @@ async def _confirmed(app: PiApp, conflicts: list[str], verb: str) -> bool:
     return bool(await app._dialog(ConfirmDialog(message, title=verb, yes="Overwrite", no="Keep them")))
 
 
-async def _run(app: PiApp, step: str, verb: str, **kwargs: Any) -> None:
+async def _run(app: CommandContext, step: str, verb: str, **kwargs: Any) -> None:
     feature = _feature(app)
     if feature is None:
         await app.notice("Checkpoints are not available in this session", "warning")
@@ -47,7 +47,7 @@ async def _run(app: PiApp, step: str, verb: str, **kwargs: Any) -> None:
     await app.notice(result.message, "info" if result.applied else "warning")
 
 
-async def ask_restore_mode(app: PiApp, entry_id: str, action: str) -> str | None:
+async def ask_restore_mode(app: CommandContext, entry_id: str, action: str) -> str | None:
     """For /tree and /fork: ``"both"``, ``"conversation"`` or ``"code"``; ``None`` when cancelled.
 
     Asks only when files changed after the chosen point; otherwise the answer is ``"conversation"``.
@@ -71,7 +71,7 @@ async def ask_restore_mode(app: PiApp, entry_id: str, action: str) -> str | None
     return choice if isinstance(choice, str) else None
 
 
-async def restore_code(app: PiApp, entry_id: str) -> bool:
+async def restore_code(app: CommandContext, entry_id: str) -> bool:
     """Restore the files to the point of ``entry_id`` (confirming hand edits); True when done."""
     feature = _feature(app)
     if feature is None:
@@ -91,15 +91,15 @@ async def restore_code(app: PiApp, entry_id: str) -> bool:
     return bool(result.applied)
 
 
-async def undo_command(app: PiApp, args: str) -> None:
+async def undo_command(app: CommandContext, args: str) -> None:
     await _run(app, "undo", "Undo")
 
 
-async def redo_command(app: PiApp, args: str) -> None:
+async def redo_command(app: CommandContext, args: str) -> None:
     await _run(app, "redo", "Redo")
 
 
-async def checkpoints_command(app: PiApp, args: str) -> None:
+async def checkpoints_command(app: CommandContext, args: str) -> None:
     """``/checkpoints``: files changed per prompt; ``/checkpoints <n>`` shows the diff of one."""
     feature = _feature(app)
     if feature is None:

@@ -1,0 +1,126 @@
+"""What slash commands, dialogs and the app's mixins may use of the app, as Protocols.
+
+They import this leaf module instead of ``PiApp``, so ``app`` and its helpers form no import
+cycle. ``PiApp`` satisfies every Protocol here; the members are the ones the helpers use.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+__all__ = ["AppHost", "CommandContext", "Handler", "SlashCommand"]
+
+
+class CommandContext(Protocol):
+    """The app as a slash command handler sees it."""
+
+    session: Any
+    commands: Sequence[SlashCommand]
+    effective_keys: dict[str, str]
+    title: str
+
+    @property
+    def editor(self) -> Any: ...
+
+    @property
+    def screen(self) -> Any: ...
+
+    @property
+    def screen_stack(self) -> Any: ...
+
+    async def notice(self, text: str, level: str = "info") -> None: ...
+
+    async def show_markdown(self, text: str) -> None: ...
+
+    def status(self, text: str, level: str = "info") -> None: ...
+
+    def refresh_footer(self) -> None: ...
+
+    async def quit_app(self) -> None: ...
+
+    async def new_session(self) -> None: ...
+
+    async def compact(self, instructions: str | None) -> None: ...
+
+    def copy_to_clipboard(self, text: str) -> None: ...
+
+    def push_screen(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def push_screen_wait(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def pop_screen(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def call_later(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def open_model_picker(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def open_settings(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def open_session_picker(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def open_tree(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def open_fork(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def _dialog(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def _switch_model(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
+class AppHost(CommandContext, Protocol):
+    """The app as its key-action, editor and selection mixins see it."""
+
+    controller: Any
+    tools_expanded: bool
+    hide_thinking: bool
+    _last_clear: float
+
+    @property
+    def status_line(self) -> Any: ...
+
+    @property
+    def transcript(self) -> Any: ...
+
+    @property
+    def focused(self) -> Any: ...
+
+    def _busy(self) -> bool: ...
+
+    def _settings(self) -> Any: ...
+
+    def cancel_branch_summary(self) -> bool: ...
+
+    def handle_idle_escape(self) -> bool: ...
+
+    def query_one(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def set_timer(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def refresh(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def suspend(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def action_suspend_process(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
+Handler = Callable[[CommandContext, str], Awaitable[None] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class SlashCommand:
+    name: str
+    description: str
+    handler: Handler
+    args_hint: str = ""
+
+    @property
+    def takes_args(self) -> bool:
+        return bool(self.args_hint)
+
+    async def run(self, app: CommandContext, args: str) -> None:
+        result = self.handler(app, args)
+        if inspect.isawaitable(result):
+            await result
