@@ -472,6 +472,12 @@ class AgentSession:
             self.emit_nowait(self._queue_event())
         return texts
 
+    def clear_queue(self) -> tuple[list[str], list[str]]:
+        """Take every queued text back without aborting: ``(steering, follow_up)`` (RPC ``clear_queue``)."""
+        steering, follow_up = list(self._queued.steering), list(self._queued.follow_up)
+        self.dequeue()
+        return steering, follow_up
+
     def abort(self) -> list[str]:
         """Abort the run, a retry wait, compaction and a running ``!`` command.
 
@@ -761,6 +767,28 @@ class AgentSession:
         if self.extensions is not None:
             await self.extensions.after_replace("fork", previous)
         return text
+
+    async def clone(self) -> bool:
+        """Copy the current branch (root -> leaf) into a new session file and switch to it.
+
+        Returns:
+            True when a ``session_before_fork`` handler cancelled (nothing changes).
+        """
+        previous = self.session_file
+        leaf = self._store.leaf_id
+        if self.extensions is not None and not await self.extensions.before_replace("fork", entry_id=leaf):
+            return True
+        await self._stop()
+        if leaf is None:
+            parent = str(previous) if previous is not None else None
+            self._store.new_session(parent_session=parent)
+        else:
+            self._store.create_branched_session(leaf)
+        self._attach(self.model, self.thinking_level, explicit=True)
+        await self.emit(SessionSwitched(reason="fork", session_file=self.session_file))
+        if self.extensions is not None:
+            await self.extensions.after_replace("fork", previous)
+        return False
 
     async def navigate_tree(
         self, entry_id: str, summarize: bool = False, instructions: str | None = None
