@@ -637,7 +637,9 @@ class AgentSession:
 
     # ------------------------------------------------------------------ user shell commands
 
-    async def run_bash(self, command: str, *, exclude_from_context: bool = False) -> BashExecutionMessage:
+    async def run_bash(
+        self, command: str, *, exclude_from_context: bool = False, request_id: Any = None
+    ) -> BashExecutionMessage:
         """Run a user ``!cmd`` (``!!cmd`` with ``exclude_from_context``) and record it.
 
         While the agent runs, the message is held back and appended before the next prompt.
@@ -648,6 +650,17 @@ class AgentSession:
         if self._bash_controller is not None:
             raise RuntimeError("A bash command is already running. Press Esc to cancel it first.")
         controller = self._bash_controller = AbortController()
+        seen = [""]
+
+        def from_extension(out: str) -> None:
+            # An extension's handler reports the output so far; the delta is what is new.
+            previous, seen[0] = seen[0], out
+            delta = out[len(previous) :] if out.startswith(previous) else out
+            self.emit_nowait(BashExecutionUpdate(command=command, output=out, delta=delta, id=request_id))
+
+        def from_shell(out: str, delta: str) -> None:
+            self.emit_nowait(BashExecutionUpdate(command=command, output=out, delta=delta, id=request_id))
+
         try:
             await self.emit(BashExecutionStart(command=command, exclude_from_context=exclude_from_context))
             handled = None
@@ -656,13 +669,13 @@ class AgentSession:
                     command,
                     exclude_from_context,
                     controller.signal,
-                    lambda out: self.emit_nowait(BashExecutionUpdate(command=command, output=out)),
+                    from_extension,
                 )
             message = handled or await execute_user_bash(
                 command,
                 self.cwd,
                 signal=controller.signal,
-                on_output=lambda out: self.emit_nowait(BashExecutionUpdate(command=command, output=out)),
+                on_output=from_shell,
                 shell_path=self.settings.shell_path,
                 command_prefix=self.settings.shell_command_prefix,
                 exclude_from_context=exclude_from_context,

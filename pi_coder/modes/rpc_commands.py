@@ -472,7 +472,7 @@ async def _bash(server: RpcHost, command: dict[str, Any]) -> Any:
 
     async def run() -> None:
         try:
-            message = await server.session.run_bash(text)
+            message = await server.session.run_bash(text, request_id=request_id)
         except Exception as exc:
             server.respond("bash", request_id, error=str(exc) or type(exc).__name__)
             return

@@ -85,3 +85,15 @@ def test_entries_tree_and_clone(pi: PiHome) -> None:
         assert [x["id"] for x in lines[1:]] == [e["id"] for e in data["entries"]]
     finally:
         assert rpc.close() == 0
+
+
+def test_bash_execution_update_carries_id_and_delta(rpc: RpcClient) -> None:
+    script = "for i in 1 2 3; do echo line$i; sleep 0.3; done"
+    request_id = rpc.send({"id": "req-1", "type": "bash", "command": script})
+    assert request_id == "req-1"
+    done = rpc.response(request_id)
+    assert done["success"] and done["data"]["output"].strip() == "line1\nline2\nline3"
+    updates = [line for line in rpc.seen if line.get("type") == "bash_execution_update"]
+    assert len(updates) >= 2  # streamed as it arrived, not once at the end
+    assert all(set(u) == {"type", "id", "delta"} and u["id"] == "req-1" for u in updates)
+    assert "".join(u["delta"] for u in updates) == "line1\nline2\nline3\n"
