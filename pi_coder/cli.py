@@ -111,7 +111,24 @@ _OPTIONS: tuple[_Option, ...] = (
         _TOOLS,
         "NAMES",
     ),
-    _Option("no_tools", ("--no-tools",), "flag", "Start without built-in tools (--tools adds some back).", _TOOLS),
+    _Option(
+        "no_tools", ("-nt", "--no-tools"), "flag", "Start without built-in tools (--tools adds some back).", _TOOLS
+    ),
+    _Option(
+        "exclude_tools",
+        ("-xt", "--exclude-tools"),
+        "value",
+        "Comma-separated tools to leave out of the enabled set.",
+        _TOOLS,
+        "NAMES",
+    ),
+    _Option(
+        "offline",
+        ("--offline",),
+        "flag",
+        "Accepted for Pi compatibility; pi makes no network call at start anyway.",
+        _INFO,
+    ),
     _Option(
         "system_prompt",
         ("--system-prompt",),
@@ -340,6 +357,8 @@ def _store_value(
         opts.extensions.append(text)
     elif option.dest == "skills":
         opts.skills.append(text)
+    elif option.dest == "exclude_tools":
+        opts.exclude_tools = [part.strip() for part in text.split(",") if part.strip()]
     elif option.dest in ("permission_mode", "sandbox"):
         valid_values = _PERMISSION_MODES if option.dest == "permission_mode" else _SANDBOX_MODES
         if text not in valid_values:

@@ -472,6 +472,12 @@ class AgentSession:
             self.emit_nowait(self._queue_event())
         return texts
 
+    def clear_queue(self) -> tuple[list[str], list[str]]:
+        """Take every queued text back without aborting: ``(steering, follow_up)`` (RPC ``clear_queue``)."""
+        steering, follow_up = list(self._queued.steering), list(self._queued.follow_up)
+        self.dequeue()
+        return steering, follow_up
+
     def abort(self) -> list[str]:
         """Abort the run, a retry wait, compaction and a running ``!`` command.
 
@@ -631,7 +637,9 @@ class AgentSession:
 
     # ------------------------------------------------------------------ user shell commands
 
-    async def run_bash(self, command: str, *, exclude_from_context: bool = False) -> BashExecutionMessage:
+    async def run_bash(
+        self, command: str, *, exclude_from_context: bool = False, request_id: Any = None
+    ) -> BashExecutionMessage:
         """Run a user ``!cmd`` (``!!cmd`` with ``exclude_from_context``) and record it.
 
         While the agent runs, the message is held back and appended before the next prompt.
@@ -642,6 +650,17 @@ class AgentSession:
         if self._bash_controller is not None:
             raise RuntimeError("A bash command is already running. Press Esc to cancel it first.")
         controller = self._bash_controller = AbortController()
+        seen = [""]
+
+        def from_extension(out: str) -> None:
+            # An extension's handler reports the output so far; the delta is what is new.
+            previous, seen[0] = seen[0], out
+            delta = out[len(previous) :] if out.startswith(previous) else out
+            self.emit_nowait(BashExecutionUpdate(command=command, output=out, delta=delta, id=request_id))
+
+        def from_shell(out: str, delta: str) -> None:
+            self.emit_nowait(BashExecutionUpdate(command=command, output=out, delta=delta, id=request_id))
+
         try:
             await self.emit(BashExecutionStart(command=command, exclude_from_context=exclude_from_context))
             handled = None
@@ -650,13 +669,13 @@ class AgentSession:
                     command,
                     exclude_from_context,
                     controller.signal,
-                    lambda out: self.emit_nowait(BashExecutionUpdate(command=command, output=out)),
+                    from_extension,
                 )
             message = handled or await execute_user_bash(
                 command,
                 self.cwd,
                 signal=controller.signal,
-                on_output=lambda out: self.emit_nowait(BashExecutionUpdate(command=command, output=out)),
+                on_output=from_shell,
                 shell_path=self.settings.shell_path,
                 command_prefix=self.settings.shell_command_prefix,
                 exclude_from_context=exclude_from_context,
@@ -761,6 +780,28 @@ class AgentSession:
         if self.extensions is not None:
             await self.extensions.after_replace("fork", previous)
         return text
+
+    async def clone(self) -> bool:
+        """Copy the current branch (root -> leaf) into a new session file and switch to it.
+
+        Returns:
+            True when a ``session_before_fork`` handler cancelled (nothing changes).
+        """
+        previous = self.session_file
+        leaf = self._store.leaf_id
+        if self.extensions is not None and not await self.extensions.before_replace("fork", entry_id=leaf):
+            return True
+        await self._stop()
+        if leaf is None:
+            parent = str(previous) if previous is not None else None
+            self._store.new_session(parent_session=parent)
+        else:
+            self._store.create_branched_session(leaf)
+        self._attach(self.model, self.thinking_level, explicit=True)
+        await self.emit(SessionSwitched(reason="fork", session_file=self.session_file))
+        if self.extensions is not None:
+            await self.extensions.after_replace("fork", previous)
+        return False
 
     async def navigate_tree(
         self, entry_id: str, summarize: bool = False, instructions: str | None = None

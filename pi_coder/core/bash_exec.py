@@ -22,7 +22,7 @@ async def execute_user_bash(
     cwd: str | os.PathLike[str],
     *,
     signal: AbortSignal | None = None,
-    on_output: Callable[[str], Any] | None = None,
+    on_output: Callable[[str, str], Any] | None = None,
     shell_path: str | None = None,
     command_prefix: str | None = None,
     exclude_from_context: bool = False,
@@ -36,7 +36,9 @@ async def execute_user_bash(
         command: The shell command (without the ``!``/``!!`` prefix).
         cwd: Working directory.
         signal: Aborting it kills the command (``cancelled=True``, ``exit_code=None``).
-        on_output: Receives the output so far (tail-truncated text) as it grows.
+        on_output: ``on_output(output, delta)``: the output so far (tail-truncated text) and the
+            text that arrived since the previous call (all of it, untruncated; Pi's ``delta``).
+            A last call with the remaining delta follows when the command ends.
         shell_path: The ``shell_path`` setting.
         command_prefix: The ``shell_command_prefix`` setting.
         exclude_from_context: ``!!``: stored and shown, never sent to the model.
@@ -51,22 +53,32 @@ async def execute_user_bash(
     from pi_coder.errors import ToolError
     from pi_coder.tools import run_shell_command
 
+    pending: list[str] = []
+    latest = [""]
+
+    def chunk(text: str) -> None:
+        pending.append(text)
+
     def update(partial: Any) -> None:
-        if on_output is not None:
-            on_output(partial.output)
+        latest[0] = partial.output
+        if on_output is not None and pending:
+            delta = "".join(pending)
+            pending.clear()
+            on_output(partial.output, delta)
 
     try:
         result = await run_shell_command(
             command,
             cwd,
             signal=signal,
+            on_output=chunk,
             on_update=update,
             timeout=None,
             shell_path=shell_path,
             command_prefix=command_prefix,
             env=env,
             keep_background=keep_background,
-            **({"max_file_bytes": max_file_bytes} if max_file_bytes else {}),  # type: ignore[arg-type]
+            **({"max_file_bytes": max_file_bytes} if max_file_bytes else {}),
         )
     except ToolError as exc:
         return BashExecutionMessage(
@@ -75,6 +87,9 @@ async def execute_user_bash(
             exit_code=127,
             exclude_from_context=exclude_from_context or None,
         )
+    if on_output is not None and pending:
+        on_output(result.output, "".join(pending))
+        pending.clear()
     return BashExecutionMessage(
         command=command,
         output=result.output,

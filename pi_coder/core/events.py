@@ -113,10 +113,23 @@ class BashExecutionStart(_JsonEvent):
 
 @dataclass(slots=True, kw_only=True)
 class BashExecutionUpdate(_JsonEvent):
+    """New output of a user shell command. On the wire (json/rpc) only Pi's ``id`` and ``delta``."""
+
     command: str
     output: str
-    """The (tail of the) output so far."""
+    """The (tail of the) output so far (for in-process views)."""
+    delta: str = ""
+    """The output that arrived since the previous update (all of it)."""
+    id: Any = None
+    """The RPC ``bash`` command's request id, when it came from one."""
     type: Literal["bash_execution_update"] = "bash_execution_update"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        if self.id is not None:
+            out["id"] = self.id
+        out["delta"] = self.delta
+        return out
 
 
 @dataclass(slots=True, kw_only=True)

@@ -54,6 +54,10 @@ class CliOptions:
     tools: list[str] | None = None
     """``--tools`` names (valid ones only), split on commas."""
     no_tools: bool = False
+    exclude_tools: list[str] = field(default_factory=list)
+    """``-xt/--exclude-tools`` names, split on commas."""
+    offline: bool = False
+    """``--offline``: accepted; pi makes no network call at start."""
     api_key: str | None = None
     system_prompt: str | None = None
     append_system_prompt: str | None = None

@@ -184,6 +184,12 @@ async def _get_commands(server: RpcHost, command: dict[str, Any]) -> Any:
     return {"commands": records}
 
 
+@_command("clear_queue")
+async def _clear_queue(server: RpcHost, command: dict[str, Any]) -> Any:
+    steering, follow_up = server.session.clear_queue()
+    return {"steering": steering, "followUp": follow_up}
+
+
 @_command("abort")
 async def _abort(server: RpcHost, command: dict[str, Any]) -> Any:
     server.session.abort()
@@ -257,6 +263,53 @@ async def _fork(server: RpcHost, command: dict[str, Any]) -> Any:
         return {"cancelled": True} if text is None else {"text": text, "cancelled": False}
 
     return await _in_background(server, command, work)
+
+
+@_command("clone")
+async def _clone(server: RpcHost, command: dict[str, Any]) -> Any:
+    async def work() -> Any:
+        return {"cancelled": bool(await server.session.clone())}
+
+    return await _in_background(server, command, work)
+
+
+@_command("get_entries")
+async def _get_entries(server: RpcHost, command: dict[str, Any]) -> Any:
+    store = server.session.store
+    entries = store.get_entries()
+    since = command.get("since")
+    if since is not None:
+        if not isinstance(since, str):
+            raise RpcError('"since" must be an entry id')
+        index = next((i for i, entry in enumerate(entries) if entry.id == since), None)
+        if index is None:
+            raise RpcError(f"Entry {since} not found")
+        entries = entries[index + 1 :]
+    return {"entries": [entry.to_json_dict() for entry in entries], "leafId": store.leaf_id}
+
+
+def _tree_node(node: Any, labels: dict[str, str | None]) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "entry": node.entry.to_json_dict(),
+        "children": [_tree_node(child, labels) for child in node.children],
+    }
+    if node.label is not None:
+        data["label"] = node.label
+        stamp = labels.get(node.entry.id)
+        if stamp is not None:
+            data["labelTimestamp"] = stamp
+    return data
+
+
+@_command("get_tree")
+async def _get_tree(server: RpcHost, command: dict[str, Any]) -> Any:
+    store = server.session.store
+    stamps: dict[str, str | None] = {}
+    for entry in store.get_entries():
+        raw = entry.to_json_dict()
+        if raw.get("type") == "label" and isinstance(raw.get("targetId"), str):
+            stamps[raw["targetId"]] = raw.get("timestamp") if raw.get("label") else None
+    return {"tree": [_tree_node(node, stamps) for node in store.get_tree()], "leafId": store.leaf_id}
 
 
 @_command("get_fork_messages")
@@ -338,6 +391,11 @@ async def _cycle_thinking(server: RpcHost, command: dict[str, Any]) -> Any:
     return {"level": level} if level is not None else NULL
 
 
+@_command("get_available_thinking_levels")
+async def _thinking_levels(server: RpcHost, command: dict[str, Any]) -> Any:
+    return {"levels": server.session.available_thinking_levels()}
+
+
 @_command("set_steering_mode")
 async def _steering_mode(server: RpcHost, command: dict[str, Any]) -> Any:
     server.session.set_steering_mode(_queue_mode(command))
@@ -414,7 +472,7 @@ async def _bash(server: RpcHost, command: dict[str, Any]) -> Any:
 
     async def run() -> None:
         try:
-            message = await server.session.run_bash(text)
+            message = await server.session.run_bash(text, request_id=request_id)
         except Exception as exc:
             server.respond("bash", request_id, error=str(exc) or type(exc).__name__)
             return

@@ -317,6 +317,16 @@ def _model_problem(models: Models, model: Model | None, explicit: bool) -> str |
 
 
 def _tool_names(options: CliOptions) -> list[str] | None:
+    names = _enabled_tool_names(options)
+    if not options.exclude_tools:
+        return names
+    from pi_coder.tools import DEFAULT_TOOL_NAMES
+
+    base = list(DEFAULT_TOOL_NAMES) if names is None else names
+    return [name for name in base if name not in options.exclude_tools]
+
+
+def _enabled_tool_names(options: CliOptions) -> list[str] | None:
     builtin = None if options.tools is None else [t for t in options.tools if not t.startswith("mcp__")]
     if options.no_tools:
         return list(builtin or [])
