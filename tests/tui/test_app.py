@@ -417,3 +417,35 @@ async def test_export_writes_the_session_as_html(make_session, tmp_path: Path) -
         await wait_until(pilot, lambda: "Session exported to:" in screen_text(app), what="notice")
     page = target.read_text(encoding="utf-8")
     assert "what is the answer?" in page and "the answer is 42" in page
+
+
+async def test_footer_estimates_context_while_the_first_answer_streams(make_session) -> None:
+    """Before any usage arrives the footer shows chars/4 of the context, not 0.0 %."""
+    session, _ = make_session([faux_message("streaming " * 400)], faux_options={"chunk_delay": 0.02})
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _send(pilot, "x" * 51_200)  # 12,800 tokens = 10.0 % of 128k
+        await wait_until(pilot, lambda: session.is_streaming, what="streaming")
+        await wait_until(
+            pilot, lambda: (app.query_one(StatusBar).info.context_percent or 0) > 0, timeout=3, what="estimate"
+        )
+        assert session.is_streaming
+        assert app.query_one(StatusBar).info.context_percent == 10.0
+        session.abort()
+
+
+async def test_bang_output_counts_in_the_context_figure(make_session) -> None:
+    """``!`` output after a reply adds to the reply's usage; ``!!`` output does not."""
+    session, _ = make_session([faux_message("ok", usage=Usage(input=100, total_tokens=100))])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _send(pilot, "hi")
+        await wait_until(pilot, lambda: not session.is_streaming and len(session.messages) >= 2, what="reply")
+        await _send(pilot, "!!python3 -c \"print('n' * 51_200)\"")
+        await wait_until(pilot, lambda: any(not b.running for b in app.query(BashBlock)), what="bash end")
+        await pilot.pause(0.1)
+        assert (app.query_one(StatusBar).info.context_percent or 0) < 1.0
+        await _send(pilot, "!python3 -c \"print('y' * 51_200)\"")
+        await wait_until(pilot, lambda: len([b for b in app.query(BashBlock) if not b.running]) == 2, what="bash 2")
+        await pilot.pause(0.1)
+        assert (app.query_one(StatusBar).info.context_percent or 0) >= 10.0
