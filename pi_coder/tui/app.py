@@ -18,7 +18,13 @@ from textual.widgets import Static
 
 from pi_coder.tui.bridge import SessionBridge, SessionEventsPosted
 from pi_coder.tui.commands import COMMANDS, find_command, parse_command
-from pi_coder.tui.completion import Completion, CompletionContext, ProjectFiles, fuzzy_filter
+from pi_coder.tui.completion import (
+    Completion,
+    CompletionContext,
+    ProjectFiles,
+    ordered_filter,
+    slash_candidates,
+)
 from pi_coder.tui.controller import TranscriptController
 from pi_coder.tui.external_editor import ExternalEditorMixin
 from pi_coder.tui.format import git_branch, shorten_home
@@ -151,7 +157,9 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
         with Vertical(id="bottom"):
             yield PendingMessages()
             yield StatusLine(animate=self.animations)
-            menu = CompletionMenu()
+            menu = CompletionMenu(
+                max_visible=getattr(getattr(self.session, "settings", None), "autocomplete_max_visible", 5)
+            )
             yield menu
             yield PromptEditor(
                 prompt_history=self.history,
@@ -388,9 +396,11 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
             if skills and getattr(getattr(self.session, "settings", None), "enable_skill_commands", True):
                 for skill in getattr(skills, "skills", skills):
                     templates.setdefault(f"skill:{skill.name}", skill.description)
-            candidates = list(names) + [t for t in templates if t not in names]
+            builtins = [c.name for c in COMMANDS if c.name in names]
+            others = [t for t in templates if not t.startswith("skill:")]
+            others += [n for n in names if n not in builtins] + [t for t in templates if t.startswith("skill:")]
             out = []
-            for name in fuzzy_filter(context.query, candidates, limit=20):
+            for name in ordered_filter(context.query, slash_candidates(builtins, others)):
                 command = names.get(name)
                 description = command.description if command else templates.get(name, "")
                 out.append(Completion("/" + name, "/" + name, description))

@@ -449,3 +449,32 @@ async def test_bang_output_counts_in_the_context_figure(make_session) -> None:
         await wait_until(pilot, lambda: len([b for b in app.query(BashBlock) if not b.running]) == 2, what="bash 2")
         await pilot.pause(0.1)
         assert (app.query_one(StatusBar).info.context_percent or 0) >= 10.0
+
+
+async def test_slash_menu_lists_commands_in_pis_order_with_a_count(make_session) -> None:
+    """``/`` lists Pi's built-ins in Pi's order, then the rest; "(k/N)" follows the selection."""
+    from pi_coder.tui.completion import PI_COMMAND_ORDER
+    from pi_coder.tui.widgets.completion_menu import CompletionMenu
+
+    session, _ = make_session([])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "/")
+        menu = app.query_one(CompletionMenu)
+        await wait_until(pilot, lambda: menu.is_open, what="menu")
+        names = [item.label.removeprefix("/") for item in menu.items]
+        pis = [n for n in names if n in PI_COMMAND_ORDER]
+        assert pis == [n for n in PI_COMMAND_ORDER if n in pis]
+        assert names[: len(pis)] == pis
+        assert names[:3] == ["settings", "model", "export"]
+        total = len(names)
+        assert total > 5
+        await pilot.pause(0.05)
+        assert f"(1/{total})" in screen_text(app)
+        await pilot.press("down", "down")
+        await pilot.pause(0.05)
+        assert f"(3/{total})" in screen_text(app)
+        assert menu.size.height == 5 and menu.outer_size.height == 6  # 5 rows (default) + the count
+        await type_text(pilot, "mo")
+        await pilot.pause(0.05)
+        assert menu.items[0].label == "/model"
