@@ -226,8 +226,8 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
     async def _render_start(self) -> None:
         assert self.controller is not None
         context_files = [str(p) for p in getattr(self.session, "context_files", []) or []]
-        header = HeaderPanel(self.version, self._header_hints(), context_files)
-        await self.transcript.add(header)
+        if not getattr(getattr(self.session, "settings", None), "quiet_startup", False):
+            await self.transcript.add(HeaderPanel(self.version, self._header_hints(), context_files))
         for notice in self.startup_notices:
             await self.controller.note(notice, "warning")
         if getattr(self.session, "model", None) is None:
