@@ -215,6 +215,11 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
         if not self.animations:
             self.editor.cursor_blink = False
         self.editor.focus()
+        markdown = getattr(getattr(self.session, "settings", None), "markdown", None)
+        if markdown is not None:
+            from pi_coder.tui.widgets.markdown_view import set_code_block_indent
+
+            set_code_block_indent(markdown.code_block_indent)
         await self._render_start()
         self.refresh_footer()
         await self.mount_navigation()

@@ -478,3 +478,22 @@ async def test_slash_menu_lists_commands_in_pis_order_with_a_count(make_session)
         await type_text(pilot, "mo")
         await pilot.pause(0.05)
         assert menu.items[0].label == "/model"
+
+
+async def test_code_block_indent_setting_indents_code_blocks(make_session) -> None:
+    from pi_coder.tui.widgets.markdown_view import set_code_block_indent
+
+    session, _ = make_session([faux_message("Look:\n\n```\nmarker_line()\n```\n")])
+    session.settings.markdown.code_block_indent = "      "
+    app = _app(session)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await _send(pilot, "code?")
+            await wait_until(pilot, lambda: "marker_line()" in screen_text(app), what="answer")
+            await wait_until(pilot, lambda: not session.is_streaming, what="end")
+            await pilot.pause(0.1)
+            line = next(x for x in screen_text(app).splitlines() if "marker_line()" in x)
+            fence = next(x for x in screen_text(app).splitlines() if x.strip() == "```")
+            assert line.index("marker_line") - fence.index("```") == 6
+    finally:
+        set_code_block_indent("  ")
