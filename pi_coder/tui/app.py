@@ -161,13 +161,17 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
                 max_visible=getattr(getattr(self.session, "settings", None), "autocomplete_max_visible", 5)
             )
             yield menu
-            yield PromptEditor(
+            editor = PromptEditor(
                 prompt_history=self.history,
                 menu=menu,
                 completion_source=self._completions,
                 cwd=self.cwd,
                 id="editor",
             )
+            padding_x = getattr(getattr(self.session, "settings", None), "editor_padding_x", 0)
+            if padding_x:  # setting ``editor_padding_x``: columns beyond the one inside the border
+                editor.styles.padding = (0, 1 + padding_x)
+            yield editor
             yield StatusBar()
 
     @property

@@ -497,3 +497,14 @@ async def test_code_block_indent_setting_indents_code_blocks(make_session) -> No
             assert line.index("marker_line") - fence.index("```") == 6
     finally:
         set_code_block_indent("  ")
+
+
+async def test_editor_padding_x_setting_pads_the_editor(make_session) -> None:
+    session, _ = make_session([])
+    session.settings.editor_padding_x = 2
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "padded-text")
+        await pilot.pause(0.05)
+        line = next(x for x in screen_text(app).splitlines() if "padded-text" in x)
+        assert line.index("padded-text") - line.index("│") == 4  # border, 1 + 2 columns
