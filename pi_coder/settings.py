@@ -44,7 +44,6 @@ __all__ = [
     "ProviderRetrySettings",
     "RetrySettings",
     "Settings",
-    "TerminalSettings",
     "ThinkingBudgets",
     "gated_project_keys",
     "global_settings_path",
@@ -75,7 +74,6 @@ PROJECT_SAFE_KEYS: Mapping[str, frozenset[str] | None] = {
     "follow_up_mode": None,
     "theme": None,
     "quiet_startup": None,
-    "collapse_changelog": None,
     "double_escape_action": None,
     "tree_filter_mode": None,
     "editor_padding_x": None,
@@ -87,7 +85,6 @@ PROJECT_SAFE_KEYS: Mapping[str, frozenset[str] | None] = {
     "retry": frozenset({"enabled", "max_retries", "base_delay_ms", "max_delay_ms"}),
     "bash": frozenset({"default_timeout", "max_timeout"}),
     "images": frozenset({"auto_resize", "block_images"}),
-    "terminal": frozenset({"show_images"}),
     "markdown": frozenset({"code_block_indent"}),
     "thinking_budgets": frozenset({"minimal", "low", "medium", "high"}),
 }
@@ -169,11 +166,6 @@ class ImageSettings(_Section):
     """Never send images to the model (replaced by a short text note)."""
 
 
-class TerminalSettings(_Section):
-    show_images: bool = True
-    """Show images inline when the terminal supports it."""
-
-
 class MarkdownSettings(_Section):
     code_block_indent: str = "  "
     """Indentation used for code blocks in rendered markdown."""
@@ -229,8 +221,6 @@ class Settings(BaseModel):
     """Theme name: dark, light, auto (from COLORFGBG) or a custom theme's name."""
     quiet_startup: bool = False
     """Hide the start-up header."""
-    collapse_changelog: bool = False
-    """Show a one-line notice instead of the full changelog after an update."""
     last_changelog_version: str | None = None
     """Internal: the last version whose changelog was shown."""
     double_escape_action: Literal["tree", "fork", "none"] = "tree"
@@ -269,8 +259,6 @@ class Settings(BaseModel):
     """The bash tool."""
     images: ImageSettings = Field(default_factory=ImageSettings)
     """Images sent to the model."""
-    terminal: TerminalSettings = Field(default_factory=TerminalSettings)
-    """Terminal display."""
     markdown: MarkdownSettings = Field(default_factory=MarkdownSettings)
     """Markdown rendering."""
     enable_skill_commands: bool = True
