@@ -45,7 +45,6 @@ __all__ = [
     "ProviderRetrySettings",
     "RetrySettings",
     "Settings",
-    "TerminalSettings",
     "ThinkingBudgets",
     "gated_project_keys",
     "global_settings_path",
@@ -76,7 +75,6 @@ PROJECT_SAFE_KEYS: Mapping[str, frozenset[str] | None] = {
     "follow_up_mode": None,
     "theme": None,
     "quiet_startup": None,
-    "collapse_changelog": None,
     "double_escape_action": None,
     "tree_filter_mode": None,
     "editor_padding_x": None,
@@ -88,7 +86,6 @@ PROJECT_SAFE_KEYS: Mapping[str, frozenset[str] | None] = {
     "retry": frozenset({"enabled", "max_retries", "base_delay_ms", "max_delay_ms"}),
     "bash": frozenset({"default_timeout", "max_timeout"}),
     "images": frozenset({"auto_resize", "block_images"}),
-    "terminal": frozenset({"show_images"}),
     "markdown": frozenset({"code_block_indent"}),
     "mcp": frozenset({"startup_wait"}),
     "thinking_budgets": frozenset({"minimal", "low", "medium", "high"}),
@@ -171,11 +168,6 @@ class ImageSettings(_Section):
     """Never send images to the model (replaced by a short text note)."""
 
 
-class TerminalSettings(_Section):
-    show_images: bool = True
-    """Show images inline when the terminal supports it."""
-
-
 class McpSettings(_Section):
     startup_wait: float = Field(default=10.0, ge=0)
     """The first prompt waits at most this many seconds for MCP servers still connecting."""
@@ -236,8 +228,6 @@ class Settings(BaseModel):
     """Theme name: dark, light, auto (from COLORFGBG) or a custom theme's name."""
     quiet_startup: bool = False
     """Hide the start-up header."""
-    collapse_changelog: bool = False
-    """Show a one-line notice instead of the full changelog after an update."""
     last_changelog_version: str | None = None
     """Internal: the last version whose changelog was shown."""
     double_escape_action: Literal["tree", "fork", "none"] = "tree"
@@ -278,8 +268,6 @@ class Settings(BaseModel):
     """The bash tool."""
     images: ImageSettings = Field(default_factory=ImageSettings)
     """Images sent to the model."""
-    terminal: TerminalSettings = Field(default_factory=TerminalSettings)
-    """Terminal display."""
     markdown: MarkdownSettings = Field(default_factory=MarkdownSettings)
     """Markdown rendering."""
     mcp: McpSettings = Field(default_factory=McpSettings)

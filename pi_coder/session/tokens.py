@@ -82,6 +82,8 @@ def estimate_tokens(message: Any) -> int:
     """
     role = _get(message, "role")
     if role == "bashExecution":
+        if _get(message, "exclude_from_context", "excludeFromContext"):
+            return 0  # `!!` output never reaches the model
         chars = len(_get(message, "command") or "") + len(_get(message, "output") or "")
     elif role in ("compactionSummary", "branchSummary"):
         chars = len(_get(message, "summary") or "")

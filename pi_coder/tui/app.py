@@ -18,7 +18,13 @@ from textual.widgets import Static
 
 from pi_coder.tui.bridge import SessionBridge, SessionEventsPosted
 from pi_coder.tui.commands import COMMANDS, SlashCommand, find_command, parse_command
-from pi_coder.tui.completion import Completion, CompletionContext, ProjectFiles, fuzzy_filter
+from pi_coder.tui.completion import (
+    Completion,
+    CompletionContext,
+    ProjectFiles,
+    ordered_filter,
+    slash_candidates,
+)
 from pi_coder.tui.controller import TranscriptController
 from pi_coder.tui.external_editor import ExternalEditorMixin
 from pi_coder.tui.format import git_branch, shorten_home
@@ -151,15 +157,21 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
         with Vertical(id="bottom"):
             yield PendingMessages()
             yield StatusLine(animate=self.animations)
-            menu = CompletionMenu()
+            menu = CompletionMenu(
+                max_visible=getattr(getattr(self.session, "settings", None), "autocomplete_max_visible", 5)
+            )
             yield menu
-            yield PromptEditor(
+            editor = PromptEditor(
                 prompt_history=self.history,
                 menu=menu,
                 completion_source=self._completions,
                 cwd=self.cwd,
                 id="editor",
             )
+            padding_x = getattr(getattr(self.session, "settings", None), "editor_padding_x", 0)
+            if padding_x:  # setting ``editor_padding_x``: columns beyond the one inside the border
+                editor.styles.padding = (0, 1 + padding_x)
+            yield editor
             yield StatusBar()
 
     @property
@@ -209,6 +221,11 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
         if not self.animations:
             self.editor.cursor_blink = False
         self.editor.focus()
+        markdown = getattr(getattr(self.session, "settings", None), "markdown", None)
+        if markdown is not None:
+            from pi_coder.tui.widgets.markdown_view import set_code_block_indent
+
+            set_code_block_indent(markdown.code_block_indent)
         await self._render_start()
         self.refresh_footer()
         await self.mount_navigation()
@@ -220,8 +237,8 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
     async def _render_start(self) -> None:
         assert self.controller is not None
         context_files = [str(p) for p in getattr(self.session, "context_files", []) or []]
-        header = HeaderPanel(self.version, self._header_hints(), context_files)
-        await self.transcript.add(header)
+        if not getattr(getattr(self.session, "settings", None), "quiet_startup", False):
+            await self.transcript.add(HeaderPanel(self.version, self._header_hints(), context_files))
         for notice in self.startup_notices:
             await self.controller.note(notice, "warning")
         if getattr(self.session, "model", None) is None:
@@ -390,9 +407,11 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
             if skills and getattr(getattr(self.session, "settings", None), "enable_skill_commands", True):
                 for skill in getattr(skills, "skills", skills):
                     templates.setdefault(f"skill:{skill.name}", skill.description)
-            candidates = list(names) + [t for t in templates if t not in names]
+            builtins = [c.name for c in COMMANDS if c.name in names]
+            others = [t for t in templates if not t.startswith("skill:")]
+            others += [n for n in names if n not in builtins] + [t for t in templates if t.startswith("skill:")]
             out = []
-            for name in fuzzy_filter(context.query, candidates, limit=20):
+            for name in ordered_filter(context.query, slash_candidates(builtins, others)):
                 command = names.get(name)
                 description = command.description if command else templates.get(name, "")
                 out.append(Completion("/" + name, "/" + name, description))

@@ -88,6 +88,30 @@ def fuzzy_filter(query: str, candidates: Iterable[str], limit: int = 20) -> list
     return [c for _, _, c in scored[:limit]]
 
 
+PI_COMMAND_ORDER: tuple[str, ...] = (
+    "settings", "model", "scoped-models", "export", "import", "share", "copy", "name", "session",
+    "changelog", "hotkeys", "fork", "clone", "tree", "trust", "login", "logout", "new", "compact",
+    "resume", "reload", "quit",
+)  # fmt: skip
+"""Pi's built-in commands in the order its ``/`` menu lists them (pi-product 2.3)."""
+
+
+def slash_candidates(builtins: Iterable[str], others: Iterable[str]) -> list[str]:
+    """Built-in command names in Pi's order (ours that Pi lacks after them), then ``others``."""
+    names = list(dict.fromkeys(builtins))
+    rank = {name: index for index, name in enumerate(PI_COMMAND_ORDER)}
+    ordered = sorted(names, key=lambda name: (rank.get(name, len(rank)), names.index(name)))
+    seen = set(ordered)
+    return ordered + [name for name in dict.fromkeys(others) if name not in seen]
+
+
+def ordered_filter(query: str, candidates: Iterable[str], limit: int | None = None) -> list[str]:
+    """The candidates that match ``query``, best first; equal scores keep the candidates' order."""
+    scored = [(score, index, c) for index, c in enumerate(candidates) if (score := fuzzy_score(query, c)) is not None]
+    scored.sort()
+    return [c for _, _, c in scored[:limit]]
+
+
 def token_context(line: str, column: int, row: int) -> CompletionContext | None:
     """The completion that applies at ``column`` of ``line`` (``row`` is the line number), if any."""
     before = line[:column]

@@ -179,6 +179,9 @@ class TranscriptController:
     async def _on_message_end(self, event: Any) -> None:
         message = event.message
         if _get(message, "role") != "assistant":
+            # A user or custom message joins the context before the reply starts: the footer's
+            # estimate (chars/4 after the last usage) counts it while the answer streams.
+            self.view.refresh_footer()
             return
         for part in self._parts.values():
             if isinstance(part, AssistantText | ThinkingBlock):

@@ -5,6 +5,7 @@ Pure functions of a :class:`ToolView` so they are easy to test and to reuse for 
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Callable
@@ -166,16 +167,71 @@ def _render_write(view: ToolView, expanded: bool) -> list[RenderableType]:
     return parts
 
 
-def render_diff(diff: str) -> Text:
-    """Colour a display diff (``+12 added`` / ``-12 removed`` / `` 12 context``)."""
-    text = Text()
-    lines = diff.rstrip("\n").split("\n")
-    for index, line in enumerate(lines):
-        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
-        text.append(line.replace("\t", "   "), style=style)
-        if index < len(lines) - 1:
-            text.append("\n")
+_DIFF_PREFIX = re.compile(r"^[+-] *\d* ")
+_WORD = re.compile(r"\w+|\s+|[^\w\s]")
+
+
+def _line_style(line: str) -> str:
+    return "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+
+
+def _changed_spans(old: str, new: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Character spans of ``old`` and ``new`` that differ, compared word by word."""
+    a, b = _WORD.findall(old), _WORD.findall(new)
+    starts_a = [0]
+    for token in a:
+        starts_a.append(starts_a[-1] + len(token))
+    starts_b = [0]
+    for token in b:
+        starts_b.append(starts_b[-1] + len(token))
+    spans_a, spans_b = [], []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if i2 > i1 and old[starts_a[i1] : starts_a[i2]].strip():
+            spans_a.append((starts_a[i1], starts_a[i2]))
+        if j2 > j1 and new[starts_b[j1] : starts_b[j2]].strip():
+            spans_b.append((starts_b[j1], starts_b[j2]))
+    return spans_a, spans_b
+
+
+def _diff_line(line: str, spans: list[tuple[int, int]] | None = None) -> Text:
+    text = Text(line, style=_line_style(line))
+    match = _DIFF_PREFIX.match(line)
+    if spans and match:
+        for start, end in spans:
+            text.stylize("reverse", match.end() + start, match.end() + end)
     return text
+
+
+def render_diff(diff: str) -> Text:
+    """Colour a display diff (``+12 added`` / ``-12 removed`` / `` 12 context``).
+
+    When exactly one line is replaced by one line, the words that changed within it are shown in
+    reverse video as well, as Pi does.
+    """
+    lines = [line.replace("\t", "   ") for line in diff.rstrip("\n").split("\n")]
+    rendered: list[Text] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        pair = (
+            line.startswith("-")
+            and index + 1 < len(lines)
+            and lines[index + 1].startswith("+")
+            and (index == 0 or not lines[index - 1].startswith("-"))
+            and (index + 2 >= len(lines) or not lines[index + 2].startswith("+"))
+        )
+        old_match, new_match = _DIFF_PREFIX.match(line), _DIFF_PREFIX.match(lines[index + 1]) if pair else None
+        if pair and old_match and new_match:
+            added = lines[index + 1]
+            spans_old, spans_new = _changed_spans(line[old_match.end() :], added[new_match.end() :])
+            rendered += [_diff_line(line, spans_old), _diff_line(added, spans_new)]
+            index += 2
+            continue
+        rendered.append(_diff_line(line))
+        index += 1
+    return Text("\n").join(rendered)
 
 
 def _render_edit(view: ToolView, expanded: bool) -> list[RenderableType]:

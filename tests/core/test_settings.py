@@ -286,3 +286,13 @@ def test_import_does_no_io_and_loading_is_fast(tmp_path: Path) -> None:
         [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=env, check=True
     )
     assert float(out.stdout) < 0.5  # typically ~6 ms; generous for a loaded machine
+
+
+def test_settings_that_do_nothing_are_not_offered() -> None:
+    """``collapse_changelog`` and ``terminal.show_images`` had no effect: they are not settings (issue 14)."""
+    from pi_coder.settings import Settings
+
+    assert "collapse_changelog" not in Settings.model_fields
+    assert "terminal" not in Settings.model_fields
+    text = (REPO / "settings.example.toml").read_text()
+    assert "collapse_changelog" not in text and "show_images" not in text

@@ -417,3 +417,94 @@ async def test_export_writes_the_session_as_html(make_session, tmp_path: Path) -
         await wait_until(pilot, lambda: "Session exported to:" in screen_text(app), what="notice")
     page = target.read_text(encoding="utf-8")
     assert "what is the answer?" in page and "the answer is 42" in page
+
+
+async def test_footer_estimates_context_while_the_first_answer_streams(make_session) -> None:
+    """Before any usage arrives the footer shows chars/4 of the context, not 0.0 %."""
+    session, _ = make_session([faux_message("streaming " * 400)], faux_options={"chunk_delay": 0.02})
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _send(pilot, "x" * 51_200)  # 12,800 tokens = 10.0 % of 128k
+        await wait_until(pilot, lambda: session.is_streaming, what="streaming")
+        await wait_until(
+            pilot, lambda: (app.query_one(StatusBar).info.context_percent or 0) > 0, timeout=3, what="estimate"
+        )
+        assert session.is_streaming
+        assert app.query_one(StatusBar).info.context_percent == 10.0
+        session.abort()
+
+
+async def test_bang_output_counts_in_the_context_figure(make_session) -> None:
+    """``!`` output after a reply adds to the reply's usage; ``!!`` output does not."""
+    session, _ = make_session([faux_message("ok", usage=Usage(input=100, total_tokens=100))])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _send(pilot, "hi")
+        await wait_until(pilot, lambda: not session.is_streaming and len(session.messages) >= 2, what="reply")
+        await _send(pilot, "!!python3 -c \"print('n' * 51_200)\"")
+        await wait_until(pilot, lambda: any(not b.running for b in app.query(BashBlock)), what="bash end")
+        await pilot.pause(0.1)
+        assert (app.query_one(StatusBar).info.context_percent or 0) < 1.0
+        await _send(pilot, "!python3 -c \"print('y' * 51_200)\"")
+        await wait_until(pilot, lambda: len([b for b in app.query(BashBlock) if not b.running]) == 2, what="bash 2")
+        await pilot.pause(0.1)
+        assert (app.query_one(StatusBar).info.context_percent or 0) >= 10.0
+
+
+async def test_slash_menu_lists_commands_in_pis_order_with_a_count(make_session) -> None:
+    """``/`` lists Pi's built-ins in Pi's order, then the rest; "(k/N)" follows the selection."""
+    from pi_coder.tui.completion import PI_COMMAND_ORDER
+    from pi_coder.tui.widgets.completion_menu import CompletionMenu
+
+    session, _ = make_session([])
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "/")
+        menu = app.query_one(CompletionMenu)
+        await wait_until(pilot, lambda: menu.is_open, what="menu")
+        names = [item.label.removeprefix("/") for item in menu.items]
+        pis = [n for n in names if n in PI_COMMAND_ORDER]
+        assert pis == [n for n in PI_COMMAND_ORDER if n in pis]
+        assert names[: len(pis)] == pis
+        assert names[:3] == ["settings", "model", "export"]
+        total = len(names)
+        assert total > 5
+        await pilot.pause(0.05)
+        assert f"(1/{total})" in screen_text(app)
+        await pilot.press("down", "down")
+        await pilot.pause(0.05)
+        assert f"(3/{total})" in screen_text(app)
+        assert menu.size.height == 5 and menu.outer_size.height == 6  # 5 rows (default) + the count
+        await type_text(pilot, "mo")
+        await pilot.pause(0.05)
+        assert menu.items[0].label == "/model"
+
+
+async def test_code_block_indent_setting_indents_code_blocks(make_session) -> None:
+    from pi_coder.tui.widgets.markdown_view import set_code_block_indent
+
+    session, _ = make_session([faux_message("Look:\n\n```\nmarker_line()\n```\n")])
+    session.settings.markdown.code_block_indent = "      "
+    app = _app(session)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await _send(pilot, "code?")
+            await wait_until(pilot, lambda: "marker_line()" in screen_text(app), what="answer")
+            await wait_until(pilot, lambda: not session.is_streaming, what="end")
+            await pilot.pause(0.1)
+            line = next(x for x in screen_text(app).splitlines() if "marker_line()" in x)
+            fence = next(x for x in screen_text(app).splitlines() if x.strip() == "```")
+            assert line.index("marker_line") - fence.index("```") == 6
+    finally:
+        set_code_block_indent("  ")
+
+
+async def test_editor_padding_x_setting_pads_the_editor(make_session) -> None:
+    session, _ = make_session([])
+    session.settings.editor_padding_x = 2
+    app = _app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "padded-text")
+        await pilot.pause(0.05)
+        line = next(x for x in screen_text(app).splitlines() if "padded-text" in x)
+        assert line.index("padded-text") - line.index("│") == 4  # border, 1 + 2 columns

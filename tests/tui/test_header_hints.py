@@ -23,3 +23,15 @@ async def test_hint_lines_break_only_between_items(make_session, project: Path) 
         assert len(hint_lines) <= 4
         for line in hint_lines:
             assert not line.rstrip().endswith("·") and not line.lstrip().startswith("·")
+
+
+async def test_quiet_startup_hides_the_header_and_hints(make_session, project: Path) -> None:
+    session, _ = make_session()
+    session.settings.quiet_startup = True
+    app = make_app(session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "pi v0.0.0" not in text
+        assert not any(f"{keys} {what}" in text for keys, what in app._header_hints())
+        assert "faux-1" in text  # the footer is still there

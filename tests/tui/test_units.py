@@ -156,3 +156,19 @@ def test_key_table_is_remappable() -> None:
     assert keys["app.message.followUp"] == "alt+enter"
     assert display_keys("ctrl+shift+p,alt+up") == "Ctrl+Shift+P / Alt+Up"
     assert len({a.id for a in KEY_ACTIONS}) == len(KEY_ACTIONS)
+
+
+def test_render_diff_reverses_the_changed_words_of_a_replaced_line() -> None:
+    from pi_coder.tui.tool_render import render_diff
+
+    text = render_diff(" 1 a\n-2 value = compute(x, old_name)\n+2 value = compute(x, new_name)\n 3 b")
+    reversed_spans = [text.plain[s.start : s.end] for s in text.spans if s.style == "reverse"]
+    assert reversed_spans == ["old_name", "new_name"]
+
+
+def test_render_diff_keeps_whole_line_colours_for_multi_line_changes() -> None:
+    from pi_coder.tui.tool_render import render_diff
+
+    text = render_diff("-1 one\n-2 two\n+1 uno\n+2 dos")
+    assert not [s for s in text.spans if s.style == "reverse"]
+    assert [s.style for s in text.spans] == ["red", "red", "green", "green"]

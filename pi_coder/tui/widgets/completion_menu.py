@@ -20,12 +20,18 @@ class CompletionMenu(MarkedOptionList, can_focus=False):
         background: $surface; display: none;
     }
     CompletionMenu.-open { display: block; }
+    CompletionMenu.-counted {
+        border-bottom: blank $surface; border-subtitle-align: left; border-subtitle-color: $text-muted;
+    }
     """
 
-    def __init__(self) -> None:
+    def __init__(self, max_visible: int = 5) -> None:
         super().__init__()
         self.items: list[Completion] = []
         self.context: CompletionContext | None = None
+        self.max_visible = max(1, max_visible)
+        """Rows shown before the list scrolls (setting ``autocomplete_max_visible``)."""
+        self.styles.max_height = self.max_visible + 1  # + the "(k/N)" row
 
     @property
     def is_open(self) -> bool:
@@ -47,10 +53,23 @@ class CompletionMenu(MarkedOptionList, can_focus=False):
             options.append(Option(label))
         self.add_options(options)
         self.highlighted = 0
+        self.set_class(len(items) > self.max_visible, "-counted")
+        self._show_count()
         self.add_class("-open")
 
+    def _show_count(self) -> None:
+        """Pi's "(k/N)" under a list longer than its visible rows: the selected item and the total."""
+        if len(self.items) > self.max_visible and self.highlighted is not None:
+            self.border_subtitle = f"  ({self.highlighted + 1}/{len(self.items)})"
+        else:
+            self.border_subtitle = ""
+
+    def watch_highlighted(self, highlighted: int | None) -> None:
+        super().watch_highlighted(highlighted)
+        self._show_count()
+
     def close(self) -> None:
-        self.remove_class("-open")
+        self.remove_class("-open", "-counted")
         self.items = []
         self.context = None
 

@@ -32,16 +32,26 @@ from textual.widget import Widget
 
 from pi_coder.tui.widgets._md_elements import markdown_class
 
-__all__ = ["StreamingMarkdown", "estimate_height", "pi_markdown", "split_sealable", "warm_up"]
+__all__ = ["StreamingMarkdown", "estimate_height", "pi_markdown", "set_code_block_indent", "split_sealable", "warm_up"]
 
 SEAL_CHARS = 2000
 """The live chunk is sealed at the first block boundary past this many characters."""
 CODE_THEME = "ansi_dark"
 
 
+_code_block_indent = "  "
+
+
+def set_code_block_indent(indent: str) -> None:
+    """The indentation of code blocks from now on (setting ``markdown.code_block_indent``)."""
+    global _code_block_indent
+    _code_block_indent = indent
+
+
 def pi_markdown(text: str, **kwargs: Any) -> Any:
     """A Rich renderable for ``text`` (left-aligned headings, the TUI's code theme)."""
     kwargs.setdefault("code_theme", CODE_THEME)
+    kwargs.setdefault("code_indent", _code_block_indent)
     kwargs.setdefault("hyperlinks", True)
     return markdown_class()(text, **kwargs)
 
