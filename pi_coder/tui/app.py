@@ -431,10 +431,11 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
                 await self.notice(
                     "A bash command is already running. Press Esc to cancel it first.", "warning"
                 )
+                if not editor.text:
+                    editor.set_text(text)  # give the command back to edit or send later
                 return
             exclude = stripped.startswith("!!")
             command = stripped[2:] if exclude else stripped[1:]
-            editor.set_text("")
             if command.strip():
                 self.run_worker(self._run_bash(command.strip(), exclude), group="bash", exit_on_error=False)
             return
@@ -442,10 +443,8 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
         if parsed is not None:
             slash = find_command(parsed[0], self.commands)
             if slash is not None:
-                editor.set_text("")
                 self.run_worker(self._run_command(slash, parsed[1]), group="command", exit_on_error=False)
                 return
-        editor.set_text("")
         behavior = "follow_up" if message.follow_up else "steer"
         self.run_worker(self._prompt(text, behavior), group="prompt", exit_on_error=False)
 

@@ -256,6 +256,9 @@ class PromptEditor(TextArea):
             return
         self.prompt_history.add(text)
         self._history_index = None
+        # Cleared here, in this widget's queue, not later by the app: keys typed after Enter (already
+        # queued behind it in a fast burst) belong to the next message and must not be wiped or joined.
+        self.set_text("")
         self.post_message(self.Submitted(self, text, follow_up))
 
     def action_complete(self) -> None:
