@@ -52,7 +52,8 @@ def _model(record: dict[str, Any]) -> Model | None:
     provider, model_id = record.get("provider"), record.get("id")
     if not isinstance(provider, str) or not isinstance(model_id, str):
         return None
-    cost = record.get("cost") if isinstance(record.get("cost"), dict) else {}
+    raw_cost = record.get("cost")
+    cost: dict[str, Any] = raw_cost if isinstance(raw_cost, dict) else {}
     levels = record.get("thinkingLevelMap")
     try:
         return Model(

@@ -21,10 +21,12 @@ unless the caller forces the restore.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import logging
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pi_coder.core.events import Notice
 from pi_coder.core.session_hooks import RunHook
@@ -32,12 +34,14 @@ from pi_coder.core.shadow_git import GitError, ShadowRepo, git_available, remove
 from pi_coder.session.entries import MessageEntry, UnknownEntry
 
 if TYPE_CHECKING:
+    from pi_coder.agent import Agent
+    from pi_coder.core.events import Event
+    from pi_coder.core.host import SessionHost
     from pi_coder.session.entries import SessionEntry
+    from pi_coder.session.store import SessionStore
+    from pi_coder.settings import Settings
 
-AgentSession = Any
-"""The owning ``core.agent_session.AgentSession``; not imported, as that module imports this one."""
-
-__all__ = ["READ_ONLY_TOOLS", "CheckpointInfo", "Checkpoints", "RestoreMode", "RestoreResult"]
+__all__ = ["READ_ONLY_TOOLS", "CheckpointHost", "CheckpointInfo", "Checkpoints", "RestoreMode", "RestoreResult"]
 
 _log = logging.getLogger(__name__)
 
@@ -45,6 +49,35 @@ READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls"})
 """Built-in tools that never change files; other tools count as mutating unless ``read_only``."""
 
 RestoreMode = Literal["code", "conversation", "both"]
+
+
+class CheckpointHost(Protocol):
+    """What :class:`Checkpoints` uses of its session (an ``AgentSession``), without importing it."""
+
+    agent: Agent
+    cwd: str
+    settings: Settings
+
+    @property
+    def store(self) -> SessionStore: ...
+
+    @property
+    def session_file(self) -> str | None: ...
+
+    @property
+    def is_streaming(self) -> bool: ...
+
+    async def emit(self, event: Event) -> None: ...
+
+    def add_run_hook(self, hook: RunHook) -> None: ...
+
+    def subscribe(self, listener: Callable[[Event], Awaitable[None] | None]) -> Callable[[], None]: ...
+
+    async def navigate_tree(
+        self, entry_id: str, summarize: bool = False, instructions: str | None = None
+    ) -> str | None: ...
+
+    def reload_context(self) -> None: ...
 
 
 @dataclass(slots=True, kw_only=True)
@@ -131,7 +164,7 @@ def _is_prompt(entry: SessionEntry) -> bool:
 class Checkpoints(RunHook):
     """The checkpoint feature of one :class:`AgentSession` (``session.checkpoints``)."""
 
-    def __init__(self, session: AgentSession) -> None:
+    def __init__(self, session: CheckpointHost) -> None:
         self.session = session
         self.repo = ShadowRepo(session.cwd)
         self._disabled: str | None = None
@@ -198,7 +231,7 @@ class Checkpoints(RunHook):
     def _reset_run(self) -> None:
         self._before, self._prompt_id, self._outside = None, None, {}
 
-    async def before_prompt(self, session: AgentSession) -> None:
+    async def before_prompt(self, session: SessionHost) -> None:
         self._reset_run()
         self._redo.clear()
 
@@ -258,7 +291,7 @@ class Checkpoints(RunHook):
             )
         return snap.commit
 
-    async def after_run(self, session: AgentSession, message: Any) -> bool:
+    async def after_run(self, session: SessionHost, message: Any) -> bool:
         if self._before is None or not self.enabled:
             return False
         before, self._before = self._before, None
@@ -398,9 +431,9 @@ class Checkpoints(RunHook):
         plan = self._plan(entry_id)
         return plan.target is not None and bool(plan.paths or plan.outside)
 
-    async def _conflicts(self, plan: _Plan, present: str) -> list[str]:
+    async def _conflicts(self, plan: _Plan, present: str) -> builtins.list[str]:
         if plan.expected is None or plan.target is None:
-            out: list[str] = []
+            out: builtins.list[str] = []
         else:
             now = await self.repo.entries(present, plan.paths)
             seen = await self.repo.entries(plan.expected, plan.paths)

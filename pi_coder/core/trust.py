@@ -399,7 +399,8 @@ def _mcp_runs(entry: object) -> str:
     shown: list[str] = []
     command = entry.get("command")
     if isinstance(command, str):
-        args = entry.get("args") if isinstance(entry.get("args"), list) else []
+        raw_args = entry.get("args")
+        args: list[object] = raw_args if isinstance(raw_args, list) else []
         shown.append("stdio: " + " ".join([command, *map(str, args)]))
     elif isinstance(entry.get("url"), str):
         shown.append(f"http: {entry['url']}")

@@ -231,13 +231,13 @@ class Connection:
         if session is None:
             raise ServerGone("not connected")
 
-        async def progress(value: float, total: float | None, message: str | None) -> None:
-            on_progress(value, total, message)
+        async def report(progress: float, total: float | None, message: str | None) -> None:
+            on_progress(progress, total, message)
 
-        result = await session.call_tool(name, arguments, progress_callback=progress)
+        result = await session.call_tool(name, arguments, progress_callback=report)
         return result.model_dump(by_alias=True, mode="json", exclude_none=True)
 
-    async def _roots(self, _context: Any) -> Any:
+    async def _roots(self, context: Any) -> types.ListRootsResult:
         folder = self._root
         return types.ListRootsResult(roots=[types.Root(uri="file://" + folder, name=os.path.basename(folder))])
 

@@ -438,9 +438,10 @@ class McpManager:
                 await self.set_enabled(name, action == "enable")
             except (OSError, ValueError) as exc:
                 return [f'Could not {action} "{name}": {exc}']
-            if action == "enable" and self.servers[name].settled is not None:
+            settled = self.servers[name].settled
+            if action == "enable" and settled is not None:
                 with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self.servers[name].settled.wait(), self.servers[name].config.timeout + 1)
+                    await asyncio.wait_for(settled.wait(), self.servers[name].config.timeout + 1)
         return self.lines()
 
     def lines(self) -> list[str]:

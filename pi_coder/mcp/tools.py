@@ -38,8 +38,12 @@ def params_model(schema: dict[str, Any] | None, name: str) -> type[BaseModel]:
     declared.setdefault("properties", {})
     required = [r for r in declared.get("required", []) if isinstance(r, str)]
 
+    def schema_extra(schema: dict[str, Any], _cls: type[Any]) -> None:
+        schema.clear()
+        schema.update(declared)
+
     class Params(BaseModel):
-        model_config = ConfigDict(extra="allow", json_schema_extra=lambda s, _cls: (s.clear(), s.update(declared)))
+        model_config = ConfigDict(extra="allow", json_schema_extra=schema_extra)
 
         @model_validator(mode="before")
         @classmethod

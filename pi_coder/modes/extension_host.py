@@ -130,7 +130,7 @@ def help_flags(specs: Sequence[str], cwd: str) -> list[tuple[str, str, str]]:
     load_extensions(runner, sources)
     runner.flush_errors()
     seen: set[str] = set()
-    out = []
+    out: list[tuple[str, str, str]] = []
     for ext in runner.extensions:
         for flag in ext.flags:
             if flag.name not in seen:

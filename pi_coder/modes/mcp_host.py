@@ -15,6 +15,7 @@ from pi_coder.core.session_hooks import RunHook
 
 if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
+    from pi_coder.core.host import SessionHost
     from pi_coder.mcp.manager import McpManager
     from pi_coder.modes.options import CliOptions
 
@@ -28,7 +29,7 @@ class StartupWait(RunHook):
         self.manager = manager
         self.done = False
 
-    async def before_prompt(self, session: AgentSession) -> None:
+    async def before_prompt(self, session: SessionHost) -> None:
         self.manager.start()
         if self.done:
             return

@@ -90,8 +90,8 @@ def _auth(args: list[str], stdin: TextIO, out: TextIO, err: TextIO, env: dict[st
             models = create_models(env=env, models_toml=_models_toml(env))
             models.credentials_path = path
             rows = []
-            for provider in models.providers():
-                rows.append((provider.name, _key_source(models, provider.name, env)))
+            for known in models.providers():
+                rows.append((known.name, _key_source(models, known.name, env)))
             width = max(len(name) for name, _ in rows)
             for name, source in rows:
                 print(f"{name.ljust(width)}  {source}", file=out)

@@ -296,7 +296,7 @@ class _Parser:
             index = w.start_tool_call(call_id, name)
             w.tool_call_delta(index, json.dumps(call.get("args") or {}, ensure_ascii=False))
             block = w.output.content[index]
-            if signature:
+            if signature and isinstance(block, ToolCall):
                 block.thought_signature = signature
             w.end_tool_call(index)
             return
@@ -320,9 +320,9 @@ class _Parser:
 
     def _sign(self, signature: str) -> None:
         block = self.w.output.content[self.index]
-        if self.kind == _THINKING:
+        if isinstance(block, ThinkingContent):
             block.thinking_signature = signature
-        else:
+        elif isinstance(block, TextContent):
             block.text_signature = signature
 
     def _close(self) -> None:

@@ -393,14 +393,14 @@ class _Parser:
             return
         w = self.w
         block = w.output.content[index]
-        if kind == "reasoning":
+        if kind == "reasoning" and isinstance(block, ThinkingContent):
             w.flush()
             if not block.thinking and item.get("summary"):
                 parts = [p.get("text", "") for p in item["summary"]]
                 w.thinking_delta(index, "\n\n".join(parts))
             block.thinking_signature = _compact(item)
             w.end_thinking(index)
-        elif kind == "message":
+        elif kind == "message" and isinstance(block, TextContent):
             w.flush()
             if not block.text:
                 text = "".join(p.get("text") or p.get("refusal") or "" for p in item.get("content") or [])
@@ -409,7 +409,7 @@ class _Parser:
             if item_id:
                 block.text_signature = _compact({"v": 1, "id": item_id})
             w.end_text(index)
-        elif kind == "function_call":
+        elif kind == "function_call" and isinstance(block, ToolCall):
             if item_id not in self.has_args and item.get("arguments"):
                 w.tool_call_delta(index, item["arguments"])
             if item.get("name"):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from pi_coder.core.extensions.types import (
     Command,
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["ExtensionAPI"]
 
 _COMMAND_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+
+_H = TypeVar("_H", bound=Handler)
 
 
 class ExtensionAPI:
@@ -65,6 +67,12 @@ class ExtensionAPI:
         self._stale = True
 
     # ------------------------------------------------------------------ events
+
+    @overload
+    def on(self, event: str, handler: None = None) -> Callable[[_H], _H]: ...
+
+    @overload
+    def on(self, event: str, handler: Handler) -> Callable[[], None]: ...
 
     def on(self, event: str, handler: Handler | None = None) -> Any:
         """Subscribe ``handler(event, ctx)`` to ``event``; returns an unsubscribe callable.

@@ -313,7 +313,7 @@ class _Walker:
     def word(self, node: Any) -> str | None:
         """The value of a word node, or None when an expansion makes it dynamic."""
         kind = node.type
-        text = node.text.decode("utf-8", "surrogateescape")
+        text: str = node.text.decode("utf-8", "surrogateescape")
         if kind == "word":
             return _unescape_word(text)
         if kind == "number":
@@ -504,9 +504,11 @@ def _inner_command(cmd: SimpleCommand, out: Analysis) -> tuple[str, Any] | None:
             if word.startswith("-") and word != "-":
                 i += 1
                 continue
-            return _opaque(out, f"{name} runs a script file")  # pi cannot see into it
+            _opaque(out, f"{name} runs a script file")  # pi cannot see into it
+            return None
         # `bash` alone reads a script from stdin (a pipe or here-document): opaque
-        return _opaque(out, f"{name} reads its script from input")
+        _opaque(out, f"{name} reads its script from input")
+        return None
     if name == "eval":
         words = argv[1:]
         if any(w is None for w in words):
@@ -555,7 +557,8 @@ def _inner_command(cmd: SimpleCommand, out: Analysis) -> tuple[str, Any] | None:
         # `git -c alias.x='!sh ...'` and `git config alias...` run commands: opaque
         for i, word in enumerate(argv[1:], 1):
             if word == "-c" and i + 1 < len(argv) and (argv[i + 1] is None or "!" in (argv[i + 1] or "")):
-                return _opaque(out, "git -c with a shell alias")
+                _opaque(out, "git -c with a shell alias")
+                return None
         return None
     return None
 

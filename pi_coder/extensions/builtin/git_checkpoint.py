@@ -8,10 +8,13 @@ a git repository it does nothing.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_coder.extensions import ExtensionAPI
 
 
-def extension(pi: Any) -> None:
+def extension(pi: ExtensionAPI) -> None:
     checkpoints: dict[str, str] = {}  # entry id -> stash commit
 
     async def in_git(ctx: Any) -> bool:

@@ -8,7 +8,10 @@ permission modes are a separate feature.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_coder.extensions import ExtensionAPI
 
 DEFAULT_PATTERNS = (
     r"\brm\s+(-[a-zA-Z]*[rf][a-zA-Z]*\s+|--recursive|--force)",
@@ -21,7 +24,7 @@ DEFAULT_PATTERNS = (
 NO_UI_REASON = "blocked by permission-gate: needs confirmation (no UI)"
 
 
-def extension(pi: Any) -> None:
+def extension(pi: ExtensionAPI) -> None:
     allowed: set[str] = set()  # "Allow for this session"
 
     @pi.on("tool_call")

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_coder.extensions import ExtensionAPI
 
 READ_ONLY_TOOLS = ["read", "grep", "find", "ls", "bash"]
 SAFE_BASH = ("cat", "head", "tail", "rg", "grep", "ls", "wc", "find", "pwd", "git status", "git log", "git diff", "git show")
@@ -41,7 +44,7 @@ def _safe(command: str) -> bool:
     return any(words[: len(s.split())] == s.split() for s in SAFE_BASH)
 
 
-def extension(pi: Any) -> None:
+def extension(pi: ExtensionAPI) -> None:
     state: dict[str, Any] = {"on": False, "steps": [], "done": set(), "saved_tools": None}
     pi.register_flag("plan", "Start in plan mode (read-only until a plan is accepted)")
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_coder.extensions import ExtensionAPI
 
 DEFAULT_GLOBS = (".env", ".env.*", ".git/**", ".venv/**", "node_modules/**")
 
@@ -26,7 +29,7 @@ def _matches(relative: str, globs: list[str]) -> bool:
     return False
 
 
-def extension(pi: Any) -> None:
+def extension(pi: ExtensionAPI) -> None:
     @pi.on("tool_call")
     def protect(event: Any, ctx: Any) -> Any:
         if event.tool_name not in ("write", "edit"):

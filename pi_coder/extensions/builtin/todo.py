@@ -7,11 +7,14 @@ shows it; a widget lists the open items.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
 from pi_coder.extensions import AgentToolResult, TextContent, ToolDefinition
+
+if TYPE_CHECKING:
+    from pi_coder.extensions import ExtensionAPI
 
 
 class TodoParams(BaseModel):
@@ -26,7 +29,7 @@ def _render(items: list[dict[str, Any]]) -> str:
     return "\n".join(f"{i['id']}. [{'x' if i['done'] else ' '}] {i['text']}" for i in items)
 
 
-def extension(pi: Any) -> None:
+def extension(pi: ExtensionAPI) -> None:
     state: dict[str, list[dict[str, Any]]] = {"items": []}
 
     def show(ctx: Any) -> None:
@@ -64,7 +67,7 @@ def extension(pi: Any) -> None:
     def rebuild(event: Any, ctx: Any) -> None:
         items: list[dict[str, Any]] = []
         for entry in ctx.session.branch():
-            message = getattr(entry, "message", None)
+            message: Any = getattr(entry, "message", None)
             if getattr(message, "role", None) == "toolResult" and message.tool_name == "todo":
                 details = message.details or {}
                 if isinstance(details.get("items"), list):
