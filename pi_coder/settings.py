@@ -47,6 +47,7 @@ __all__ = [
     "Settings",
     "ThinkingBudgets",
     "gated_project_keys",
+    "folder_lock",
     "global_settings_path",
     "load_settings",
     "project_settings_path",
@@ -662,7 +663,7 @@ def _write_global(path: Path, updates: Mapping[str, Any]) -> tuple[dict[str, Any
 
     target = path.resolve() if path.is_symlink() else path
     ensure_private_dir(target.parent)
-    with _locked(target.parent):
+    with folder_lock(target.parent):
         try:
             text = target.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -730,7 +731,7 @@ def _atomic_write(path: Path, text: str) -> None:
 
 
 @contextlib.contextmanager
-def _locked(folder: Path) -> Iterator[None]:
+def folder_lock(folder: Path) -> Iterator[None]:
     """Serialise writers (several pi processes) on the settings folder itself: no lock file."""
     try:
         import fcntl

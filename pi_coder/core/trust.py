@@ -23,13 +23,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
 
 from pi_coder.errors import ConfigError
 from pi_coder.paths import config_dir, project_dir
+from pi_coder.settings import folder_lock
 
 __all__ = [
     "TRUST_CHOICES",
@@ -165,7 +166,7 @@ class TrustStore:
         key = str(canonical_path(folder))
         try:
             ensure_private_dir(self.path.parent)
-            with _locked(self.path.parent):
+            with folder_lock(self.path.parent):
                 entries, problem = self._read()
                 if problem is not None:
                     raise ConfigError(f"{problem}; not saving the trust decision (fix or delete the file)")
@@ -463,23 +464,3 @@ def _atomic_write(path: Path, text: str) -> None:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
-
-
-@contextlib.contextmanager
-def _locked(folder: Path) -> Iterator[None]:
-    """Hold the settings folder lock (``flock`` on the folder itself, as settings.py does)."""
-    try:
-        import fcntl
-    except ImportError:  # Windows: last writer wins
-        yield
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        yield
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
