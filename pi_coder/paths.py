@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 __all__ = [
+    "write_atomic",
     "config_dir",
     "data_dir",
     "ensure_private_dir",
@@ -87,3 +88,35 @@ def ensure_private_dir(path: Path) -> Path:
     """Create ``path`` (and parents) with mode 0700 if missing; return it."""
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path
+
+
+def write_atomic(path: Path, data: bytes, *, mode: int = 0o600) -> None:
+    """Replace ``path`` with ``data`` so a reader or a crash sees the old file or the new one, never
+    half of it: a temporary file in the same folder (created ``mode``, never following a link),
+    fsynced, renamed over ``path``, then the folder fsynced. The temporary file is removed on failure."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), mode)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            if hasattr(os, "fchmod"):  # a leftover temporary file may have had other bits
+                os.fchmod(handle.fileno(), mode)
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)

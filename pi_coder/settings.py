@@ -713,21 +713,14 @@ def _check_updated(data: dict[str, Any], parts_list: list[tuple[str, ...]]) -> N
 
 
 def _atomic_write(path: Path, text: str) -> None:
+    """Rewrite ``path`` atomically, keeping its mode (0600 for a new file)."""
+    from pi_coder.paths import write_atomic
+
     try:
         mode = path.stat().st_mode & 0o777
     except FileNotFoundError:
         mode = 0o600
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_atomic(path, text.encode("utf-8"), mode=mode)
 
 
 @contextlib.contextmanager

@@ -14,7 +14,6 @@ Keys never appear in messages or exceptions raised here.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from pathlib import Path
@@ -80,24 +79,10 @@ def load_credentials(path: Path | None = None) -> dict[str, str]:
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
+    from pi_coder.paths import write_atomic
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    body = (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            if hasattr(os, "fchmod"):  # an old temporary file may have had other bits
-                os.fchmod(handle.fileno(), 0o600)
-            handle.write(body)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-    with contextlib.suppress(OSError):
-        os.chmod(path, 0o600)
+    write_atomic(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"), mode=0o600)
 
 
 def save_credential(provider: str, key: str, path: Path | None = None) -> Path:

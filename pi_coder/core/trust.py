@@ -20,7 +20,6 @@ overwritten. Nothing here prints or imports a UI.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -29,7 +28,7 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from pi_coder.errors import ConfigError
-from pi_coder.paths import config_dir, project_dir
+from pi_coder.paths import config_dir, project_dir, write_atomic
 from pi_coder.settings import folder_lock
 
 __all__ = [
@@ -177,7 +176,7 @@ class TrustStore:
                 else:
                     entries[key] = value
                 text = json.dumps(dict(sorted(entries.items())), indent=2, ensure_ascii=False) + "\n"
-                _atomic_write(self.path, text)
+                write_atomic(self.path, text.encode("utf-8"))
         except OSError as exc:
             raise ConfigError(f"{self.path}: cannot save the trust decision ({exc.strerror or exc})") from None
 
@@ -443,24 +442,3 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return entry.is_dir()
     except OSError:
         return False
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
