@@ -218,8 +218,7 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
 
             await start_extensions(self)
         self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
-        if not self.animations:
-            self.editor.cursor_blink = False
+        self.editor.cursor_blink = False
         self.editor.focus()
         markdown = getattr(getattr(self.session, "settings", None), "markdown", None)
         if markdown is not None:

@@ -508,3 +508,12 @@ async def test_editor_padding_x_setting_pads_the_editor(make_session) -> None:
         await pilot.pause(0.05)
         line = next(x for x in screen_text(app).splitlines() if "padded-text" in x)
         assert line.index("padded-text") - line.index("│") == 4  # border, 1 + 2 columns
+
+
+async def test_idle_app_runs_no_timers_even_with_animations_on(make_session) -> None:
+    """An idle TUI draws nothing: the editor's cursor is steady (as Pi's), so no blink timer repaints."""
+    session, _ = make_session([])
+    app = _app(session, animate=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        assert app.editor.cursor_blink is False
