@@ -10,7 +10,6 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rich.console import Group
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
@@ -42,33 +41,17 @@ from pi_coder.tui.widgets.transcript import Transcript
 __all__ = ["PiApp", "no_model_help"]
 
 
-def no_model_help(models_toml: str | None = None) -> Group:
-    """How to configure a model, as a light renderable (no Markdown parser at start-up)."""
-    if models_toml is None:
-        from pi_coder.paths import config_dir
+def no_model_help(models_toml: str | None = None) -> Text:
+    """How to configure a model (core's text, styled), as a light renderable (no Markdown parser at start-up)."""
+    from pi_coder.core.no_model import LOCAL_EXAMPLE, NO_MODEL_HEADLINE, NO_MODEL_MARKERS, no_model_text
+    from pi_coder.paths import config_dir
 
-        models_toml = str(config_dir() / "models.toml")
-    models_toml = shorten_home(models_toml)
-    example = (
-        '[providers.local]\napi = "openai-completions"\nbase_url = "http://127.0.0.1:8080/v1"\n'
-        'api_key = "none"\nmodels = [{ id = "qwen2.5-coder", context_window = 32768 }]'
-    )
-    return Group(
-        Text.assemble(("No model configured.", "bold yellow"), " To use pi, either:"),
-        Text.assemble(
-            "  • run ", ("/login", "bold"), " to paste a provider's key, or set ", ("ANTHROPIC_API_KEY", "bold"),
-            " or ", ("OPENAI_API_KEY", "bold"), " (or another provider's key) and restart, or",
-        ),
-        Text.assemble(
-            "  • add a provider to ", (models_toml, "bold"), ", e.g. a local OpenAI-compatible server:"
-        ),
-        Text(""),
-        Text(example, style="cyan"),
-        Text(""),
-        Text.assemble(
-            "then start ", ("pi --model local/qwen2.5-coder", "bold"), " (or pick one with /model)."
-        ),
-    )
+    where = models_toml if models_toml is not None else str(config_dir() / "models.toml")
+    text = Text(no_model_text(where))
+    text.stylize("bold yellow", 0, len(NO_MODEL_HEADLINE))
+    text.highlight_words([LOCAL_EXAMPLE], "cyan")
+    text.highlight_words([*NO_MODEL_MARKERS, shorten_home(where)], "bold")
+    return text
 
 
 async def _maybe_await(value: Any) -> Any:

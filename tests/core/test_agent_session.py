@@ -303,7 +303,7 @@ async def test_no_model_gives_an_error_turn_and_writes_nothing(cwd: Path) -> Non
     await session.prompt("hello?")
     last = session.messages[-1]
     assert isinstance(last, AssistantMessage) and last.stop_reason == "error"
-    assert "No model available" in (last.error_message or "")
+    assert "No model configured" in (last.error_message or "")
     assert not _exists(session.session_file)
 
 
