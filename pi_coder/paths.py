@@ -20,10 +20,19 @@ __all__ = [
     "session_dir_for_cwd",
     "session_dir_from_env",
     "sessions_dir",
+    "shorten_home",
 ]
 
 SESSION_DIR_ENV = ("PI_CODER_SESSION_DIR", "PI_CODING_AGENT_SESSION_DIR")
 """Variables naming the session folder (ours, then Pi's); ``--session-dir`` beats them, they beat the setting."""
+
+
+def shorten_home(path: str) -> str:
+    """Replace the home directory prefix with ``~``."""
+    home = os.path.expanduser("~")
+    if home and home != "/" and (path == home or path.startswith(home + os.sep)):
+        return "~" + path[len(home) :]
+    return path
 
 
 def _home() -> Path | None:

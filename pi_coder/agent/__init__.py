@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pi_coder.agent._reconcile import declare_tool_changes
-from pi_coder.agent.agent import Agent, AgentState, default_convert_to_llm
+from pi_coder.agent.agent import Agent, AgentState, default_convert_to_llm, placeholder_model
 from pi_coder.agent.events import (
     AgentEnd,
     AgentEvent,
@@ -80,6 +80,7 @@ __all__ = [
     "agent_loop_continue",
     "declare_tool_changes",
     "default_convert_to_llm",
+    "placeholder_model",
     "run_agent_loop",
     "run_agent_loop_continue",
     "set_default_stream_fn",

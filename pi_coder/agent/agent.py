@@ -48,7 +48,7 @@ from pi_coder.ai.types import (
     UserMessage,
 )
 
-__all__ = ["Agent", "AgentState", "default_convert_to_llm"]
+__all__ = ["Agent", "AgentState", "default_convert_to_llm", "placeholder_model"]
 
 Listener = Callable[[AgentEvent, AbortSignal], Any]
 
@@ -73,7 +73,8 @@ def default_convert_to_llm(messages: list[AgentMessage]) -> list[AgentMessage]:
     return list(compress(messages, map(_LLM_ROLES.__contains__, roles)))
 
 
-def _placeholder_model() -> Model:
+def placeholder_model() -> Model:
+    """The model an agent holds until it is given one: ``unknown`` everywhere, never sent anywhere."""
     return Model(
         id="unknown", name="unknown", api="unknown", provider="unknown", base_url="",
         reasoning=False, input=[], context_window=0, max_tokens=0,
@@ -503,7 +504,7 @@ def _initial_state(initial: Mapping[str, Any] | Any) -> AgentState:
         if system is not None:
             messages.insert(0, system)
     return AgentState(
-        model=get("model") or _placeholder_model(),
+        model=get("model") or placeholder_model(),
         thinking_level=get("thinking_level") or "off",
         tools=tools,
         messages=messages,

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from pi_coder.agent import placeholder_model
 from pi_coder.ai.types import Model, NamedThinkingLevel
-from pi_coder.core import _session_ops as ops
 from pi_coder.core.events import ModelChanged, ThinkingLevelChanged
 from pi_coder.core.thinking import available_thinking_levels, clamp_thinking_level
 from pi_coder.errors import MissingApiKeyError
@@ -59,7 +59,7 @@ class ModelControls:
     def set_model_state(self, model: Model | None) -> None:
         """Hold ``model`` (the agent gets the placeholder when it is None); records nothing."""
         self.model = model
-        self.agent.state.model = model if model is not None else ops.placeholder_model()
+        self.agent.state.model = model if model is not None else placeholder_model()
 
     def available_models(self) -> list[Model]:
         """Models whose provider has a key."""

@@ -27,24 +27,6 @@ if TYPE_CHECKING:
     from pi_coder.settings import LoadedSettings, Settings
 
 
-def placeholder_model() -> Model:
-    """What the agent holds while no model is configured (never sent anywhere)."""
-    return Model(id="none", name="none", api="none", provider="none", context_window=0, max_tokens=0)
-
-
-def no_model_text(models: Models) -> str:
-    """How to configure a model (shown instead of a reply when there is none)."""
-    where = models.models_toml_path or "models.toml"
-    return (
-        "No model available. Configure one of:\n"
-        "  1. an API key in the environment, e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY;\n"
-        f"  2. a provider with its api_key in {where};\n"
-        '  3. a local OpenAI-compatible server in models.toml: [providers.local] api = "openai-completions", '
-        'base_url = "http://127.0.0.1:8080/v1", models = [{ id = "<model>" }].\n'
-        "Then pick a model with /model or --model."
-    )
-
-
 @dataclass(slots=True, kw_only=True)
 class Restored:
     """A session as read from its store: what the agent should hold and what to record."""

@@ -43,6 +43,7 @@ from pi_coder.core.events import (
     SessionNameChanged,
     SessionSwitched,
 )
+from pi_coder.core.no_model import no_model_text
 from pi_coder.core.retry import AutoRetry
 from pi_coder.core.session_hooks import BranchSummarizer, BranchSummaryRequest, BranchSummaryResult, RunHook
 from pi_coder.core.stats import SessionStats, UsageTotals, compute_stats
@@ -614,7 +615,7 @@ class AgentSession:
             if self._controls.model is None:
                 from pi_coder.ai.models import error_stream
 
-                return error_stream(model, ops.no_model_text(self.models))
+                return error_stream(model, no_model_text(self.models.models_toml_path))
             return inner(model, context, self._request_options(options))
 
         return stream

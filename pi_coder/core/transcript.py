@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pi_coder.session.entries import BranchSummaryEntry, CompactionEntry, CustomMessageEntry, MessageEntry
+
 __all__ = [
     "AssistantTextBlock",
     "BashBlock",
@@ -24,9 +26,12 @@ __all__ = [
     "ToolBlock",
     "ToolResultView",
     "UserBlock",
+    "blocks_text",
     "build_transcript",
     "content_text",
     "end_notice",
+    "entry_blocks",
+    "entry_message",
     "get",
     "message_blocks",
     "message_text",
@@ -189,9 +194,10 @@ def tool_results(messages: Iterable[Any]) -> dict[str, Any]:
     return {str(get(m, "tool_call_id")): m for m in messages if get(m, "role") == "toolResult"}
 
 
-def message_blocks(message: Any, results: Mapping[str, Any] | None = None) -> list[Block]:
+def message_blocks(message: Any, results: Mapping[str, Any] | None = None, *, hidden: bool = False) -> list[Block]:
     """The blocks of one message. Tool results appear under their call (``results`` by call id),
-    not on their own; a message with nothing to show gives ``[]``."""
+    not on their own; a message with nothing to show gives ``[]``. ``hidden``: include custom
+    messages marked ``display: false`` (the ``/tree`` lists every entry)."""
     role = get(message, "role")
     if role == "user":
         content = get(message, "content", "")
@@ -243,7 +249,7 @@ def message_blocks(message: Any, results: Mapping[str, Any] | None = None) -> li
         return [SummaryBlock("compaction", str(get(message, "summary", "") or ""), tokens)]
     if role == "branchSummary":
         return [SummaryBlock("branch", str(get(message, "summary", "") or ""))]
-    if role == "custom" and get(message, "display", True):
+    if role in ("custom", "hookMessage") and (hidden or get(message, "display", True)):
         content = get(message, "content")
         return [
             CustomBlock(
@@ -251,6 +257,43 @@ def message_blocks(message: Any, results: Mapping[str, Any] | None = None) -> li
             )
         ]
     return []
+
+
+def entry_message(entry: MessageEntry) -> Any:
+    """The entry's message without parsing it: its JSON form until something parsed it, then the model."""
+    raw = entry.raw.get("message")
+    return raw if isinstance(raw, dict) else entry.message
+
+
+def entry_blocks(entry: Any, *, hidden: bool = False) -> list[Block]:
+    """The blocks of one session entry: its message, a custom message or a summary (tool calls
+    without their results); bookkeeping entries (model, label, ...) give ``[]``."""
+    if isinstance(entry, MessageEntry):
+        return message_blocks(entry_message(entry), hidden=hidden)
+    if isinstance(entry, CustomMessageEntry):
+        if not (hidden or entry.display):
+            return []
+        return [CustomBlock(entry.custom_type, content_text(entry.content), entry.content)]
+    if isinstance(entry, CompactionEntry):
+        return [SummaryBlock("compaction", entry.summary, entry.tokens_before)]
+    if isinstance(entry, BranchSummaryEntry):
+        return [SummaryBlock("branch", entry.summary)]
+    return []
+
+
+_TEXT_BLOCKS = (UserBlock, AssistantTextBlock, CustomBlock)
+
+
+def blocks_text(blocks: Iterable[Block]) -> str:
+    """The prose of some blocks (what the user and the model wrote, custom messages, summaries),
+    one block per line; thinking, tool calls and notices are left out."""
+    parts: list[str] = []
+    for block in blocks:
+        if isinstance(block, _TEXT_BLOCKS):
+            parts.append(block.text)
+        elif isinstance(block, SummaryBlock):
+            parts.append(block.summary)
+    return "\n".join(parts)
 
 
 def build_transcript(messages: Sequence[Any]) -> list[Block]:

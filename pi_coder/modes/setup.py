@@ -33,7 +33,6 @@ __all__ = [
     "StartupExit",
     "TrustAsker",
     "build_prompts",
-    "no_model_guidance",
     "prepare",
     "read_piped_stdin",
 ]
@@ -93,21 +92,6 @@ def _valid_unicode(text: str) -> str:
             raw = text.encode("utf-8", "surrogatepass")
         return raw.decode("utf-8", "replace")
     return text
-
-
-def no_model_guidance(models: Models) -> str:
-    """How to configure a model: the three ways (environment, models.toml, a local server)."""
-    where = models.models_toml_path or "models.toml"
-    return (
-        "No model available: no provider has an API key. Configure one of:\n"
-        "  1. an API key in the environment, e.g. export ANTHROPIC_API_KEY=... (or OPENAI_API_KEY, "
-        "OPENROUTER_API_KEY, GROQ_API_KEY, ...);\n"
-        f"  2. a provider with an api_key in {where};\n"
-        f"  3. a local OpenAI-compatible server (llama.cpp, Ollama, vLLM) in {where}:\n"
-        '       [providers.local]\n       api = "openai-completions"\n'
-        '       base_url = "http://127.0.0.1:8080/v1"\n       api_key = "none"\n'
-        '       models = [{ id = "qwen2.5-coder" }]'
-    )
 
 
 def prepare(
@@ -310,7 +294,9 @@ def _model_problem(models: Models, model: Model | None, explicit: bool) -> str |
     if model is not None and explicit:  # the user named the model: say what its key lacks, in one line
         return models.missing_key_message(model.provider)
     if not models.available_models():
-        return no_model_guidance(models)
+        from pi_coder.core.no_model import no_model_text
+
+        return no_model_text(models.models_toml_path)
     if model is None:  # pragma: no cover - pick_start_model returns an available model here
         return "No model selected. Use --model (see --list-models)."
     return models.missing_key_message(model.provider)

@@ -41,7 +41,10 @@ __all__ = [
     "CompactionError",
     "SummaryStreamFn",
     "complete_summary",
+    "conversation_prompt",
     "serialize_conversation",
+    "summarize_conversation",
+    "with_focus",
 ]
 
 SummaryStreamFn: TypeAlias = Callable[[Model, Context, StreamOptions], Any]
@@ -298,3 +301,41 @@ async def complete_summary(
         raise CompactionError("Summarization failed: the model returned no text")
     return text
 
+
+
+def with_focus(instructions: str, custom_instructions: str | None, *, replace: bool = False) -> str:
+    """``instructions`` plus the user's extra focus (``/compact <focus>``, a custom branch prompt);
+    ``replace`` uses the user's text instead of ``instructions``."""
+    custom = custom_instructions.strip() if custom_instructions else ""
+    if not custom:
+        return instructions
+    return custom if replace else f"{instructions}\n\nAdditional focus: {custom}"
+
+
+def conversation_prompt(messages: Iterable[Any], instructions: str, previous_summary: str | None = None) -> str:
+    """The user message of a summary request: the serialised conversation in ``<conversation>``
+    tags, the previous summary (if any) in ``<previous-summary>`` tags, then the instructions."""
+    text = f"<conversation>\n{serialize_conversation(messages)}\n</conversation>\n\n"
+    if previous_summary:
+        text += f"<previous-summary>\n{previous_summary}\n</previous-summary>\n\n"
+    return text + instructions
+
+
+async def summarize_conversation(
+    stream_fn: SummaryStreamFn,
+    model: Model,
+    messages: Iterable[Any],
+    instructions: str,
+    *,
+    max_tokens: int,
+    previous_summary: str | None = None,
+    signal: AbortSignal | None = None,
+    reasoning: str | None = None,
+    api_key: str | None = None,
+) -> str:
+    """Ask ``model`` to summarise ``messages`` following ``instructions``: the request shared by
+    compaction (history and turn prefix) and branch summaries. Raises like :func:`complete_summary`."""
+    prompt = conversation_prompt(messages, instructions, previous_summary)
+    return await complete_summary(
+        stream_fn, model, prompt, max_tokens=max_tokens, signal=signal, reasoning=reasoning, api_key=api_key
+    )

@@ -21,8 +21,8 @@ from pi_coder.session._summary import (
     CompactionCancelled,
     CompactionError,
     SummaryStreamFn,
-    complete_summary,
-    serialize_conversation,
+    summarize_conversation,
+    with_focus,
 )
 from pi_coder.session.compaction import FileOperations, entry_message, format_file_operations
 from pi_coder.session.entries import BranchSummaryEntry, CompactionEntry, SessionEntry
@@ -196,15 +196,11 @@ async def generate_branch_summary(
     preparation = prepare_branch_entries(entries, branch_token_budget(model.context_window, reserve_tokens))
     if not preparation.messages:
         return BranchSummary(summary=NO_CONTENT_SUMMARY, details=None)
-    instructions = BRANCH_SUMMARY_PROMPT
-    custom = custom_instructions.strip() if custom_instructions else ""
-    if custom:
-        instructions = custom if replace_instructions else f"{instructions}\n\nAdditional focus: {custom}"
-    prompt = f"<conversation>\n{serialize_conversation(preparation.messages)}\n</conversation>\n\n{instructions}"
-    text = await complete_summary(
+    text = await summarize_conversation(
         stream_fn,
         model,
-        prompt,
+        preparation.messages,
+        with_focus(BRANCH_SUMMARY_PROMPT, custom_instructions, replace=replace_instructions),
         max_tokens=BRANCH_SUMMARY_MAX_TOKENS,
         signal=signal,
         reasoning=reasoning,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,8 +35,9 @@ from pi_coder.session._summary import (
     CompactionCancelled,
     CompactionError,
     SummaryStreamFn,
-    complete_summary,
     serialize_conversation,
+    summarize_conversation,
+    with_focus,
 )
 from pi_coder.session.codec import iso_to_ms
 from pi_coder.session.entries import (
@@ -416,19 +417,6 @@ class CompactionResult:
         }
 
 
-def _conversation_prompt(messages: Iterable[AgentMessage], previous_summary: str | None, instructions: str) -> str:
-    text = f"<conversation>\n{serialize_conversation(messages)}\n</conversation>\n\n"
-    if previous_summary:
-        text += f"<previous-summary>\n{previous_summary}\n</previous-summary>\n\n"
-    return text + instructions
-
-
-def _with_focus(prompt: str, custom_instructions: str | None) -> str:
-    if custom_instructions and custom_instructions.strip():
-        return f"{prompt}\n\nAdditional focus: {custom_instructions.strip()}"
-    return prompt
-
-
 async def compact(
     preparation: CompactionPreparation,
     *,
@@ -467,22 +455,20 @@ async def compact(
     reserve = effective_reserve_tokens(model.context_window, reserve_tokens)
     previous = strip_generated_sections(preparation.previous_summary) if preparation.previous_summary else None
 
+    async def request(messages: list[AgentMessage], instructions: str, share: float, prior: str | None) -> str:
+        return await summarize_conversation(
+            stream_fn, model, messages, instructions, max_tokens=int(share * reserve), previous_summary=prior,
+            signal=signal, reasoning=reasoning, api_key=api_key,
+        )  # fmt: skip
+
     async def history() -> str:
         if not preparation.messages_to_summarize:
             return previous or "No prior history."
         base = UPDATE_SUMMARIZATION_PROMPT if previous else SUMMARIZATION_PROMPT
-        prompt = _conversation_prompt(
-            preparation.messages_to_summarize, previous, _with_focus(base, custom_instructions)
-        )
-        return await complete_summary(
-            stream_fn, model, prompt, max_tokens=int(0.8 * reserve), signal=signal, reasoning=reasoning, api_key=api_key
-        )
+        return await request(preparation.messages_to_summarize, with_focus(base, custom_instructions), 0.8, previous)
 
     async def turn_prefix() -> str:
-        prompt = _conversation_prompt(preparation.turn_prefix_messages, None, TURN_PREFIX_PROMPT)
-        return await complete_summary(
-            stream_fn, model, prompt, max_tokens=int(0.5 * reserve), signal=signal, reasoning=reasoning, api_key=api_key
-        )
+        return await request(preparation.turn_prefix_messages, TURN_PREFIX_PROMPT, 0.5, None)
 
     if preparation.is_split_turn and preparation.turn_prefix_messages:
         results = await asyncio.gather(history(), turn_prefix(), return_exceptions=True)

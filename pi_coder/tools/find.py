@@ -13,14 +13,14 @@ from pydantic import Field
 
 from pi_coder.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_coder.ai.abort import AbortSignal
-from pi_coder.ai.types import TextContent
 from pi_coder.errors import ToolError
 from pi_coder.tools._glob import GlobPattern, compile_glob
+from pi_coder.tools._listing import existing_dir, listing_result, relative, text_result
 from pi_coder.tools._paths import resolve_path
 from pi_coder.tools._rg import RipgrepRun, find_ripgrep
 from pi_coder.tools._schema import ToolParams, coerce_params
 from pi_coder.tools._settings import ToolSettings
-from pi_coder.tools._truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from pi_coder.tools._truncate import DEFAULT_MAX_BYTES
 from pi_coder.tools._walk import walk_files
 
 __all__ = ["FindParams", "create_find_tool"]
@@ -90,8 +90,7 @@ async def _collect_rg(rg: str, root: Path, collector: _Collector, signal: AbortS
     run = RipgrepRun(rg, argv, root, signal)
     async with contextlib.aclosing(run.lines()) as lines:
         async for raw in lines:
-            rel = raw.decode("utf-8", "surrogateescape")
-            if not collector.add(rel[2:] if rel.startswith("./") else rel):
+            if not collector.add(relative(raw.decode("utf-8", "surrogateescape"))):
                 return
     if run.returncode not in (0, 1) and not collector.results:
         raise ToolError(run.stderr or f"ripgrep exited with code {run.returncode}")
@@ -107,11 +106,7 @@ def create_find_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None 
         args = coerce_params(FindParams, params)
         if signal is not None and signal.aborted:
             raise ToolError("Operation aborted")
-        root = resolve_path(args.path or ".", cwd)
-        if not root.exists():
-            raise ToolError(f"Path not found: {root}")
-        if not root.is_dir():
-            raise ToolError(f"Not a directory: {root}")
+        root = existing_dir(resolve_path(args.path or ".", cwd))
         pattern = compile_glob(args.pattern.strip()) or compile_glob("*")
         assert pattern is not None
         limit = max(1, args.limit or DEFAULT_LIMIT)
@@ -122,17 +117,10 @@ def create_find_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None 
         else:
             await asyncio.to_thread(collector.add_all, walk_files(root), signal)
         if not collector.results:
-            return AgentToolResult(content=[TextContent(text="No files found matching pattern")], details=None)
-        truncation = truncate_head("\n".join(collector.results), max_lines=1 << 62)
-        notices: list[str] = []
-        details: dict[str, Any] = {}
-        if collector.reached:
-            notices.append(f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern")
-            details["resultLimitReached"] = limit
-        if truncation.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = truncation.to_details()
-        text = truncation.content + (f"\n\n[{'. '.join(notices)}]" if notices else "")
-        return AgentToolResult(content=[TextContent(text=text)], details=details or None)
+            return text_result("No files found matching pattern")
+        return listing_result(
+            collector.results, limit=limit, limit_reached=collector.reached, unit="results",
+            limit_key="resultLimitReached",
+        )  # fmt: skip
 
     return AgentTool(name="find", label="find", description=DESCRIPTION, parameters=FindParams, execute=execute)

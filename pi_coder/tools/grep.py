@@ -16,21 +16,15 @@ from pydantic import Field
 
 from pi_coder.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_coder.ai.abort import AbortSignal
-from pi_coder.ai.types import TextContent
 from pi_coder.errors import ToolError
 from pi_coder.tools._files import file_kind, read_regular_bytes
 from pi_coder.tools._glob import GlobPattern, compile_glob
+from pi_coder.tools._listing import listing_result, relative, text_result
 from pi_coder.tools._paths import resolve_path
 from pi_coder.tools._rg import RipgrepRun, find_ripgrep
 from pi_coder.tools._schema import ToolParams, coerce_params
 from pi_coder.tools._settings import ToolSettings
-from pi_coder.tools._truncate import (
-    DEFAULT_MAX_BYTES,
-    GREP_MAX_LINE_LENGTH,
-    format_size,
-    truncate_head,
-    truncate_line,
-)
+from pi_coder.tools._truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, truncate_line
 from pi_coder.tools._walk import walk_files
 
 __all__ = ["GrepParams", "create_grep_tool"]
@@ -123,8 +117,7 @@ async def _search_rg(
             kind = event.get("type")
             data = event.get("data", {})
             if kind == "begin":
-                rel = _json_text(data["path"])
-                rel = rel[2:] if rel.startswith("./") else rel
+                rel = relative(_json_text(data["path"]))
                 skip_file = path_filter is not None and not path_filter.matches(rel, False)
                 if skip_file:
                     current = None
@@ -245,20 +238,9 @@ def _format(groups: list[_FileHits], limit: int, reached: bool) -> AgentToolResu
             cut_any |= cut
             sep = ":" if is_match else "-"
             rows.append(f"{group.rel}{sep}{number}{sep} {shown}")
-    truncation = truncate_head("\n".join(rows), max_lines=1 << 62)
-    notices: list[str] = []
-    details: dict[str, Any] = {}
-    if reached:
-        notices.append(f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern")
-        details["matchLimitReached"] = limit
-    if truncation.truncated:
-        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-        details["truncation"] = truncation.to_details()
-    if cut_any:
-        notices.append(f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines")
-        details["linesTruncated"] = True
-    text = truncation.content + (f"\n\n[{'. '.join(notices)}]" if notices else "")
-    return AgentToolResult(content=[TextContent(text=text)], details=details or None)
+    return listing_result(
+        rows, limit=limit, limit_reached=reached, unit="matches", limit_key="matchLimitReached", lines_cut=cut_any
+    )
 
 
 def create_grep_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool:
@@ -293,7 +275,7 @@ def create_grep_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None 
         else:
             groups, reached = await asyncio.to_thread(_search_python, root, is_file, args, limit, context, signal)
         if not groups:
-            return AgentToolResult(content=[TextContent(text="No matches found")], details=None)
+            return text_result("No matches found")
         return _format(groups, limit, reached)
 
     return AgentTool(name="grep", label="grep", description=DESCRIPTION, parameters=GrepParams, execute=execute)

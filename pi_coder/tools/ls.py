@@ -11,12 +11,12 @@ from pydantic import Field
 
 from pi_coder.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_coder.ai.abort import AbortSignal
-from pi_coder.ai.types import TextContent
 from pi_coder.errors import ToolError
+from pi_coder.tools._listing import existing_dir, listing_result, text_result
 from pi_coder.tools._paths import resolve_path
 from pi_coder.tools._schema import ToolParams, coerce_params
 from pi_coder.tools._settings import ToolSettings
-from pi_coder.tools._truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from pi_coder.tools._truncate import DEFAULT_MAX_BYTES
 
 __all__ = ["LsParams", "create_ls_tool"]
 
@@ -34,10 +34,7 @@ class LsParams(ToolParams):
 
 
 def _list(directory: Path) -> list[str]:
-    if not directory.exists():
-        raise ToolError(f"Path not found: {directory}")
-    if not directory.is_dir():
-        raise ToolError(f"Not a directory: {directory}")
+    existing_dir(directory)
     try:
         names = os.listdir(directory)
     except OSError as exc:
@@ -66,18 +63,10 @@ def create_ls_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = 
         limit = max(1, args.limit or DEFAULT_LIMIT)
         entries = await asyncio.to_thread(_list, directory)
         if not entries:
-            return AgentToolResult(content=[TextContent(text="(empty directory)")], details=None)
-        reached = len(entries) > limit
-        truncation = truncate_head("\n".join(entries[:limit]), max_lines=1 << 62)
-        notices: list[str] = []
-        details: dict[str, Any] = {}
-        if reached:
-            notices.append(f"{limit} entries limit reached. Use limit={limit * 2} for more")
-            details["entryLimitReached"] = limit
-        if truncation.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = truncation.to_details()
-        text = truncation.content + (f"\n\n[{'. '.join(notices)}]" if notices else "")
-        return AgentToolResult(content=[TextContent(text=text)], details=details or None)
+            return text_result("(empty directory)")
+        return listing_result(
+            entries[:limit], limit=limit, limit_reached=len(entries) > limit, unit="entries",
+            limit_key="entryLimitReached", refine=False,
+        )  # fmt: skip
 
     return AgentTool(name="ls", label="ls", description=DESCRIPTION, parameters=LsParams, execute=execute)

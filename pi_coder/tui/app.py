@@ -10,7 +10,6 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rich.console import Group
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
@@ -25,12 +24,13 @@ from pi_coder.tui.completion import (
     ordered_filter,
     slash_candidates,
 )
+from pi_coder.tui.context import DialogState
 from pi_coder.tui.controller import TranscriptController
 from pi_coder.tui.external_editor import ExternalEditorMixin
 from pi_coder.tui.format import git_branch, shorten_home
 from pi_coder.tui.key_actions import KeyActionsMixin
-from pi_coder.tui.keys import bindings_for, display_keys, effective_keys
-from pi_coder.tui.screens.navigation import NavigationMixin
+from pi_coder.tui.keys import KEY_ACTIONS, bindings_for, display_keys, effective_keys
+from pi_coder.tui.screens import navigation
 from pi_coder.tui.selection_copy import SelectionCopyMixin
 from pi_coder.tui.widgets.completion_menu import CompletionMenu
 from pi_coder.tui.widgets.panels import HeaderPanel, PendingMessages, StatusLine
@@ -41,34 +41,20 @@ from pi_coder.tui.widgets.transcript import Transcript
 
 __all__ = ["PiApp", "no_model_help"]
 
+_APP_ACTIONS = frozenset(a.action.split("(")[0] for a in KEY_ACTIONS if a.scope == "app")
 
-def no_model_help(models_toml: str | None = None) -> Group:
-    """How to configure a model, as a light renderable (no Markdown parser at start-up)."""
-    if models_toml is None:
-        from pi_coder.paths import config_dir
 
-        models_toml = str(config_dir() / "models.toml")
-    models_toml = shorten_home(models_toml)
-    example = (
-        '[providers.local]\napi = "openai-completions"\nbase_url = "http://127.0.0.1:8080/v1"\n'
-        'api_key = "none"\nmodels = [{ id = "qwen2.5-coder", context_window = 32768 }]'
-    )
-    return Group(
-        Text.assemble(("No model configured.", "bold yellow"), " To use pi, either:"),
-        Text.assemble(
-            "  • run ", ("/login", "bold"), " to paste a provider's key, or set ", ("ANTHROPIC_API_KEY", "bold"),
-            " or ", ("OPENAI_API_KEY", "bold"), " (or another provider's key) and restart, or",
-        ),
-        Text.assemble(
-            "  • add a provider to ", (models_toml, "bold"), ", e.g. a local OpenAI-compatible server:"
-        ),
-        Text(""),
-        Text(example, style="cyan"),
-        Text(""),
-        Text.assemble(
-            "then start ", ("pi --model local/qwen2.5-coder", "bold"), " (or pick one with /model)."
-        ),
-    )
+def no_model_help(models_toml: str | None = None) -> Text:
+    """How to configure a model (core's text, styled), as a light renderable (no Markdown parser at start-up)."""
+    from pi_coder.core.no_model import LOCAL_EXAMPLE, NO_MODEL_HEADLINE, NO_MODEL_MARKERS, no_model_text
+    from pi_coder.paths import config_dir
+
+    where = models_toml if models_toml is not None else str(config_dir() / "models.toml")
+    text = Text(no_model_text(where))
+    text.stylize("bold yellow", 0, len(NO_MODEL_HEADLINE))
+    text.highlight_words([LOCAL_EXAMPLE], "cyan")
+    text.highlight_words([*NO_MODEL_MARKERS, shorten_home(where)], "bold")
+    return text
 
 
 async def _maybe_await(value: Any) -> Any:
@@ -77,7 +63,7 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
-class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
+class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
     """The ``pi`` terminal UI.
 
     Args:
@@ -118,7 +104,10 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
         self.session = session
         self.initial_messages = list(initial_messages)
         self.startup_notices = list(startup_notices)
-        keybindings = self.init_navigation(keybindings, resume=resume)
+        self.dialogs = DialogState()
+        self._resume_at_start = resume
+        self._startup_warnings: list[str] = []
+        keybindings = self._keys_and_theme(keybindings)
         self.effective_keys = effective_keys(keybindings)
         self._keymap_overrides = dict(keybindings or {})
         if version is None:
@@ -147,6 +136,48 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
                 history = []
         self.history = PromptHistory(history)
         self.controller: TranscriptController | None = None
+
+    def _keys_and_theme(self, keybindings: Mapping[str, str | list[str]] | None) -> Mapping[str, str | list[str]]:
+        """The keymap to use (the ``[keybindings]`` setting unless given); sets the ``theme`` setting's theme."""
+        from pi_coder.tui.keybindings import load_keybindings
+        from pi_coder.tui.theming import ThemeController
+
+        settings = self._settings()
+        if keybindings is None:
+            keymap = load_keybindings(settings)
+            self._startup_warnings.extend(keymap.warnings)
+            keybindings = keymap.overrides
+        trust = getattr(self.session, "project_trust", None)
+        trusted = trust is None or bool(trust.trusted)
+        self.themes = ThemeController(
+            self,
+            str(getattr(self.session, "cwd", ".")) if trusted else None,  # None: no .pi/themes
+            extra_paths=list(getattr(settings, "themes", []) or []),
+            on_warning=self._theme_warning,
+        )
+        self.themes.use(str(getattr(settings, "theme", "dark") or "dark"))
+        return keybindings
+
+    def _theme_warning(self, text: str) -> None:
+        if self.is_running and getattr(self, "controller", None) is not None:
+            self.call_later(self.notice, text, "warning")
+        else:
+            self._startup_warnings.append(text)
+
+    def _settings(self) -> Any:
+        return navigation.app_settings(self.session)
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        from pi_coder.tui.theming import default_theme_variables
+
+        return {**super().get_theme_variable_defaults(), **default_theme_variables()}
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # While a dialog is open the app's own key actions (Esc abort, Ctrl+D quit, Ctrl+P
+        # model...) are off, so the dialog gets those keys.
+        if action in _APP_ACTIONS and len(self.screen_stack) > 1:
+            return False
+        return super().check_action(action, parameters)
 
     # ------------------------------------------------------------------ layout
 
@@ -227,7 +258,13 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
             set_code_block_indent(markdown.code_block_indent)
         await self._render_start()
         self.refresh_footer()
-        await self.mount_navigation()
+        warnings, self._startup_warnings = self._startup_warnings, []
+        for text in warnings:
+            await self.notice(text, "warning")
+        self.themes.watch(1.0)
+        if self._resume_at_start:
+            self._resume_at_start = False
+            navigation.run_dialog(self, navigation.resume_at_start(self))
         self.set_timer(1.0, self._after_startup)  # once the first frame is on screen
         if self.initial_messages:
             messages = list(self.initial_messages)

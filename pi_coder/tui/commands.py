@@ -1,7 +1,7 @@
 """Slash commands: a small table of (name, description, handler).
 
 Handlers receive the app and the text after the command name. /model, /settings, /resume, /tree
-and /fork open the dialogs of ``pi_coder.tui.screens`` (``PiApp`` methods from NavigationMixin).
+and /fork run the dialog flows of ``pi_coder.tui.screens.navigation``.
 """
 
 from __future__ import annotations
@@ -146,23 +146,33 @@ async def _quit(app: CommandContext, args: str) -> None:
 
 
 async def _model(app: CommandContext, args: str) -> None:
-    await app.open_model_picker(args.strip())
+    from pi_coder.tui.screens.navigation import open_model_picker
+
+    await open_model_picker(app, args.strip())
 
 
 async def _settings(app: CommandContext, args: str) -> None:
-    await app.open_settings()
+    from pi_coder.tui.screens.navigation import open_settings
+
+    await open_settings(app)
 
 
 async def _resume(app: CommandContext, args: str) -> None:
-    await app.open_session_picker()
+    from pi_coder.tui.screens.navigation import open_session_picker
+
+    await open_session_picker(app)
 
 
 async def _tree(app: CommandContext, args: str) -> None:
-    await app.open_tree()
+    from pi_coder.tui.screens.navigation import open_tree
+
+    await open_tree(app)
 
 
 async def _fork(app: CommandContext, args: str) -> None:
-    await app.open_fork()
+    from pi_coder.tui.screens.navigation import open_fork
+
+    await open_fork(app)
 
 
 async def _login(app: CommandContext, args: str) -> None:

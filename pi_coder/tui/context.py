@@ -1,4 +1,4 @@
-"""What slash commands, dialogs and the app's mixins may use of the app, as Protocols.
+"""What slash commands, dialog flows and the app's mixins may use of the app, as Protocols.
 
 They import this leaf module instead of ``PiApp``, so ``app`` and its helpers form no import
 cycle. ``PiApp`` satisfies every Protocol here; the members are the ones the helpers use.
@@ -11,16 +11,29 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["AppHost", "CommandContext", "Handler", "SlashCommand"]
+__all__ = ["AppHost", "CommandContext", "DialogState", "Handler", "SlashCommand"]
+
+
+@dataclass(slots=True)
+class DialogState:
+    """What the dialog flows (``pi_coder.tui.screens.navigation``) keep between calls."""
+
+    summarizing: bool = False
+    """A branch summary runs (Esc cancels it)."""
+    last_escape: float = 0.0
+    """``time.monotonic()`` of the last Esc on an empty editor (Esc Esc opens /tree or /fork)."""
 
 
 class CommandContext(Protocol):
-    """The app as a slash command handler sees it."""
+    """The app as a slash command handler and the dialog flows it opens see it."""
 
     session: Any
     commands: Sequence[SlashCommand]
     effective_keys: dict[str, str]
     title: str
+    themes: Any
+    hide_thinking: bool
+    dialogs: DialogState
 
     @property
     def editor(self) -> Any: ...
@@ -30,6 +43,9 @@ class CommandContext(Protocol):
 
     @property
     def screen_stack(self) -> Any: ...
+
+    @property
+    def status_line(self) -> Any: ...
 
     async def notice(self, text: str, level: str = "info") -> None: ...
 
@@ -55,19 +71,11 @@ class CommandContext(Protocol):
 
     def call_later(self, *args: Any, **kwargs: Any) -> Any: ...
 
-    def open_model_picker(self, *args: Any, **kwargs: Any) -> Any: ...
+    def run_worker(self, *args: Any, **kwargs: Any) -> Any: ...
 
-    def open_settings(self, *args: Any, **kwargs: Any) -> Any: ...
+    def exit(self, *args: Any, **kwargs: Any) -> Any: ...
 
-    def open_session_picker(self, *args: Any, **kwargs: Any) -> Any: ...
-
-    def open_tree(self, *args: Any, **kwargs: Any) -> Any: ...
-
-    def open_fork(self, *args: Any, **kwargs: Any) -> Any: ...
-
-    def _dialog(self, *args: Any, **kwargs: Any) -> Any: ...
-
-    def _switch_model(self, *args: Any, **kwargs: Any) -> Any: ...
+    def set_thinking_hidden(self, hidden: bool) -> None: ...
 
 
 class AppHost(CommandContext, Protocol):
@@ -75,11 +83,7 @@ class AppHost(CommandContext, Protocol):
 
     controller: Any
     tools_expanded: bool
-    hide_thinking: bool
     _last_clear: float
-
-    @property
-    def status_line(self) -> Any: ...
 
     @property
     def transcript(self) -> Any: ...
@@ -90,10 +94,6 @@ class AppHost(CommandContext, Protocol):
     def _busy(self) -> bool: ...
 
     def _settings(self) -> Any: ...
-
-    def cancel_branch_summary(self) -> bool: ...
-
-    def handle_idle_escape(self) -> bool: ...
 
     def query_one(self, *args: Any, **kwargs: Any) -> Any: ...
 

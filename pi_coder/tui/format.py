@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from pi_coder.paths import shorten_home
 
 __all__ = ["format_duration", "format_tokens", "git_branch", "shorten_home", "truncate_line"]
 
@@ -19,14 +20,6 @@ def format_tokens(count: int) -> str:
     if count < 10_000_000:
         return f"{count / 1_000_000:.1f}M"
     return f"{round(count / 1_000_000)}M"
-
-
-def shorten_home(path: str) -> str:
-    """Replace the home directory prefix with ``~``."""
-    home = os.path.expanduser("~")
-    if home and home != "/" and (path == home or path.startswith(home + os.sep)):
-        return "~" + path[len(home) :]
-    return path
 
 
 def git_branch(cwd: str) -> str | None:

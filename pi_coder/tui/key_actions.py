@@ -1,4 +1,7 @@
-"""The app-level key actions (bound in :mod:`pi_coder.tui.keys`), as a mixin of ``PiApp``."""
+"""The app-level key actions (bound in :mod:`pi_coder.tui.keys`), as a mixin of ``PiApp``.
+
+The ones that open dialogs run the flows of :mod:`pi_coder.tui.screens.navigation`.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from textual.actions import SkipAction
 
 from pi_coder.tui.keys import display_keys
+from pi_coder.tui.screens import navigation
 from pi_coder.tui.widgets.panels import PendingMessages
 
 if TYPE_CHECKING:
@@ -26,7 +30,7 @@ async def _maybe_await(value: Any) -> Any:
 
 
 class KeyActionsMixin:
-    """Esc, Ctrl+C, Ctrl+D, Shift+Tab, Ctrl+P, Ctrl+O, Ctrl+T, Alt+Up and End. A binding whose
+    """Esc, Ctrl+C, Ctrl+D, Shift+Tab, Ctrl+P, Ctrl+O, Ctrl+T, Alt+Up, End and the dialog keys. A binding whose
     action does not apply raises ``SkipAction`` so the key reaches the editor."""
 
     _last_clear: float = 0.0
@@ -37,7 +41,7 @@ class KeyActionsMixin:
 
     async def action_interrupt(self: AppHost) -> None:
         editor = self.editor
-        if editor.close_menu() or self.cancel_branch_summary():
+        if editor.close_menu() or navigation.cancel_branch_summary(self):
             return
         if getattr(self.session, "is_bash_running", False):
             self.session.abort_bash()
@@ -52,7 +56,7 @@ class KeyActionsMixin:
         if editor.text.startswith("!"):
             editor.set_text("")
             return
-        if self.handle_idle_escape():
+        if navigation.handle_idle_escape(self):
             return
         raise SkipAction()
 
@@ -99,10 +103,29 @@ class KeyActionsMixin:
             self.controller.set_tools_expanded(self.tools_expanded)
 
     def action_toggle_thinking(self: AppHost) -> None:
-        self.hide_thinking = not self.hide_thinking
-        if self.controller is not None:
-            self.controller.set_thinking_hidden(self.hide_thinking)
+        self.set_thinking_hidden(not self.hide_thinking)
         self.status("Thinking blocks hidden" if self.hide_thinking else "Thinking blocks shown")
+
+    def set_thinking_hidden(self: AppHost, hidden: bool) -> None:
+        """Collapse (or expand) every thinking block, now and for blocks still to come."""
+        self.hide_thinking = hidden
+        if self.controller is not None:
+            self.controller.set_thinking_hidden(hidden)
+
+    def action_select_model(self: AppHost) -> None:
+        navigation.run_dialog(self, navigation.open_model_picker(self))
+
+    def action_open_tree(self: AppHost) -> None:
+        navigation.run_dialog(self, navigation.open_tree(self))
+
+    def action_open_fork(self: AppHost) -> None:
+        navigation.run_dialog(self, navigation.open_fork(self))
+
+    def action_open_resume(self: AppHost) -> None:
+        navigation.run_dialog(self, navigation.open_session_picker(self))
+
+    async def action_new_session(self: AppHost) -> None:
+        await self.new_session()
 
     def action_dequeue(self: AppHost) -> None:
         texts = list(self.session.dequeue() or [])

@@ -86,7 +86,9 @@ async def login(app: CommandContext, args: str) -> None:
     if current is None or not models.has_key(current.provider):
         model = _default_model(app, provider)
         if model is not None:
-            app._switch_model(model)
+            from pi_coder.tui.screens.navigation import switch_model
+
+            switch_model(app, model)
     app.refresh_footer()
 
 

@@ -162,7 +162,7 @@ def test_local_discovery_false_finds_nothing(tmp_path: Path, local_server: Any) 
     (home / "settings.toml").write_text("local_discovery = false\n")
     run = _pi(home, project, port, "-p", "--no-session", "hi")
     assert run.returncode != 0
-    assert "No model available" in run.stderr
+    assert "No model configured" in run.stderr
     assert seen == []
 
 

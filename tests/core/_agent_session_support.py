@@ -13,8 +13,6 @@ from pi_coder.ai.types import AssistantMessage, Usage
 from pi_coder.core import AgentSession, create_agent_session
 from pi_coder.settings import load_settings
 
-KEY_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY", "OPENROUTER_API_KEY")
-
 
 def make_models(*providers: FauxProvider) -> Models:
     models = create_models(include_builtin=False, env={}, models_toml=Path("/nonexistent/models.toml"))
@@ -83,7 +81,6 @@ def usage(input: int, output: int, cache_read: int = 0, cache_write: int = 0) ->
 
 
 __all__ = [
-    "KEY_VARS",
     "Gate",
     "faux_message",
     "faux_provider",

@@ -13,7 +13,6 @@ from pi_coder.ai.types import AssistantMessage
 from pi_coder.core.events import QueueChanged, SessionSwitched
 from pi_coder.session.store import SessionStore
 from tests.core._agent_session_support import (
-    KEY_VARS,
     Gate,
     faux_message,
     faux_provider,
@@ -29,14 +28,6 @@ def _exists(path: str | None) -> bool:
     return path is not None and Path(path).exists()
 
 
-@pytest.fixture
-def cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PI_CODER_HOME", str(tmp_path / "home"))
-    for var in KEY_VARS:
-        monkeypatch.delenv(var, raising=False)
-    project = tmp_path / "project"
-    project.mkdir()
-    return project
 
 
 async def test_prompt_runs_persists_and_forwards_events(cwd: Path) -> None:
@@ -312,7 +303,7 @@ async def test_no_model_gives_an_error_turn_and_writes_nothing(cwd: Path) -> Non
     await session.prompt("hello?")
     last = session.messages[-1]
     assert isinstance(last, AssistantMessage) and last.stop_reason == "error"
-    assert "No model available" in (last.error_message or "")
+    assert "No model configured" in (last.error_message or "")
     assert not _exists(session.session_file)
 
 

@@ -12,7 +12,6 @@ from pi_coder.core.events import BashExecutionEnd, BashExecutionStart, BashExecu
 from pi_coder.session.messages import BashExecutionMessage
 from pi_coder.session.store import SessionStore
 from tests.core._agent_session_support import (
-    KEY_VARS,
     Gate,
     faux_provider,
     make_models,
@@ -24,15 +23,10 @@ from tests.core._agent_session_support import (
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
 
 
-@pytest.fixture
-def cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PI_CODER_HOME", str(tmp_path / "home"))
-    for var in KEY_VARS:
-        monkeypatch.delenv(var, raising=False)
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "note.txt").write_text("from the file\n")
-    return project
+@pytest.fixture(autouse=True)
+def _note_file(cwd: Path) -> None:
+    """A file for the shell commands to read."""
+    (cwd / "note.txt").write_text("from the file\n")
 
 
 def _user_texts(context_messages: list) -> list[str]:

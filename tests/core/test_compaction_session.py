@@ -21,7 +21,6 @@ from pi_coder.session.compaction import (
 from pi_coder.session.messages import COMPACTION_SUMMARY_PREFIX, CompactionSummaryMessage
 from pi_coder.session.store import SessionStore
 from tests.core._agent_session_support import (
-    KEY_VARS,
     faux_message,
     faux_provider,
     make_models,
@@ -39,19 +38,14 @@ def _settings(cwd: Path, text: str) -> None:
     (cwd / ".pi" / "settings.toml").write_text(text)
 
 
-@pytest.fixture
-def cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PI_CODER_HOME", str(tmp_path / "home"))
-    for var in KEY_VARS:
-        monkeypatch.delenv(var, raising=False)
-    project = tmp_path / "project"
-    project.mkdir()
+@pytest.fixture(autouse=True)
+def _compaction_settings(cwd: Path) -> None:
+    """Small compaction budgets and fast retries in every test of this file."""
     _settings(
-        project,
+        cwd,
         "[compaction]\nreserve_tokens = 2000\nkeep_recent_tokens = 300\n"
         "[retry]\nbase_delay_ms = 1\n[branch_summary]\nreserve_tokens = 2000\n",
     )
-    return project
 
 
 def _prompt_text(context: Any) -> str:

@@ -11,7 +11,6 @@ import pytest
 from pi_coder.core.events import AutoRetryEnd, AutoRetryStart
 from pi_coder.core.retry import RETRY_CANCELLED, retry_delay_ms
 from tests.core._agent_session_support import (
-    KEY_VARS,
     faux_message,
     faux_provider,
     make_models,
@@ -26,15 +25,10 @@ def _settings(cwd: Path, text: str) -> None:
     (cwd / ".pi" / "settings.toml").write_text(text)
 
 
-@pytest.fixture
-def cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PI_CODER_HOME", str(tmp_path / "home"))
-    for var in KEY_VARS:
-        monkeypatch.delenv(var, raising=False)
-    project = tmp_path / "project"
-    project.mkdir()
-    _settings(project, "[retry]\nbase_delay_ms = 1\nmax_retries = 3\n")
-    return project
+@pytest.fixture(autouse=True)
+def _retry_settings(cwd: Path) -> None:
+    """Fast retries (1 ms) in every test of this file."""
+    _settings(cwd, "[retry]\nbase_delay_ms = 1\nmax_retries = 3\n")
 
 
 def _error(text: str = "503 Service Unavailable: overloaded"):

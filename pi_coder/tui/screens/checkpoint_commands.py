@@ -20,7 +20,7 @@ async def _confirmed(app: CommandContext, conflicts: list[str], verb: str) -> bo
     shown = "\n".join(f"  {path}" for path in conflicts[:10])
     more = f"\n  and {len(conflicts) - 10} more" if len(conflicts) > 10 else ""
     message = f"These files were changed by hand since pi last saw them:\n{shown}{more}\n\n{verb} anyway and overwrite them?"
-    return bool(await app._dialog(ConfirmDialog(message, title=verb, yes="Overwrite", no="Keep them")))
+    return bool(await app.push_screen_wait(ConfirmDialog(message, title=verb, yes="Overwrite", no="Keep them")))
 
 
 async def _run(app: CommandContext, step: str, verb: str, **kwargs: Any) -> None:
@@ -61,7 +61,7 @@ async def ask_restore_mode(app: CommandContext, entry_id: str, action: str) -> s
         changes = False
     if not changes:
         return "conversation"
-    choice = await app._dialog(
+    choice = await app.push_screen_wait(
         ChoiceDialog(
             "Restore",
             [("both", "Conversation and code"), ("conversation", "Conversation only"), ("code", "Code only")],

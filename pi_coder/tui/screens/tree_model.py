@@ -18,10 +18,7 @@ from typing import Any
 
 from pi_coder.core import transcript as tx
 from pi_coder.session.entries import (
-    BranchSummaryEntry,
-    CompactionEntry,
     CustomEntry,
-    CustomMessageEntry,
     LabelEntry,
     MessageEntry,
     ModelChangeEntry,
@@ -82,26 +79,8 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content[:_TEXT_LIMIT]
-    parts: list[str] = []
-    size = 0
-    for block in content or ():
-        kind = block.get("type") if isinstance(block, dict) else getattr(block, "type", None)
-        if kind != "text":
-            continue
-        text = block.get("text", "") if isinstance(block, dict) else getattr(block, "text", "")
-        parts.append(text)
-        size += len(text)
-        if size >= _TEXT_LIMIT:
-            break
-    return "".join(parts)[:_TEXT_LIMIT]
-
-
-def _tool_calls(content: Any) -> list[tuple[str, str, dict[str, Any]]]:
-    message = {"role": "assistant", "content": content or []}
-    return [(b.call_id, b.name, dict(b.args)) for b in tx.message_blocks(message) if isinstance(b, tx.ToolBlock)]
+def _short(text: str) -> str:
+    return _flat(text[:_TEXT_LIMIT])
 
 
 def _tool_summary(name: str, args: dict[str, Any]) -> str:
@@ -130,51 +109,35 @@ def _tool_summary(name: str, args: dict[str, Any]) -> str:
     return f"[{name}: {dumped[:40]}{'...' if len(dumped) > 40 else ''}]"
 
 
-def _field(entry: MessageEntry, camel: str, snake: str) -> Any:
-    """A message field without re-serialising an already parsed message."""
-    raw = entry.raw.get("message")
-    if isinstance(raw, dict):
-        return raw.get(camel)
-    return getattr(entry.message, snake, None)
-
-
 def _describe(entry: Any, tools: dict[str, tuple[str, dict[str, Any]]]) -> TreeItem:
+    """The entry's row; its content is read through the transcript blocks, like every renderer's."""
     entry_id = entry.id
     if isinstance(entry, MessageEntry):
         role = entry.role or "message"
-        if role == "user":
-            return TreeItem(entry_id, "user", "user: ", _flat(_content_text(_field(entry, "content", "content"))))
-        if role == "assistant":
-            content = _field(entry, "content", "content")
-            for call_id, name, args in _tool_calls(content):
-                tools[call_id] = (name, args)
-            text = _flat(_content_text(content))
-            stop = _field(entry, "stopReason", "stop_reason")
-            error = _field(entry, "errorMessage", "error_message")
-            item = TreeItem(entry_id, "assistant", "assistant: ", text)
-            if not text:
-                if stop == "aborted":
-                    item.body, item.error = "(aborted)", True
-                elif error:
-                    item.body, item.error = _flat(str(error))[:80], True
-                else:
-                    item.body = "(no content)"
-                    item.tool_only = bool(_tool_calls(content)) or stop == "toolUse"
-            return item
+        message = tx.entry_message(entry)
         if role == "toolResult":
-            call = tools.get(_field(entry, "toolCallId", "tool_call_id") or "")
-            body = _tool_summary(*call) if call else f"[{_field(entry, 'toolName', 'tool_name') or 'tool'}]"
+            call = tools.get(str(tx.get(message, "tool_call_id") or ""))
+            body = _tool_summary(*call) if call else f"[{tx.get(message, 'tool_name') or 'tool'}]"
             return TreeItem(entry_id, "toolResult", "", body)
-        if role == "bashExecution":
-            command = _flat(str(_field(entry, "command", "command") or ""))
-            return TreeItem(entry_id, "bashExecution", "", f"[bash]: {command}")
+        blocks = tx.message_blocks(message, hidden=True)
+        if role == "user":
+            return TreeItem(entry_id, "user", "user: ", _short(tx.blocks_text(blocks)))
+        if role == "assistant":
+            return _assistant(entry_id, message, blocks, tools)
+        for block in blocks:
+            if isinstance(block, tx.BashBlock):
+                return TreeItem(entry_id, "bashExecution", "", f"[bash]: {_flat(block.command)}")
+            if isinstance(block, tx.CustomBlock):
+                return TreeItem(entry_id, role, f"[{block.custom_type}]: ", _short(block.text))
         return TreeItem(entry_id, role, "", f"[{role}]")
-    if isinstance(entry, CustomMessageEntry):
-        return TreeItem(entry_id, "custom_message", f"[{entry.custom_type}]: ", _flat(_content_text(entry.content)))
-    if isinstance(entry, CompactionEntry):
-        return TreeItem(entry_id, "compaction", "", f"[compaction: {round(entry.tokens_before / 1000)}k tokens]")
-    if isinstance(entry, BranchSummaryEntry):
-        return TreeItem(entry_id, "branch_summary", "[branch summary]: ", _flat(entry.summary)[:_TEXT_LIMIT])
+    for block in tx.entry_blocks(entry, hidden=True):
+        if isinstance(block, tx.CustomBlock):
+            return TreeItem(entry_id, "custom_message", f"[{block.custom_type}]: ", _short(block.text))
+        if isinstance(block, tx.SummaryBlock) and block.kind == "compaction":
+            tokens = round((block.tokens_before or 0) / 1000)
+            return TreeItem(entry_id, "compaction", "", f"[compaction: {tokens}k tokens]")
+        if isinstance(block, tx.SummaryBlock):
+            return TreeItem(entry_id, "branch_summary", "[branch summary]: ", _flat(block.summary)[:_TEXT_LIMIT])
     if isinstance(entry, ModelChangeEntry):
         return TreeItem(entry_id, "model_change", "", f"[model: {entry.model_id}]", settings_entry=True)
     if isinstance(entry, ThinkingLevelChangeEntry):
@@ -187,6 +150,26 @@ def _describe(entry: Any, tools: dict[str, tuple[str, dict[str, Any]]]) -> TreeI
         return TreeItem(entry_id, "session_info", "", f"[name: {entry.name or ''}]", settings_entry=True)
     kind = str(getattr(entry, "type", "entry"))
     return TreeItem(entry_id, kind, "", f"[{kind}]", settings_entry=True)
+
+
+def _assistant(
+    entry_id: str, message: Any, blocks: list[tx.Block], tools: dict[str, tuple[str, dict[str, Any]]]
+) -> TreeItem:
+    calls = [block for block in blocks if isinstance(block, tx.ToolBlock)]
+    for call in calls:
+        tools[call.call_id] = (call.name, dict(call.args))
+    item = TreeItem(entry_id, "assistant", "assistant: ", _short(tx.blocks_text(blocks)))
+    if not item.body:
+        stop = tx.get(message, "stop_reason")
+        error = tx.get(message, "error_message")
+        if stop == "aborted":
+            item.body, item.error = "(aborted)", True
+        elif error:
+            item.body, item.error = _flat(str(error))[:80], True
+        else:
+            item.body = "(no content)"
+            item.tool_only = bool(calls) or stop == "toolUse"
+    return item
 
 
 def build_items(roots: Sequence[Any]) -> list[TreeItem]:
