@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 from pathlib import Path
+from typing import Any
 
 from pi_coder.ai.providers.faux import faux_message, faux_tool_call
 from pi_coder.ai.types import Usage
@@ -320,6 +323,17 @@ async def test_tool_call_block_appears_while_arguments_stream(make_session, proj
         tool_names=["read"],
         faux_options={"chunk_delay": 0.05},
     )
+    # The call is held before it runs, so the block is seen before the call finished, however
+    # slowly this test is scheduled.
+    gate = asyncio.Event()
+    original = session.agent.before_tool_call
+
+    async def held(*args: Any, **kwargs: Any) -> Any:
+        await gate.wait()
+        result = original(*args, **kwargs) if original is not None else None
+        return await result if inspect.isawaitable(result) else result
+
+    session.agent.before_tool_call = held
     app = _app(session)
     async with app.run_test(size=(100, 60)) as pilot:
         await _send(pilot, "read big.txt")
@@ -327,6 +341,7 @@ async def test_tool_call_block_appears_while_arguments_stream(make_session, proj
 
         await wait_until(pilot, lambda: bool(app.query(ToolCallBlock)), what="block", timeout=10)
         assert app.query_one(ToolCallBlock).view.status in ("streaming", "pending", "running")
+        gate.set()
         await wait_until(pilot, lambda: not session.is_streaming and faux.state.call_count == 2, what="done")
         await pilot.pause(0.1)
         text = screen_text(app)
