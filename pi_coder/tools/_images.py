@@ -60,7 +60,7 @@ def prepare_image(data: bytes, mime_type: str, *, auto_resize: bool = True) -> P
             note="[Image omitted: it exceeds the inline image size limit and Pillow is not installed to resize it.]",
         )  # fmt: skip
     try:
-        image = Image.open(io.BytesIO(data))
+        image: Image.Image = Image.open(io.BytesIO(data))
         width, height = image.size
     except Exception:
         if _fits(data):
