@@ -30,8 +30,8 @@ from pi_coder.tui.external_editor import ExternalEditorMixin
 from pi_coder.tui.format import git_branch, shorten_home
 from pi_coder.tui.key_actions import KeyActionsMixin
 from pi_coder.tui.keys import bindings_for, display_keys, effective_keys
-from pi_coder.tui.screens.navigation import NavigationMixin
 from pi_coder.tui.selection_copy import SelectionCopyMixin
+from pi_coder.tui.settings_items import SettingsItemsMixin
 from pi_coder.tui.widgets.completion_menu import CompletionMenu
 from pi_coder.tui.widgets.panels import HeaderPanel, PendingMessages, StatusLine
 from pi_coder.tui.widgets.prompt_editor import PromptEditor, PromptHistory
@@ -77,7 +77,7 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
-class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
+class PiApp(KeyActionsMixin, SettingsItemsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
     """The ``pi`` terminal UI.
 
     Args:

@@ -2,7 +2,8 @@
 
 Each line is a :class:`SettingItem` with its current value. Enter or Space toggles an on/off
 setting and opens a list for the others (the theme list previews each theme as it is
-highlighted); Left/Right step through the values; Esc closes. Every change is applied at once
+highlighted); Left/Right step through the values. Typing filters the list by name or
+description (Backspace edits the search); Esc clears the search, then closes. Every change is applied at once
 through the item's ``apply`` (which also writes the global settings.toml).
 """
 
@@ -14,6 +15,7 @@ from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -24,7 +26,7 @@ from textual.widgets.option_list import Option
 from pi_coder.tui.screens.dialogs import ChoiceDialog
 from pi_coder.tui.widgets.marked_list import MarkedOptionList
 
-__all__ = ["SettingItem", "SettingsScreen"]
+__all__ = ["SettingItem", "SettingsScreen", "matches"]
 
 
 @dataclass(slots=True)
@@ -48,6 +50,19 @@ class SettingItem:
         return sorted(self.values) == ["off", "on"]
 
 
+def matches(item: SettingItem, query: str) -> bool:
+    """Every word of ``query`` is in the item's name, key or description, or fuzzily in its name."""
+    words = query.lower().split()
+    if not words:
+        return True
+    haystack = f"{item.label} {item.key.replace('_', ' ').replace('.', ' ')} {item.description}".lower()
+    if all(word in haystack for word in words):
+        return True
+    from pi_coder.tui.completion import fuzzy_score
+
+    return fuzzy_score(query, item.label) is not None
+
+
 class SettingsScreen(ModalScreen[None]):
     """The settings list."""
 
@@ -62,14 +77,18 @@ class SettingsScreen(ModalScreen[None]):
 
     def __init__(self, items: Sequence[SettingItem]) -> None:
         super().__init__()
+        self.all_items = list(items)
         self.items = list(items)
+        """The items shown (those matching the search)."""
+        self.search = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="settings"):
+            yield Static(self._search_text(), id="settings-search")
             yield MarkedOptionList(id="settings-list")
             yield Static("", id="settings-description")
             yield Static(
-                Text("↑↓ move · Enter/Space change · ←→ cycle · Esc close", style="dim"), id="settings-hint"
+                Text("Type to search · ↑↓ move · Enter/Space change · ←→ cycle · Esc clear/close", style="dim"), id="settings-hint"
             )
 
     def on_mount(self) -> None:
@@ -98,6 +117,34 @@ class SettingsScreen(ModalScreen[None]):
         if self.items:
             options.highlighted = max(0, min(len(self.items) - 1, keep or 0))
         self._describe()
+
+    # ------------------------------------------------------------------ search
+
+    def _search_text(self) -> Text:
+        if not self.search:
+            return Text("Search: type to filter", style="dim")
+        count = f"  ({len(self.items)}/{len(self.all_items)})"
+        return Text.assemble(("Search: ", "dim"), (self.search, "bold"), ("▏", "dim"), (count, "dim"))
+
+    def set_query(self, query: str) -> None:
+        """Show only the settings matching ``query``."""
+        self.search = query
+        self.items = [item for item in self.all_items if matches(item, query)]
+        self.query_one("#settings-search", Static).update(self._search_text())
+        self._redraw(0)
+        if not self.items:
+            self.query_one("#settings-description", Static).update(Text("No matching settings", style="dim"))
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "backspace" and self.search:
+            event.stop()
+            event.prevent_default()
+            self.set_query(self.search[:-1])
+        elif event.is_printable and event.character and (event.character != " " or self.search):
+            # A space joins words of a search; on an empty search it changes the setting.
+            event.stop()
+            event.prevent_default()
+            self.set_query(self.search + event.character)
 
     def _describe(self) -> None:
         item = self.current()
@@ -161,4 +208,7 @@ class SettingsScreen(ModalScreen[None]):
         )
 
     def action_close(self) -> None:
+        if self.search:
+            self.set_query("")
+            return
         self.dismiss(None)
