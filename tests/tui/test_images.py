@@ -174,3 +174,19 @@ def test_clipboard_reader_ignores_output_that_is_not_an_image(tmp_path: Path) ->
     if sys.platform != "darwin":  # no display and no command: nothing to try, Ctrl+V pastes text
         assert clipboard_image_commands({}) == []
         assert read_clipboard_image({}) is None
+
+
+async def test_an_image_file_argument_goes_with_the_first_message_in_the_tui(
+    project: Path, sse_server: SSEServer
+) -> None:
+    """``pi @shot.png "what?"`` in the TUI: the image is sent with the first message (no longer dropped)."""
+    from pi_coder.ai.types import ImageContent
+
+    sse_server.enqueue(Turn([Text("Seen.")]))
+    picture = ImageContent(data=base64.b64encode(_png(12, 6)).decode(), mime_type="image/png")
+    app = make_app(_session(project, sse_server), initial_messages=["what?"], initial_images=[picture])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: "Seen." in screen_text(app), timeout=30, what="answer")
+        assert app.query_one(UserMessageBlock).images == ["image/png"]
+    content = _user_content(sse_server.requests[0])
+    assert [b["type"] for b in content] == ["text", "image"] and _image_size(content[1]) == (12, 6)

@@ -153,3 +153,29 @@ async def test_editor_padding_and_autocomplete_rows_apply_at_once(project: Path,
         assert menu.size.height == 7 and menu.outer_size.height == 8  # 7 rows + the (k/N) count
     data = tomllib.loads(_path(project).read_text())
     assert data["editor_padding_x"] == 2 and data["autocomplete_max_visible"] == 7
+
+
+async def test_skill_commands_off_hides_and_stops_skill_expansion(project: Path, make_session) -> None:
+    from pi_coder.core.skills import Skill
+
+    skill_file = project / "SKILL.md"
+    skill_file.write_text("---\nname: tidy\ndescription: Tidy the code\n---\nAlways tidy.\n")
+    session, faux = make_session([faux_message("one"), faux_message("two")])
+    session.skills = [Skill("tidy", "Tidy the code", str(skill_file), str(project), "project")]
+    app = make_app(session)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await session.prompt("/skill:tidy now")
+        assert "Always tidy." in "".join(getattr(b, "text", "") for b in faux.state.contexts[-1].messages[-1].content)
+        screen = await _open(app, pilot)
+        await keys(pilot, "skill")
+        assert _keys(screen) == ["enable_skill_commands"]
+        await pilot.press("enter", "escape", "escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SettingsScreen), what="closed")
+        await type_text(pilot, "/ski")
+        menu = app.query_one(CompletionMenu)
+        await pilot.pause()
+        assert not any("skill:tidy" in item.label for item in menu.items)
+        await session.prompt("/skill:tidy now")
+    last = "".join(getattr(b, "text", "") for b in faux.state.contexts[-1].messages[-1].content)
+    assert last == "/skill:tidy now"
+    assert tomllib.loads(_path(project).read_text())["enable_skill_commands"] is False
