@@ -68,8 +68,15 @@ async def test_the_list_has_pis_runtime_settings_and_typing_filters_it(project: 
         assert "Search: image" in text and "(2/" in text and "Auto-compact" not in text
         await pilot.press("backspace", "backspace", "backspace", "backspace", "backspace")
         assert _keys(screen) == everything
-        await keys(pilot, "padding")  # matches a description word too
+        await keys(pilot, "padding")
         assert _keys(screen) == ["editor_padding_x"]
+        await pilot.press(*["backspace"] * 7)
+        await keys(pilot, "mode")  # names first: not every description with "model" in it
+        assert _keys(screen) == ["steering_mode", "follow_up_mode", "tree_filter_mode"]
+        await pilot.press(*["backspace"] * 4)
+        await keys(pilot, "reasoning")  # no name has it: the description of thinking level does
+        assert _keys(screen) == ["thinking_level"]
+        await pilot.press(*["backspace"] * 9)
         await keys(pilot, "zzz")
         assert _keys(screen) == [] and "No matching settings" in screen_text(app)
         await pilot.press("escape")  # clears the search, keeps the dialog

@@ -26,7 +26,7 @@ from textual.widgets.option_list import Option
 from pi_coder.tui.screens.dialogs import ChoiceDialog
 from pi_coder.tui.widgets.marked_list import MarkedOptionList
 
-__all__ = ["SettingItem", "SettingsScreen", "matches"]
+__all__ = ["SettingItem", "SettingsScreen", "matches", "search"]
 
 
 @dataclass(slots=True)
@@ -50,17 +50,30 @@ class SettingItem:
         return sorted(self.values) == ["off", "on"]
 
 
-def matches(item: SettingItem, query: str) -> bool:
-    """Every word of ``query`` is in the item's name, key or description, or fuzzily in its name."""
+def _name(item: SettingItem) -> str:
+    return f"{item.label} {item.key.replace('_', ' ').replace('.', ' ')}".lower()
+
+
+def matches(item: SettingItem, query: str, *, names_only: bool = False) -> bool:
+    """Every word of ``query`` is in the item's name or key (or, unless ``names_only``, its
+    description), or the query matches its name fuzzily."""
     words = query.lower().split()
     if not words:
         return True
-    haystack = f"{item.label} {item.key.replace('_', ' ').replace('.', ' ')} {item.description}".lower()
+    haystack = _name(item) if names_only else f"{_name(item)} {item.description.lower()}"
     if all(word in haystack for word in words):
         return True
+    if names_only:
+        return False
     from pi_coder.tui.completion import fuzzy_score
 
     return fuzzy_score(query, item.label) is not None
+
+
+def search(items: Sequence[SettingItem], query: str) -> list[SettingItem]:
+    """The settings for ``query``: those named by it, else those it describes or fuzzily names."""
+    named = [item for item in items if matches(item, query, names_only=True)]
+    return named or [item for item in items if matches(item, query)]
 
 
 class SettingsScreen(ModalScreen[None]):
@@ -88,14 +101,25 @@ class SettingsScreen(ModalScreen[None]):
             yield MarkedOptionList(id="settings-list")
             yield Static("", id="settings-description")
             yield Static(
-                Text("Type to search · ↑↓ move · Enter/Space change · ←→ cycle · Esc clear/close", style="dim"), id="settings-hint"
+                Text("Type to search · Enter change · ←→ cycle · Esc clear/close", style="dim"), id="settings-hint"
             )
 
     def on_mount(self) -> None:
         self.query_one("#settings").border_title = "Settings"
         options = self.settings_list
         options.focus()
+        self._fit_list()
         self._redraw(0)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_list()
+
+    def _fit_list(self) -> None:
+        """One fixed list height (all the settings, or what the screen holds): the search, the
+        description and the key hint stay visible, and the dialog does not jump while filtering."""
+        # 90% of the screen less the borders, the search line (+ gap), two description lines (+ gap), the hint
+        room = int(self.app.size.height * 0.9) - 2 - 2 - 3 - 1
+        self.settings_list.styles.height = max(3, min(len(self.all_items), room))
 
     @property
     def settings_list(self) -> OptionList:
@@ -129,7 +153,7 @@ class SettingsScreen(ModalScreen[None]):
     def set_query(self, query: str) -> None:
         """Show only the settings matching ``query``."""
         self.search = query
-        self.items = [item for item in self.all_items if matches(item, query)]
+        self.items = search(self.all_items, query)
         self.query_one("#settings-search", Static).update(self._search_text())
         self._redraw(0)
         if not self.items:
