@@ -469,7 +469,17 @@ class PiApp(KeyActionsMixin, SettingsItemsMixin, ExternalEditorMixin, SelectionC
                 await self.notice(f"Error: could not attach the images: {exc}", "error")
                 return
             images = found or None
+            if images:
+                await self._image_warning(images_settings)
         await self._send_prompt(text, behavior, images)
+
+    async def _image_warning(self, images_settings: Any) -> None:
+        """Say when attached images will not reach the model as images."""
+        model = getattr(self.session, "model", None)
+        if getattr(images_settings, "block_images", False):
+            await self.notice("Images are blocked (setting images.block_images): the model gets a note instead.", "warning")
+        elif model is not None and "image" not in getattr(model, "input", ["image"]):
+            await self.notice(f"{model.id} does not accept images: the model gets a note instead.", "warning")
 
     async def _send_prompt(self, text: str, behavior: str, images: Any = None) -> None:
         try:

@@ -44,14 +44,14 @@ def _clipboard_script(tmp_path: Path, image: Path | None) -> str:
     return str(script)
 
 
-def _session(project: Path, server: SSEServer) -> Any:
+def _session(project: Path, server: SSEServer, accepts: str = '["text", "image"]') -> Any:
     home = project.parent / "home"
     (home / "models.toml").write_text(
         "[providers.local]\n"
         'api = "anthropic-messages"\n'
         f'base_url = "{server.anthropic_base_url}"\n'
         'api_key = "none"\n'
-        'models = [{ id = "vision", context_window = 32768, max_tokens = 1024, input = ["text", "image"] }]\n'
+        'models = [{ id = "vision", context_window = 32768, max_tokens = 1024, input = ' + accepts + " }]\n"
     )
     models = create_models(include_builtin=False, env={}, models_toml=home / "models.toml")
     return session_for(project, models, models.get_model("local", "vision"), no_session=True)
@@ -190,3 +190,22 @@ async def test_an_image_file_argument_goes_with_the_first_message_in_the_tui(
         assert app.query_one(UserMessageBlock).images == ["image/png"]
     content = _user_content(sse_server.requests[0])
     assert [b["type"] for b in content] == ["text", "image"] and _image_size(content[1]) == (12, 6)
+
+
+async def test_an_image_for_a_text_only_model_gets_a_warning(
+    project: Path, sse_server: SSEServer, clipboard, tmp_path: Path
+) -> None:
+    shot = tmp_path / "x.png"
+    shot.write_bytes(_png(5, 5))
+    clipboard(shot)
+    sse_server.enqueue(Turn([Text("ok")]))
+    app = make_app(_session(project, sse_server, accepts='["text"]'))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+v")
+        await wait_until(pilot, lambda: "[image #1]" in app.editor.text, what="marker")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "does not accept images" in screen_text(app), what="warning")
+        await sse_server.wait_for_requests_async(1, timeout=30)
+    content = _user_content(sse_server.requests[0])
+    assert "image" not in [b["type"] for b in content]
+    assert any("does not accept images" in b.get("text", "") for b in content)
