@@ -385,8 +385,7 @@ class AgentSession:
     def _expand(self, text: str) -> str:
         if not text.startswith("/"):
             return text
-        if self.skills and text.startswith("/skill:") and self.settings.enable_skill_commands:
-            # skills before templates (extensions §5.4); setting enable_skill_commands
+        if self.skills and text.startswith("/skill:"):  # skills before templates (extensions §5.4)
             from pi_coder.core.skills import expand_skill_command
 
             try:

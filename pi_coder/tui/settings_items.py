@@ -81,7 +81,7 @@ class SettingsItemsMixin(NavigationMixin):
                 ON_OFF, lambda: _on_off(bool(getattr(session, "auto_retry_enabled", value("retry.enabled", True)))),
                 lambda choice: self._set_auto_retry(choice == "on"),
             ),
-            toggle("enable_skill_commands", "Skill commands", "Offer and run /skill:name commands for discovered skills.",
+            toggle("enable_skill_commands", "Skill commands", "Offer /skill:name commands for discovered skills in / completion (typed ones still run).",
                    True),
             toggle("branch_summary.skip_prompt", "Skip branch summary prompt",
                    "Leave a branch in /tree without asking whether to summarise it.", False),
