@@ -164,7 +164,7 @@ class BashSettings(_Section):
 
 class ImageSettings(_Section):
     auto_resize: bool = True
-    """Shrink images to at most 2000x2000 before sending them to the model."""
+    """Shrink images to at most 2000x2000 pixels and 4.5 MB (base64) before sending them to the model."""
     block_images: bool = False
     """Never send images to the model (replaced by a short text note)."""
 

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 FORBIDDEN_CLI = ("textual", "anthropic", "openai")
 PROBE = "import json, sys; {code}; print(json.dumps(sorted(sys.modules)))"
@@ -73,3 +74,25 @@ def test_pi_version_imports_no_textual_or_sdk(tmp_path: Path) -> None:
     }
     assert "pi_coder" in imported, "no import-time profile in stderr"
     assert not imported & set(FORBIDDEN_CLI), imported & set(FORBIDDEN_CLI)
+
+
+def _imported(stderr: str) -> set[str]:
+    return {line.split("|")[-1].strip().split(".")[0] for line in stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_pi_version_and_print_mode_import_no_pillow(tmp_path: Path, sse_server: Any) -> None:
+    """Pillow loads only when an image is processed: not for ``--version``, not for a text ``-p`` run."""
+    from tests.modes.pirun import PiHome
+    from tests.support.sse_server import Text, Turn
+
+    run = subprocess.run(
+        _version_command(), capture_output=True, text=True, timeout=60, env=_env(tmp_path) | {"PYTHONPROFILEIMPORTTIME": "1"}
+    )
+    assert run.returncode == 0 and "PIL" not in _imported(run.stderr)
+    pi = PiHome(tmp_path, sse_server)
+    sse_server.enqueue(Turn([Text("hi")]))
+    printed = pi.run("-p", "hello", PYTHONPROFILEIMPORTTIME="1")
+    assert printed.returncode == 0, printed.stderr[-2000:]
+    assert printed.stdout == "hi\n"
+    imported = _imported(printed.stderr)
+    assert "pi_coder" in imported and "PIL" not in imported

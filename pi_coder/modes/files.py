@@ -2,13 +2,13 @@
 
 A text file becomes ``<file name="/abs/path">\\n<content>\\n</file>\\n``; an image (PNG, JPEG,
 GIF or WebP, recognised by its first bytes) becomes an attachment plus an empty
-``<file name="/abs/path"></file>\\n`` marker. Empty files are skipped. The text is prepended
+``<file name="/abs/path"></file>\\n`` marker; a downscaled image's note (new size) goes inside
+that marker (``core.attachments``, shared with the TUI). Empty files are skipped. The text is prepended
 to the first message by the caller.
 """
 
 from __future__ import annotations
 
-import base64
 import os
 import stat
 from pathlib import Path
@@ -55,12 +55,13 @@ def _read_regular(path: Path) -> bytes:
         os.close(fd)
 
 
-def process_file_args(args: list[str], cwd: str) -> tuple[str, list[ImageContent]]:
+def process_file_args(args: list[str], cwd: str, *, auto_resize: bool = True) -> tuple[str, list[ImageContent]]:
     """Read the ``@file`` arguments.
 
     Args:
         args: The paths, without the ``@``, in command-line order.
         cwd: Folder that relative paths are resolved against.
+        auto_resize: Setting ``images.auto_resize``: shrink large images to Pi's limits.
 
     Returns:
         ``(text to prepend to the first message, image attachments)``.
@@ -68,7 +69,7 @@ def process_file_args(args: list[str], cwd: str) -> tuple[str, list[ImageContent
     Raises:
         UserError: A file does not exist, is a folder, cannot be read, or is binary but not an image.
     """
-    from pi_coder.ai.types import ImageContent
+    from pi_coder.core.attachments import attach_image
 
     text_parts: list[str] = []
     images: list[ImageContent] = []
@@ -83,8 +84,10 @@ def process_file_args(args: list[str], cwd: str) -> tuple[str, list[ImageContent
             continue
         mime = detect_image_mime(data[:16])
         if mime is not None:
-            images.append(ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=mime))
-            text_parts.append(f'<file name="{path}"></file>\n')
+            attached = attach_image(data, mime, auto_resize=auto_resize)
+            if attached.image is not None:
+                images.append(attached.image)
+            text_parts.append(f'<file name="{path}">{attached.note or ""}</file>\n')
             continue
         if b"\x00" in data[:8192]:
             raise UserError(f"Not a text or image file: {path}")

@@ -128,8 +128,6 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: T
         return run_undo(startup.session, force=options.force)
     if mode == "interactive":
         notices = list(startup.notices)
-        if startup.images:
-            notices.append("Images from @file arguments are only sent in print mode (-p); they were left out.")
         trust = startup.trust
         if trust is not None and not trust.trusted and trust.source != "flag":
             notices.append(
@@ -143,6 +141,7 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: T
             notices,
             resume=options.resume,
             hide_thinking=bool(getattr(settings, "hide_thinking_block", False)),
+            **({"initial_images": startup.images} if startup.images else {}),
         )
     if startup.trust is not None and startup.trust.source == "undecided":
         from pi_coder.core.trust import untrusted_notice

@@ -153,7 +153,7 @@ def prepare(
     if options.file_args:
         from pi_coder.modes.files import process_file_args
 
-        file_text, images = process_file_args(options.file_args, cwd)
+        file_text, images = process_file_args(options.file_args, cwd, auto_resize=loaded.settings.images.auto_resize)
     prompts = build_prompts(options.messages, file_text, stdin_text)
 
     session_dir = _session_dir(options, loaded)

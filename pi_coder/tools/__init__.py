@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pi_coder.agent.types import AgentTool
 from pi_coder.tools._edits import EditError, EditPreview, compute_edit_preview, prepare_edit_arguments
 from pi_coder.tools._env import is_secret_name, safe_environment
-from pi_coder.tools._images import detect_image_mime
+from pi_coder.tools._images import PreparedImage, detect_image_mime, prepare_image
 from pi_coder.tools._prompts import TOOL_PROMPT_SNIPPETS, tool_prompt_guidelines
 from pi_coder.tools._settings import ToolSettings
 from pi_coder.tools._shell import (
@@ -45,6 +45,7 @@ __all__ = [
     "TOOL_PROMPT_SNIPPETS",
     "EditError",
     "EditPreview",
+    "PreparedImage",
     "ShellResult",
     "ToolSettings",
     "TruncationResult",
@@ -57,6 +58,7 @@ __all__ = [
     "is_secret_name",
     "kill_running_commands",
     "prepare_edit_arguments",
+    "prepare_image",
     "resolve_shell",
     "run_shell_command",
     "safe_environment",

@@ -1,4 +1,10 @@
-"""Image detection by magic bytes and optional downsizing (Pillow, when installed)."""
+"""Image detection by magic bytes and downsizing to Pi's limits (Pillow, imported on first use).
+
+The one place images are shrunk before they reach a model: the read tool, ``@file`` arguments
+(print mode) and the TUI's ``@image`` references and clipboard pastes all go through
+:func:`prepare_image`. Limits (Pi's ``images.autoResize``): at most 2000x2000 pixels and at most
+4.5 MB once base64-encoded.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,11 @@ __all__ = ["MAX_IMAGE_BYTES", "MAX_IMAGE_SIDE", "PreparedImage", "detect_image_m
 
 MAX_IMAGE_SIDE = 2000
 MAX_IMAGE_BYTES = int(4.5 * 1024 * 1024)
+"""Largest base64 text of an image sent to a model."""
+
+
+def _fits(data: bytes) -> bool:
+    return 4 * ((len(data) + 2) // 3) <= MAX_IMAGE_BYTES
 
 
 def detect_image_mime(head: bytes) -> str | None:
@@ -30,6 +41,9 @@ class PreparedImage:
     """Bytes to send, or ``None`` when the image is too large and could not be shrunk."""
     mime_type: str
     note: str | None = None
+    """Text to send with the image: the resize note, or why it was left out."""
+    size: tuple[int, int] | None = None
+    """Pixel size of what is sent, when known."""
 
 
 def prepare_image(data: bytes, mime_type: str, *, auto_resize: bool = True) -> PreparedImage:
@@ -37,26 +51,26 @@ def prepare_image(data: bytes, mime_type: str, *, auto_resize: bool = True) -> P
     if not auto_resize:
         return PreparedImage(data=data, mime_type=mime_type)
     try:
-        from PIL import Image  # optional dependency
+        from PIL import Image  # a dependency, imported only when an image is processed
     except ImportError:
-        if len(data) <= MAX_IMAGE_BYTES:
+        if _fits(data):
             return PreparedImage(data=data, mime_type=mime_type)
         return PreparedImage(
             data=None, mime_type=mime_type,
             note="[Image omitted: it exceeds the inline image size limit and Pillow is not installed to resize it.]",
         )  # fmt: skip
     try:
-        image = Image.open(io.BytesIO(data))
+        image: Image.Image = Image.open(io.BytesIO(data))
         width, height = image.size
     except Exception:
-        if len(data) <= MAX_IMAGE_BYTES:
+        if _fits(data):
             return PreparedImage(data=data, mime_type=mime_type)
         return PreparedImage(
             data=None, mime_type=mime_type,
             note="[Image omitted: could not be resized below the inline image size limit.]",
         )  # fmt: skip
-    if width <= MAX_IMAGE_SIDE and height <= MAX_IMAGE_SIDE and len(data) <= MAX_IMAGE_BYTES:
-        return PreparedImage(data=data, mime_type=mime_type)
+    if width <= MAX_IMAGE_SIDE and height <= MAX_IMAGE_SIDE and _fits(data):
+        return PreparedImage(data=data, mime_type=mime_type, size=(width, height))
     scale = min(1.0, MAX_IMAGE_SIDE / width, MAX_IMAGE_SIDE / height)
     if image.mode not in ("RGB", "RGBA", "L", "LA"):
         image = image.convert("RGBA")
@@ -71,7 +85,7 @@ def prepare_image(data: bytes, mime_type: str, *, auto_resize: bool = True) -> P
             buf = io.BytesIO()
             resized.convert("RGB").save(buf, format="JPEG", quality=quality)
             candidates.append((buf.getvalue(), "image/jpeg"))
-        fitting = [c for c in candidates if len(c[0]) <= MAX_IMAGE_BYTES]
+        fitting = [c for c in candidates if _fits(c[0])]
         if fitting:
             best, mime = min(fitting, key=lambda c: len(c[0]))
             factor = width / size[0]
@@ -79,7 +93,7 @@ def prepare_image(data: bytes, mime_type: str, *, auto_resize: bool = True) -> P
                 f"[Image: original {width}x{height}, displayed at {size[0]}x{size[1]}. "
                 f"Multiply coordinates by {factor:.2f} to map to original image.]"
             )
-            return PreparedImage(data=best, mime_type=mime, note=note)
+            return PreparedImage(data=best, mime_type=mime, note=note, size=size)
         scale *= 0.75
     return PreparedImage(
         data=None, mime_type=mime_type,

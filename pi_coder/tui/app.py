@@ -77,6 +77,8 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         animate: Spinners and elapsed-time clocks (off for deterministic snapshots).
         hide_thinking: Start with thinking blocks collapsed.
         resume: Open the session picker at start (``pi -r``); cancelling it quits.
+        initial_images: Images for the first initial message (``pi @shot.png "..."``).
+        clipboard_image: Reads the clipboard's image for Ctrl+V (default: the system clipboard tools).
     """
 
     CSS_PATH = "pi.tcss"
@@ -97,12 +99,16 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         animate: bool = True,
         hide_thinking: bool = False,
         resume: bool = False,
+        initial_images: Sequence[Any] = (),
+        clipboard_image: Any = None,
     ) -> None:
         from pi_coder.tui.driver import driver_class
 
         super().__init__(driver_class=driver_class())
         self.session = session
         self.initial_messages = list(initial_messages)
+        self.initial_images = list(initial_images)
+        self._clipboard_image = clipboard_image
         self.startup_notices = list(startup_notices)
         self.dialogs = DialogState()
         self._resume_at_start = resume
@@ -197,6 +203,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
                 menu=menu,
                 completion_source=self._completions,
                 cwd=self.cwd,
+                clipboard_image=self._clipboard_image,
                 id="editor",
             )
             padding_x = getattr(getattr(self.session, "settings", None), "editor_padding_x", 0)
@@ -289,8 +296,9 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             await self.controller.render_history(messages)
 
     async def _send_initial(self, messages: list[str]) -> None:
-        for text in messages:
-            await self._prompt(text, "follow_up")
+        for index, text in enumerate(messages):
+            images = self.initial_images if index == 0 else []
+            await self._send_prompt(text, "follow_up", images or None)
 
     def _after_startup(self) -> None:
         # Idle time after the first frame: load the Markdown renderer (markdown-it, Pygments) now
@@ -482,11 +490,39 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
                 self.run_worker(self._run_command(slash, parsed[1]), group="command", exit_on_error=False)
                 return
         behavior = "follow_up" if message.follow_up else "steer"
-        self.run_worker(self._prompt(text, behavior), group="prompt", exit_on_error=False)
+        self.run_worker(self._prompt(text, behavior, message.images), group="prompt", exit_on_error=False)
 
-    async def _prompt(self, text: str, behavior: str) -> None:
+    async def _prompt(self, text: str, behavior: str, pending: Sequence[Any] = ()) -> None:
+        images = None
+        if pending or "@" in text:
+            from pi_coder.tui.image_input import prompt_images
+
+            images_settings = getattr(getattr(self.session, "settings", None), "images", None)
+            auto_resize = bool(getattr(images_settings, "auto_resize", True))
+            try:
+                text, found = await asyncio.to_thread(prompt_images, text, pending, self.cwd, auto_resize=auto_resize)
+            except Exception as exc:
+                await self.notice(f"Error: could not attach the images: {exc}", "error")
+                return
+            images = found or None
+            if images:
+                await self._image_warning(images_settings)
+        await self._send_prompt(text, behavior, images)
+
+    async def _image_warning(self, images_settings: Any) -> None:
+        """Say when attached images will not reach the model as images."""
+        model = getattr(self.session, "model", None)
+        if getattr(images_settings, "block_images", False):
+            await self.notice("Images are blocked (setting images.block_images): the model gets a note instead.", "warning")
+        elif model is not None and "image" not in getattr(model, "input", ["image"]):
+            await self.notice(f"{model.id} does not accept images: the model gets a note instead.", "warning")
+
+    async def _send_prompt(self, text: str, behavior: str, images: Any = None) -> None:
         try:
-            await self.session.prompt(text, streaming_behavior=behavior)
+            if images:
+                await self.session.prompt(text, images, streaming_behavior=behavior)
+            else:
+                await self.session.prompt(text, streaming_behavior=behavior)
         except Exception as exc:
             await self.notice(f"Error: {exc}", "error")
 

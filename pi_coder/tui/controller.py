@@ -115,7 +115,7 @@ class TranscriptController:
         message = event.message
         role = _get(message, "role")
         if role == "user":
-            await self.add(UserMessageBlock(message_text(message)))
+            await self.add(UserMessageBlock.of(tx.get(message, "content", "")))
         elif role == "assistant":
             self._parts = {}
         elif role in ("compactionSummary", "branchSummary", "custom"):
@@ -296,8 +296,8 @@ class TranscriptController:
     def block_widget(self, block: Block) -> Widget:
         """The widget of a finished transcript block (the same for live and resumed sessions)."""
         match block:
-            case tx.UserBlock(text=text):
-                return UserMessageBlock(text)
+            case tx.UserBlock(content=content):
+                return UserMessageBlock.of(content)
             case tx.AssistantTextBlock(text=text):
                 return AssistantText(text)
             case tx.ThinkingBlock(text=text):

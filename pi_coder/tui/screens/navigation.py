@@ -336,6 +336,7 @@ async def open_settings(app: CommandContext) -> None:
 
 def setting_items(app: CommandContext) -> list[SettingItem]:
     """The lines of ``/settings``."""
+    from pi_coder.tui.screens.settings_items import more_setting_items
     from pi_coder.tui.screens.settings_screen import SettingItem
 
     session = app.session
@@ -406,4 +407,5 @@ def setting_items(app: CommandContext) -> list[SettingItem]:
             ["default", "no-tools", "user-only", "labeled-only", "all"],
             current("tree_filter_mode", "default"), saver("tree_filter_mode"),
         ),
+        *more_setting_items(app, lambda: app_settings(app.session), lambda updates: save_settings(app, updates)),
     ]  # fmt: skip

@@ -2,7 +2,8 @@
 
 Each line is a :class:`SettingItem` with its current value. Enter or Space toggles an on/off
 setting and opens a list for the others (the theme list previews each theme as it is
-highlighted); Left/Right step through the values; Esc closes. Every change is applied at once
+highlighted); Left/Right step through the values. Typing filters the list by name or
+description (Backspace edits the search); Esc clears the search, then closes. Every change is applied at once
 through the item's ``apply`` (which also writes the global settings.toml).
 """
 
@@ -14,6 +15,7 @@ from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -24,7 +26,7 @@ from textual.widgets.option_list import Option
 from pi_coder.tui.screens.dialogs import ChoiceDialog
 from pi_coder.tui.widgets.marked_list import MarkedOptionList
 
-__all__ = ["SettingItem", "SettingsScreen"]
+__all__ = ["SettingItem", "SettingsScreen", "matches", "search"]
 
 
 @dataclass(slots=True)
@@ -48,6 +50,32 @@ class SettingItem:
         return sorted(self.values) == ["off", "on"]
 
 
+def _name(item: SettingItem) -> str:
+    return f"{item.label} {item.key.replace('_', ' ').replace('.', ' ')}".lower()
+
+
+def matches(item: SettingItem, query: str, *, names_only: bool = False) -> bool:
+    """Every word of ``query`` is in the item's name or key (or, unless ``names_only``, its
+    description), or the query matches its name fuzzily."""
+    words = query.lower().split()
+    if not words:
+        return True
+    haystack = _name(item) if names_only else f"{_name(item)} {item.description.lower()}"
+    if all(word in haystack for word in words):
+        return True
+    if names_only:
+        return False
+    from pi_coder.tui.completion import fuzzy_score
+
+    return fuzzy_score(query, item.label) is not None
+
+
+def search(items: Sequence[SettingItem], query: str) -> list[SettingItem]:
+    """The settings for ``query``: those named by it, else those it describes or fuzzily names."""
+    named = [item for item in items if matches(item, query, names_only=True)]
+    return named or [item for item in items if matches(item, query)]
+
+
 class SettingsScreen(ModalScreen[None]):
     """The settings list."""
 
@@ -62,21 +90,36 @@ class SettingsScreen(ModalScreen[None]):
 
     def __init__(self, items: Sequence[SettingItem]) -> None:
         super().__init__()
+        self.all_items = list(items)
         self.items = list(items)
+        """The items shown (those matching the search)."""
+        self.search = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="settings"):
+            yield Static(self._search_text(), id="settings-search")
             yield MarkedOptionList(id="settings-list")
             yield Static("", id="settings-description")
             yield Static(
-                Text("↑↓ move · Enter/Space change · ←→ cycle · Esc close", style="dim"), id="settings-hint"
+                Text("Type to search · Enter change · ←→ cycle · Esc clear/close", style="dim"), id="settings-hint"
             )
 
     def on_mount(self) -> None:
         self.query_one("#settings").border_title = "Settings"
         options = self.settings_list
         options.focus()
+        self._fit_list()
         self._redraw(0)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_list()
+
+    def _fit_list(self) -> None:
+        """One fixed list height (all the settings, or what the screen holds): the search, the
+        description and the key hint stay visible, and the dialog does not jump while filtering."""
+        # 90% of the screen less the borders, the search line (+ gap), two description lines (+ gap), the hint
+        room = int(self.app.size.height * 0.9) - 2 - 2 - 3 - 1
+        self.settings_list.styles.height = max(3, min(len(self.all_items), room))
 
     @property
     def settings_list(self) -> OptionList:
@@ -98,6 +141,34 @@ class SettingsScreen(ModalScreen[None]):
         if self.items:
             options.highlighted = max(0, min(len(self.items) - 1, keep or 0))
         self._describe()
+
+    # ------------------------------------------------------------------ search
+
+    def _search_text(self) -> Text:
+        if not self.search:
+            return Text("Search: type to filter", style="dim")
+        count = f"  ({len(self.items)}/{len(self.all_items)})"
+        return Text.assemble(("Search: ", "dim"), (self.search, "bold"), ("▏", "dim"), (count, "dim"))
+
+    def set_query(self, query: str) -> None:
+        """Show only the settings matching ``query``."""
+        self.search = query
+        self.items = search(self.all_items, query)
+        self.query_one("#settings-search", Static).update(self._search_text())
+        self._redraw(0)
+        if not self.items:
+            self.query_one("#settings-description", Static).update(Text("No matching settings", style="dim"))
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "backspace" and self.search:
+            event.stop()
+            event.prevent_default()
+            self.set_query(self.search[:-1])
+        elif event.is_printable and event.character and (event.character != " " or self.search):
+            # A space joins words of a search; on an empty search it changes the setting.
+            event.stop()
+            event.prevent_default()
+            self.set_query(self.search + event.character)
 
     def _describe(self) -> None:
         item = self.current()
@@ -161,4 +232,7 @@ class SettingsScreen(ModalScreen[None]):
         )
 
     def action_close(self) -> None:
+        if self.search:
+            self.set_query("")
+            return
         self.dismiss(None)

@@ -316,7 +316,23 @@ class StreamingMarkdown(Widget):
                 self.call_after_refresh(self.refresh, layout=True)
         lines = chunk.lines or []
         row = y - offsets[index]
-        return lines[row] if row < len(lines) else _blank(width, self.rich_style)
+        line = lines[row] if row < len(lines) else _blank(width, self.rich_style)
+        return self._selectable(line, y)
+
+    def _selectable(self, line: Strip, y: int) -> Strip:
+        """Mark the cells with their (column, row) so a drag selects part of the answer, and
+        highlight the selected span (the rows are those ``get_selection`` joins)."""
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(y)) is not None:
+            start, end = span
+            length = line.cell_length
+            end = length if end == -1 else min(end, length)
+            if 0 <= start < end:
+                style = self.screen.get_component_rich_style("screen--selection")
+                middle = line.crop(start, end)
+                marked = Strip([Segment(t, st + style if st else style, c) for t, st, c in middle], middle.cell_length)
+                line = Strip.join([line.crop(0, start), marked, line.crop(end)])
+        return line.apply_offsets(0, y)
 
     def get_selection(self, selection: Any) -> tuple[str, str] | None:
         """The selected text of the rendered answer (mouse selection copies it)."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from textual import events
 from textual.actions import SkipAction
@@ -20,11 +22,20 @@ from pi_coder.tui.completion import (
 )
 from pi_coder.tui.keys import bindings_for
 from pi_coder.tui.widgets.completion_menu import CompletionMenu
+from pi_coder.tui.widgets.image_markers import ImageMarkers, PendingImage
 from pi_coder.tui.widgets.paste_markers import PasteMarkers
 
 __all__ = ["PromptEditor", "PromptHistory"]
 
 CompletionSource = Callable[[CompletionContext], list[Completion]]
+ClipboardImageReader = Callable[[], "tuple[bytes, str] | None"]
+"""Returns the clipboard's image (bytes, mime type) or None; called in a thread on Ctrl+V."""
+
+
+def _system_clipboard_image() -> tuple[bytes, str] | None:
+    from pi_coder.tui.clipboard_image import read_clipboard_image
+
+    return read_clipboard_image()
 
 
 class PromptHistory:
@@ -73,6 +84,8 @@ class PromptEditor(TextArea):
         editor: PromptEditor
         text: str
         follow_up: bool = False
+        images: list[PendingImage] = field(default_factory=list)
+        """Images whose ``[image #N]`` markers are in ``text``, in order."""
 
         @property
         def control(self) -> PromptEditor:
@@ -85,6 +98,7 @@ class PromptEditor(TextArea):
         menu: CompletionMenu | None = None,
         completion_source: CompletionSource | None = None,
         cwd: str = ".",
+        clipboard_image: ClipboardImageReader | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__("", soft_wrap=True, show_line_numbers=False, tab_behavior="focus", id=id)
@@ -97,6 +111,8 @@ class PromptEditor(TextArea):
         self._programmatic = False
         self._thinking_class = ""
         self.pastes = PasteMarkers()
+        self.images = ImageMarkers()
+        self.clipboard_image = clipboard_image or _system_clipboard_image
 
     async def _on_paste(self, event: events.Paste) -> None:
         # Textual runs each class's handler in turn: a small paste goes on to TextArea's.
@@ -109,13 +125,38 @@ class PromptEditor(TextArea):
 
     def action_delete_left(self) -> None:
         start, end = self.selection
-        if self.pastes and start == end:
+        if (self.pastes or self.images) and start == end:
             row, column = end
-            begin = self.pastes.marker_before(self.document[row], column)
+            line = self.document[row]
+            begin = self.pastes.marker_before(line, column)
+            if begin is None:
+                begin = self.images.marker_before(line, column)
             if begin is not None:
                 self.delete((row, begin), end)
                 return
         super().action_delete_left()
+
+    def action_paste(self) -> None:
+        """Ctrl+V: the clipboard's image as an ``[image #N]`` marker, else the text paste as before."""
+        if self.read_only:
+            return
+        self.run_worker(self._paste_clipboard(), group="clipboard-image", exit_on_error=False)
+
+    async def _paste_clipboard(self) -> None:
+        try:
+            image = await asyncio.to_thread(self.clipboard_image)
+        except Exception:
+            image = None
+        if image is None:
+            super().action_paste()
+            return
+        self.insert_image(image[0], image[1], "clipboard")
+
+    def insert_image(self, data: bytes, mime_type: str, source: str) -> None:
+        """Put an image into the draft: its marker goes where the cursor (or selection) is."""
+        marker = self.images.add(data, mime_type, source)
+        if result := self._replace_via_keyboard(marker, *self.selection):
+            self.move_cursor(result.end_location)
 
     @property
     def expanded_text(self) -> str:
@@ -129,6 +170,7 @@ class PromptEditor(TextArea):
         self._programmatic = keep_history
         if not text:
             self.pastes.clear()
+            self.images.clear()
         self.load_text(text)
         self.move_cursor(self.document.end)
         if not keep_history:
@@ -174,9 +216,22 @@ class PromptEditor(TextArea):
             return
         self.menu.show(context, self.completion_source(context))
 
+    def _image_file(self, replacement: str) -> tuple[bytes, str, str] | None:
+        """``(bytes, mime, path)`` when an ``@file`` completion names an image."""
+        from pi_coder.core.attachments import read_image_file
+
+        name = replacement.strip().removeprefix("@").strip('"')
+        if not name or name.endswith("/"):
+            return None
+        path = os.path.join(self.cwd, os.path.expanduser(name))
+        found = read_image_file(path)
+        return None if found is None else (found[0], found[1], name)
+
     def _apply(self, item: Completion, context: CompletionContext) -> None:
         row, _ = self.cursor_location
         replacement = item.replacement
+        if context.kind == "file" and (image := self._image_file(replacement)) is not None:
+            replacement = self.images.add(image[0], image[1], image[2]) + " "
         if context.kind == "slash" and not replacement.endswith(" "):
             replacement += " "
         self.replace(replacement, (row, context.start), (row, context.end))
@@ -254,12 +309,13 @@ class PromptEditor(TextArea):
         text = self.expanded_text
         if not text.strip():
             return
+        images = self.images.in_text(self.text)
         self.prompt_history.add(text)
         self._history_index = None
         # Cleared here, in this widget's queue, not later by the app: keys typed after Enter (already
         # queued behind it in a fast burst) belong to the next message and must not be wiped or joined.
         self.set_text("")
-        self.post_message(self.Submitted(self, text, follow_up))
+        self.post_message(self.Submitted(self, text, follow_up, images))
 
     def action_complete(self) -> None:
         if self._menu_open():

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.events import Click
@@ -18,9 +21,23 @@ class UserMessageBlock(Static):
     UserMessageBlock { height: auto; margin: 1 1 0 1; padding: 0 1; background: $primary 20%; }
     """
 
-    def __init__(self, text: str) -> None:
-        super().__init__(Text(text))
+    def __init__(self, text: str, images: Sequence[str] = ()) -> None:
+        shown = Text(text)
+        if images:  # one dim note line: "[image: image/png] [image: image/jpeg]"
+            note = " ".join(f"[image: {mime}]" for mime in images)
+            shown = Text.assemble(shown, "\n" if text else "", (note, "dim italic"))
+        super().__init__(shown)
         self.text = text
+        self.images = list(images)
+
+    @classmethod
+    def of(cls, content: Any) -> UserMessageBlock:
+        """The block of a user message's content (a string, or text and image blocks)."""
+        from pi_coder.core.transcript import content_text, get
+
+        blocks = content if isinstance(content, list | tuple) else ()
+        images = [str(get(b, "mime_type") or "image") for b in blocks if get(b, "type") == "image"]
+        return cls(content_text(content, images=None), images)
 
 
 class JumpMarker(Static):

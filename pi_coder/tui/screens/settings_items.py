@@ -1,0 +1,117 @@
+"""The rest of ``/settings``: every other setting a user changes while pi runs (Pi's list, pi-product 2.3).
+
+:func:`more_setting_items` adds the settings below to the first lines of ``navigation.setting_items``
+(auto-compact, queue modes, thinking, theme, hide thinking, double Esc, tree filter). Each change is
+written to the global settings.toml through the session's comment-keeping writer and applied at
+once; ``quiet_startup`` is read at start, so it shows from the next start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_coder.tui.screens.settings_screen import SettingItem
+
+__all__ = ["more_setting_items"]
+
+ON_OFF = ["on", "off"]
+_INDENTS = {"0": "", "2": "  ", "4": "    "}
+
+
+def _on_off(value: bool) -> str:
+    return "on" if value else "off"
+
+
+def more_setting_items(
+    app: Any, settings: Callable[[], Any], save: Callable[[dict[str, Any]], None]
+) -> list[SettingItem]:
+    """The lines of ``/settings`` after the first ones; ``settings()`` reads them, ``save`` writes."""
+    from pi_coder.tui.screens.settings_screen import SettingItem
+
+    items: list[SettingItem] = []
+
+    def value(path: str, default: Any) -> Any:
+        node: Any = settings()
+        for part in path.split("."):
+            node = getattr(node, part, None)
+            if node is None:
+                return default
+        return node
+
+    def toggle(key: str, label: str, description: str, default: bool,
+               then: Callable[[bool], Any] | None = None) -> SettingItem:  # fmt: skip
+        def apply(choice: str) -> None:
+            on = choice == "on"
+            save({key: on})
+            if then is not None:
+                then(on)
+
+        return SettingItem(key, label, description, ON_OFF, lambda: _on_off(bool(value(key, default))), apply)
+
+    def number(key: str, label: str, description: str, values: list[int], default: int,
+               then: Callable[[int], Any]) -> SettingItem:  # fmt: skip
+        def apply(choice: str) -> None:
+            save({key: int(choice)})
+            then(int(choice))
+
+        return SettingItem(
+            key, label, description, [str(v) for v in values], lambda: str(value(key, default)), apply
+        )
+
+    def indent_now() -> str:
+        current = str(value("markdown.code_block_indent", "  "))
+        return next((name for name, text in _INDENTS.items() if text == current), str(len(current)))
+
+    def set_indent(choice: str) -> None:
+        from pi_coder.tui.widgets.markdown_view import set_code_block_indent
+
+        save({"markdown.code_block_indent": _INDENTS[choice]})
+        set_code_block_indent(_INDENTS[choice])
+
+    session = app.session
+    items += [
+        toggle("images.auto_resize", "Auto-resize images",
+               "Shrink images to at most 2000x2000 (and 4.5 MB) before sending them to the model.", True),
+        toggle("images.block_images", "Block images",
+               "Never send images to the model; each is replaced by a short note.", False),
+        SettingItem(
+            "retry.enabled", "Auto-retry", "Retry automatically after overload, rate-limit and connection errors.",
+            ON_OFF, lambda: _on_off(bool(getattr(session, "auto_retry_enabled", value("retry.enabled", True)))),
+            lambda choice: _set_auto_retry(app, save, choice == "on"),
+        ),
+        toggle("enable_skill_commands", "Skill commands", "Offer /skill:name commands for discovered skills in / completion (typed ones still run).",
+               True),
+        toggle("branch_summary.skip_prompt", "Skip branch summary prompt",
+               "Leave a branch in /tree without asking whether to summarise it.", False),
+        toggle("quiet_startup", "Quiet startup", "Hide the start-up header (from the next start).", False),
+        number("editor_padding_x", "Editor padding", "Columns of padding inside the editor, left and right.",
+               [0, 1, 2, 3], 0, lambda columns: _set_editor_padding(app, columns)),
+        number("autocomplete_max_visible", "Autocomplete max items", "Rows the completion list shows before it scrolls.",
+               list(range(3, 21)), 5, lambda rows: _set_menu_rows(app, rows)),
+        SettingItem("markdown.code_block_indent", "Code block indent",
+                    "Spaces before the lines of code blocks in answers (new output).",
+                    list(_INDENTS), indent_now, set_indent),
+    ]  # fmt: skip
+    return items
+
+
+def _set_auto_retry(app: Any, save: Callable[[dict[str, Any]], None], enabled: bool) -> None:
+    setter = getattr(app.session, "set_auto_retry", None)
+    if setter is not None:
+        setter(enabled)  # saves retry.enabled itself
+    else:
+        save({"retry.enabled": enabled})
+
+
+def _set_editor_padding(app: Any, columns: int) -> None:
+    app.editor.styles.padding = (0, 1 + columns)
+
+
+def _set_menu_rows(app: Any, rows: int) -> None:
+    from pi_coder.tui.widgets.completion_menu import CompletionMenu
+
+    menu = app.query_one(CompletionMenu)
+    menu.max_visible = rows
+    menu.styles.max_height = rows + 1
