@@ -218,3 +218,20 @@ def test_help_lists_the_pi_flags(tmp_path: Path, sse_server: SSEServer) -> None:
         "--use-theme", "--no-themes", "--verbose", "(repeatable)",
     ):
         assert flag in help_text, flag
+
+
+def test_no_builtin_tools_keeps_extension_tools(tmp_path: Path, sse_server: SSEServer) -> None:
+    pi = PiHome(tmp_path, sse_server, "anthropic")
+    ext = pi.project / "ext_tool.py"
+    ext.write_text(
+        "from pydantic import BaseModel\n"
+        "from pi_coder.extensions import AgentToolResult, ToolDefinition\n\n"
+        "class P(BaseModel):\n    pass\n\n"
+        "async def run(*args):\n    return AgentToolResult()\n\n"
+        "def extension(pi):\n"
+        '    pi.register_tool(ToolDefinition(name="probe", label="probe", description="p", parameters=P, execute=run))\n'
+    )
+    sse_server.enqueue(Turn([Text("ok")]))
+    done = pi.run("-nbt", "-e", str(ext), "--no-session", "-p", "hi")
+    assert done.returncode == 0, done.stderr
+    assert _tools(sse_server.requests[0].json) == ["probe"]
