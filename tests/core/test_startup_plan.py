@@ -170,3 +170,9 @@ def test_create_agent_session_assembles_the_plan(tmp_path: Path, monkeypatch: py
     assert prompt.index("First addition.") < prompt.index("From a file.") and "Use tabs." not in prompt
     assert [t.name for t in session.prompt_templates] == ["review"]
     assert session.settings.theme == "light"
+
+
+def test_max_as_the_default_thinking_setting_is_clamped_too() -> None:
+    assert _plan(settings=Settings(default_thinking_level="max"), models=_models(reasoning=True)).thinking_level == "high"
+    deep = _models(reasoning=True, max_level=True)
+    assert _plan(settings=Settings(default_thinking_level="max"), models=deep).thinking_level == "max"
