@@ -54,7 +54,8 @@ _OPTIONS: tuple[_Option, ...] = (
         "mode",
         ("--mode",),
         "value",
-        "text (same as -p), json (one JSON event per line) or rpc (JSON commands on stdin).",
+        "text (plain output; on a terminal the TUI still opens, -p runs once), json (one JSON event "
+        "per line) or rpc (JSON commands on stdin).",
         _MODE,
         "MODE",
     ),
@@ -76,7 +77,12 @@ _OPTIONS: tuple[_Option, ...] = (
         "PATTERNS",
     ),
     _Option(
-        "thinking", ("--thinking",), "value", "Thinking level: off, minimal, low, medium, high, xhigh.", _MODEL, "LEVEL"
+        "thinking",
+        ("--thinking",),
+        "value",
+        "Thinking level: off, minimal, low, medium, high, xhigh, max (clamped to the model).",
+        _MODEL,
+        "LEVEL",
     ),
     _Option(
         "api_key", ("--api-key",), "value", "API key for the chosen model's provider (not saved).", _MODEL, "KEY"
@@ -101,13 +107,31 @@ _OPTIONS: tuple[_Option, ...] = (
         _SESSION,
         "PATH|ID",
     ),
+    _Option(
+        "session_id",
+        ("--session-id",),
+        "value",
+        "Use this folder's session with the id, creating it otherwise (letters, digits, . _ -).",
+        _SESSION,
+        "ID",
+    ),
+    _Option(
+        "fork",
+        ("--fork",),
+        "value",
+        "Fork a session (file path or full/partial id) into a new session in this folder.",
+        _SESSION,
+        "PATH|ID",
+    ),
+    _Option("name", ("-n", "--name"), "value", "Set the session's display name.", _SESSION, "NAME"),
     _Option("session_dir", ("--session-dir",), "value", "Folder for session files.", _SESSION, "DIR"),
     _Option("no_session", ("--no-session",), "flag", "Do not save the session.", _SESSION),
     _Option(
         "tools",
-        ("--tools",),
+        ("-t", "--tools"),
         "value",
-        "Comma-separated tools to enable (default read,bash,edit,write; also grep,find,ls).",
+        "Comma-separated allowlist of tools or * patterns (default read,bash,edit,write; also grep,find,ls); "
+        "only +name/-name entries change the default set instead.",
         _TOOLS,
         "NAMES",
     ),
@@ -115,10 +139,17 @@ _OPTIONS: tuple[_Option, ...] = (
         "no_tools", ("-nt", "--no-tools"), "flag", "Start without built-in tools (--tools adds some back).", _TOOLS
     ),
     _Option(
+        "no_builtin_tools",
+        ("-nbt", "--no-builtin-tools"),
+        "flag",
+        "Start without built-in tools but keep extension tools (--tools adds some back).",
+        _TOOLS,
+    ),
+    _Option(
         "exclude_tools",
         ("-xt", "--exclude-tools"),
         "value",
-        "Comma-separated tools to leave out of the enabled set.",
+        "Comma-separated tools or * patterns to leave out, after every other tool option.",
         _TOOLS,
         "NAMES",
     ),
@@ -141,9 +172,39 @@ _OPTIONS: tuple[_Option, ...] = (
         "append_system_prompt",
         ("--append-system-prompt",),
         "value",
-        "Append text (or a file's text) to the system prompt.",
+        "Append text (or a file's text) to the system prompt (repeatable).",
         _PROMPT,
         "TEXT|FILE",
+    ),
+    _Option(
+        "no_context_files", ("-nc", "--no-context-files"), "flag", "Do not read AGENTS.md or CLAUDE.md.", _PROMPT
+    ),
+    _Option(
+        "prompt_templates",
+        ("--prompt-template",),
+        "value",
+        "Load a prompt template file or folder (repeatable).",
+        _PROMPT,
+        "PATH",
+    ),
+    _Option(
+        "no_prompt_templates",
+        ("-np", "--no-prompt-templates"),
+        "flag",
+        "Load only the --prompt-template templates (none discovered or configured).",
+        _PROMPT,
+    ),
+    _Option("themes", ("--theme",), "value", "Load a theme file or folder (repeatable).", _INFO, "PATH"),
+    _Option("use_theme", ("--use-theme",), "value", "The theme for this run (not saved).", _INFO, "NAME"),
+    _Option(
+        "no_themes", ("--no-themes",), "flag", "Ignore the themes setting's paths (--theme paths still load).", _INFO
+    ),
+    _Option(
+        "verbose",
+        ("--verbose",),
+        "flag",
+        "Start-up diagnostics on stderr: settings files, models, context files, timings.",
+        _INFO,
     ),
     _Option(
         "approve",
@@ -213,6 +274,8 @@ _OPTIONS: tuple[_Option, ...] = (
     _Option("version", ("-v", "--version"), "flag", "Print the version and exit.", _INFO),
     _Option("help", ("-h", "--help"), "flag", "Show this help and exit.", _INFO),
 )
+
+_REPEATABLE = ("extensions", "skills", "append_system_prompt", "prompt_templates", "themes")
 
 _BY_FLAG = {flag: option for option in _OPTIONS for flag in option.flags}
 
@@ -331,7 +394,28 @@ def parse_args(argv: list[str], *, allow_unknown: bool = False) -> CliOptions:
         _store_value(opts, option, text, MODES, THINKING_LEVELS, VALID_TOOLS)
     if opts.approve and opts.no_approve:
         raise UsageError("-a/--approve and -na/--no-approve cannot be used together; pick one")
+    _check_session_options(opts)
     return opts
+
+
+def _check_session_options(opts: CliOptions) -> None:
+    """Pi's rules for ``--fork`` and ``--session-id`` (same messages)."""
+    others = (("--session", opts.session), ("--continue", opts.continue_session), ("--resume", opts.resume))
+    if opts.fork is not None:
+        for flag, value in (*others, ("--no-session", opts.no_session)):
+            if value:
+                raise UsageError(f"--fork cannot be combined with {flag}")
+    if opts.session_id is not None:
+        for flag, value in others:
+            if value:
+                raise UsageError(f"--session-id cannot be combined with {flag}")
+        import re
+
+        if not re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?", opts.session_id):
+            raise UsageError(
+                "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', "
+                "and start and end with an alphanumeric character"
+            )
 
 
 def _store_value(
@@ -353,10 +437,8 @@ def _store_value(
             opts.warnings.append(f'Invalid thinking level "{text}". Valid values: {", ".join(levels)}')
     elif option.dest == "models":
         opts.models = [part.strip() for part in text.split(",") if part.strip()]
-    elif option.dest == "extensions":
-        opts.extensions.append(text)
-    elif option.dest == "skills":
-        opts.skills.append(text)
+    elif option.dest in _REPEATABLE:
+        getattr(opts, option.dest).append(text)
     elif option.dest == "exclude_tools":
         opts.exclude_tools = [part.strip() for part in text.split(",") if part.strip()]
     elif option.dest in ("permission_mode", "sandbox"):
@@ -369,7 +451,9 @@ def _store_value(
         for part in (p.strip() for p in text.split(",")):
             if not part:
                 continue
-            if part in tools or part.startswith("mcp__"):  # MCP tools are known only once servers connect
+            # Patterns and +name/-name are checked by the start-up plan; MCP tools are known only
+            # once servers connect.
+            if part in tools or part.startswith(("mcp__", "+", "-")) or "*" in part:
                 if part not in valid:
                     valid.append(part)
             else:

@@ -25,11 +25,11 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pi_coder.ai.types import NamedThinkingLevel
+from pi_coder.ai.types import ThinkingLevel
 from pi_coder.errors import ConfigError
 from pi_coder.paths import config_dir, project_dir
 
@@ -55,7 +55,6 @@ __all__ = [
     "update_global_settings",
 ]
 
-ThinkingLevel: TypeAlias = NamedThinkingLevel
 QueueMode = Literal["one-at-a-time", "all"]
 
 # Resource lists whose relative entries are resolved against the folder of the settings file.
@@ -214,7 +213,7 @@ class Settings(BaseModel):
     default_model: str | None = None
     """Model id to start with; updated on every model switch."""
     default_thinking_level: ThinkingLevel = "medium"
-    """Thinking level to start with: off, minimal, low, medium, high, xhigh."""
+    """Thinking level to start with: off, minimal, low, medium, high, xhigh, max (clamped to the model)."""
     thinking_budgets: ThinkingBudgets = Field(default_factory=ThinkingBudgets)
     """Token budgets per thinking level for providers that take a budget."""
     hide_thinking_block: bool = False

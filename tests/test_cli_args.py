@@ -51,7 +51,7 @@ def test_models_and_tools_are_split_with_warnings_for_unknown_tools() -> None:
 
 
 def test_invalid_thinking_warns_and_is_ignored() -> None:
-    opts = parse_args(["--thinking", "max"])
+    opts = parse_args(["--thinking", "maximal"])
     assert opts.thinking is None and "Invalid thinking level" in opts.warnings[0]
     assert parse_args(["--thinking", "xhigh"]).thinking == "xhigh"
 
@@ -78,13 +78,19 @@ def test_usage_errors(argv: list[str], message: str) -> None:
         (["hi"], False, "interactive"),
         ([], True, "text"),
         (["-p"], False, "text"),
-        (["--mode", "text"], False, "text"),
+        (["--mode", "text"], False, "interactive"),  # Pi 1.6: text output, still the TUI on a terminal
         (["--mode", "json"], True, "json"),
         (["--mode", "rpc"], True, "rpc"),
     ],
 )
 def test_run_mode(argv: list[str], stdin_piped: bool, mode: str) -> None:
     assert parse_args(argv).run_mode(stdin_piped) == mode
+
+
+@pytest.mark.parametrize("argv", [[], ["hi"], ["--mode", "text"]])
+def test_redirected_stdout_runs_print_mode_as_in_pi(argv: list[str]) -> None:
+    assert parse_args(argv).run_mode(False, stdout_terminal=False) == "text"
+    assert parse_args([*argv, "--mode", "json"]).run_mode(False, stdout_terminal=False) == "json"
 
 
 def test_help_command_declares_every_option() -> None:

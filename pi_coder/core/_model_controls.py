@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pi_coder.agent import placeholder_model
-from pi_coder.ai.types import Model, NamedThinkingLevel
+from pi_coder.ai.types import Model, ThinkingLevel
 from pi_coder.core.events import ModelChanged, ThinkingLevelChanged
 from pi_coder.core.thinking import available_thinking_levels, clamp_thinking_level
 from pi_coder.errors import MissingApiKeyError
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from pi_coder.session.store import SessionStore
     from pi_coder.settings import Settings
 
-_SAVABLE_LEVELS: tuple[str, ...] = get_args(NamedThinkingLevel)
+_SAVABLE_LEVELS: tuple[str, ...] = get_args(ThinkingLevel)
 
 
 class ModelControls:

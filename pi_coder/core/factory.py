@@ -1,16 +1,17 @@
-"""``create_agent_session``: build an AgentSession from settings, models, tools and a session store."""
+"""``create_agent_session``: assemble the AgentSession a :class:`~pi_coder.core.startup.StartupPlan` describes."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from pi_coder.ai.models import Models
 from pi_coder.ai.types import Model
 from pi_coder.core.agent_session import AgentSession
 from pi_coder.core.shell_env import SessionMarkers, secret_env_names
+from pi_coder.core.startup import PlanOptions, StartupPlan, plan_startup
 from pi_coder.session.store import SessionStore
 from pi_coder.settings import LoadedSettings, Settings
 from pi_coder.tools import DEFAULT_TOOL_NAMES
@@ -18,7 +19,7 @@ from pi_coder.tools import DEFAULT_TOOL_NAMES
 if TYPE_CHECKING:
     from pi_coder.core.trust import TrustDecision
 
-__all__ = ["DEFAULT_TOOL_NAMES", "create_agent_session", "tool_settings_from"]
+__all__ = ["DEFAULT_TOOL_NAMES", "create_agent_session", "plan_for", "tool_settings_from"]
 
 
 def tool_settings_from(settings: Settings, **extra: Any) -> Any:
@@ -38,7 +39,7 @@ def tool_settings_from(settings: Settings, **extra: Any) -> Any:
     )
 
 
-def create_agent_session(
+def plan_for(
     cwd: str | os.PathLike[str],
     *,
     settings: LoadedSettings | Settings | None = None,
@@ -57,85 +58,104 @@ def create_agent_session(
     scoped_models: Sequence[tuple[Model, str | None]] | None = None,
     stream_fn: Callable[..., Any] | None = None,
     project_trust: TrustDecision | None = None,
-) -> AgentSession:
-    """Build an AgentSession (synchronous and cheap: reads settings, context files, templates).
+) -> StartupPlan:
+    """A plan without a command line (tests, embedding): loads what is not given, then plans.
 
     Args:
         cwd: The working directory of the session and its tools.
-        settings: Loaded settings (preferred: changes are saved through them) or a ``Settings``;
-            default ``load_settings(cwd)``.
+        settings: Loaded settings or a ``Settings``; default ``load_settings(cwd)``.
         models: The model collection; default ``create_models()``.
-        store: The session store; default a new session for ``cwd`` (or in memory with
-            ``no_session``). A store with entries is resumed.
+        store: The session store; default a new session for ``cwd`` (in memory with ``no_session``).
         no_session: Keep everything in memory (``--no-session``).
-        session_dir: Folder of new session files (``--session-dir``, else the setting).
-        model: The model to use; None: the session's (when resuming), the settings default,
-            else the first available (``pick_start_model``).
+        session_dir: Folder of new session files, else the setting.
+        model: The model; None: chosen by ``pick_start_model`` (the session's, the default...).
         thinking_level: The thinking level; None: the session's or the default (clamped).
         tool_names: Built-in tools to enable (default read, bash, edit, write; ``[]`` for none).
         tools: Ready tools to use instead of building ``tool_names``.
-        system_prompt: ``--system-prompt`` text or file (replaces SYSTEM.md and the default).
+        system_prompt: ``--system-prompt`` text or file.
         append_system_prompt: ``--append-system-prompt`` text or file.
         context_files: False skips AGENTS.md/CLAUDE.md.
-        skills: Skills for the prompt and ``/skill:`` (a ``SkillSet``, a list, or a callable giving
-            one, called again on ``/reload``).
-        scoped_models: The Ctrl+P cycle (``--models`` / ``enabled_models``).
+        skills: Skills for the prompt and ``/skill:`` (a ``SkillSet``, a list, or a callable).
+        scoped_models: The Ctrl+P cycle; None: the ``enabled_models`` setting.
         stream_fn: The agent's stream function; default ``models.stream_simple``.
-        project_trust: The trust decision for ``cwd`` (``pi_coder.core.trust``); untrusted skips
-            ``.pi/SYSTEM.md``, ``.pi/APPEND_SYSTEM.md``, ``.pi/prompts`` and (when ``settings`` is
-            not given) the gated project settings. None: not checked, the project is used.
+        project_trust: The trust decision for ``cwd``; untrusted skips ``.pi`` SYSTEM files and
+            templates (and, when ``settings`` is not given, the gated project settings).
     """
-    from pi_coder.agent import Agent
-    from pi_coder.core.model_resolver import pick_start_model, resolve_scoped_models
-
     cwd = os.fspath(cwd)
-    trusted = project_trust is None or project_trust.trusted
-    loaded: LoadedSettings | Settings
     if settings is None:
         from pi_coder.settings import load_settings
 
-        loaded = load_settings(cwd, project_trusted=trusted)
-    else:
-        loaded = settings
-    plain: Settings = loaded.settings if isinstance(loaded, LoadedSettings) else loaded
-    notices: list[str] = list(loaded.warnings) if isinstance(loaded, LoadedSettings) else []
+        settings = load_settings(cwd, project_trusted=project_trust is None or project_trust.trusted)
     if models is None:
         from pi_coder.ai.models import create_models
 
         models = create_models()
+    plain = settings.settings if isinstance(settings, LoadedSettings) else settings
     directory = session_dir or plain.session_dir
     if store is None:
         store = SessionStore.in_memory(cwd) if no_session else SessionStore.create(cwd, directory)
-    if scoped_models is None:
-        scoped_models = resolve_scoped_models(models, plain.enabled_models, warnings=notices) if plain.enabled_models else []
-    if model is None:
-        start = pick_start_model(models, plain, store, None, cli_thinking=thinking_level, scoped_models=scoped_models)
-        model, thinking_level = start.model, start.thinking_level
-        notices.extend(start.notices)
+    options = PlanOptions(
+        thinking=thinking_level,
+        tools=None if tool_names is None else list(tool_names),
+        system_prompt=system_prompt,
+        append_system_prompt=[] if append_system_prompt is None else [append_system_prompt],
+        no_context_files=not context_files,
+    )
+    plan = plan_startup(
+        options,
+        cwd=cwd,
+        settings=settings,
+        models=models,
+        store=store,
+        session_dir=directory,
+        cli_model=None if model is None else (model, None),
+        scoped_models=scoped_models,
+        project_trust=project_trust,
+        skills=skills,
+        stream_fn=stream_fn,
+        tools=tools,
+    )
+    return plan
 
+
+@overload
+def create_agent_session(plan: StartupPlan) -> AgentSession: ...
+@overload
+def create_agent_session(plan: str | os.PathLike[str], **legacy: Any) -> AgentSession: ...
+def create_agent_session(plan: StartupPlan | str | os.PathLike[str], **legacy: Any) -> AgentSession:
+    """Assemble the AgentSession ``plan`` describes (synchronous and cheap).
+
+    It reads only the resources the plan names (context files, SYSTEM files, templates, skills).
+    ``create_agent_session(cwd, **keywords)`` is short for ``create_agent_session(plan_for(cwd,
+    **keywords))``.
+    """
+    if not isinstance(plan, StartupPlan):
+        return create_agent_session(plan_for(plan, **legacy))
+    from pi_coder.agent import Agent
+
+    cwd = plan.cwd
+    loaded = plan.settings
+    plain: Settings = loaded.settings if isinstance(loaded, LoadedSettings) else loaded
+    models = plan.models
+    _apply_run_overrides(plan, plain)
+    notices = list(plan.notices)
+    trusted = plan.project_trust is None or plan.project_trust.trusted
     markers = SessionMarkers()
+    tools: Sequence[Any] | None = plan.tools
     if tools is None:
-        names = list(DEFAULT_TOOL_NAMES if tool_names is None else tool_names)
         extra = {"env_extra": markers, "secret_env_names": secret_env_names(models)}
-        tools = _build_tools(cwd, names, tool_settings_from(plain, **extra)) if names else []
+        tools = _build_tools(cwd, list(plan.tool_names), tool_settings_from(plain, **extra)) if plan.tool_names else []
+
     def resources() -> _Resources:
-        return _load_resources(
-            cwd,
-            plain,
-            trusted=trusted,
-            system_prompt=system_prompt,
-            append_system_prompt=append_system_prompt,
-            context_files=context_files,
-            skills=skills,
-        )
+        return _load_resources(cwd, plain, plan, trusted=trusted)
 
     res = resources()
     notices.extend(res.notices)
     from pi_coder.core.convert import make_convert_to_llm
 
     agent = Agent(
-        initial_state={"model": model, "tools": list(tools), "messages": []},
-        stream_fn=stream_fn or models.stream_simple,
+        initial_state={"model": plan.model, "tools": list(tools), "messages": []},
+        stream_fn=plan.stream_fn or models.stream_simple,
         convert_to_llm=make_convert_to_llm(lambda: plain.images.block_images),
         thinking_budgets=plain.thinking_budgets.model_dump(),
         max_retry_delay_ms=plain.retry.max_delay_ms or None,
@@ -143,23 +163,35 @@ def create_agent_session(
     session = AgentSession(
         cwd=cwd,
         agent=agent,
-        store=store,
+        store=plan.store,
         models=models,
         settings=loaded,
-        model=model,
-        thinking_level=thinking_level,
+        model=plan.model,
+        thinking_level=plan.thinking_level,
         build_system_prompt=res.build_prompt,
         templates=res.templates,
-        scoped_models=scoped_models,
+        scoped_models=plan.scoped_models,
         context_files=res.context_files,
         startup_notices=notices,
-        session_dir=directory,
+        session_dir=plan.session_dir,
     )
-    session.project_trust = project_trust
+    session.project_trust = plan.project_trust
     session.skills = res.skills
     session.resource_loader = resources
     markers.session = session
+    if plan.session_name is not None and plan.store.name != plan.session_name:
+        session.set_session_name(plan.session_name)
     return session
+
+
+def _apply_run_overrides(plan: StartupPlan, plain: Settings) -> None:
+    """This run's ``--use-theme``/``--theme``/``--verbose`` on the in-memory settings (never saved)."""
+    if plan.theme is not None:
+        plain.theme = plan.theme
+    if plan.theme_paths is not None:
+        plain.themes = list(plan.theme_paths)
+    if plan.verbose:
+        plain.quiet_startup = False
 
 
 @dataclasses.dataclass(slots=True)
@@ -171,16 +203,7 @@ class _Resources:
     notices: list[str]
 
 
-def _load_resources(
-    cwd: str,
-    plain: Settings,
-    *,
-    trusted: bool,
-    system_prompt: str | None,
-    append_system_prompt: str | None,
-    context_files: bool,
-    skills: Any,
-) -> _Resources:
+def _load_resources(cwd: str, plain: Settings, plan: StartupPlan, *, trusted: bool) -> _Resources:
     """Context files, SYSTEM/APPEND_SYSTEM, templates and skills: read at start and on ``/reload``."""
     from pi_coder.core.context_files import load_project_context, read_prompt_argument
     from pi_coder.core.system_prompt import build_system_prompt
@@ -188,14 +211,17 @@ def _load_resources(
 
     notices: list[str] = []
     snippets = _tool_snippets()
-    project = load_project_context(cwd, context_files=context_files, project_trusted=trusted)
+    project = load_project_context(cwd, context_files=plan.context_files, project_trusted=trusted)
     notices.extend(project.warnings)
+    system_prompt = plan.system_prompt
     custom = read_prompt_argument(system_prompt, cwd) if system_prompt is not None else None
     if custom is None and project.system is not None:
         custom = project.system.content
-    append = read_prompt_argument(append_system_prompt, cwd) if append_system_prompt is not None else None
+    appended = [read_prompt_argument(text, cwd) for text in plan.append_system_prompts]
+    append = "\n\n".join(appended) if plan.append_system_prompts else None
     if append is None and project.append_system is not None:
         append = project.append_system.content
+    skills = plan.skills
     found = skills() if callable(skills) else skills
     notices.extend(getattr(found, "warnings", ()))
     listed = found.skills if hasattr(found, "skills") else found
@@ -211,7 +237,14 @@ def _load_resources(
             skills=listed,
         )
 
-    templates = load_templates(cwd, extra_paths=plain.prompts, warnings=notices, project_trusted=trusted)
+    configured = plain.prompts if plan.discover_prompt_templates else []
+    templates = load_templates(
+        cwd,
+        extra_paths=[*configured, *plan.prompt_template_paths],
+        warnings=notices,
+        project_trusted=trusted,
+        discover=plan.discover_prompt_templates,
+    )
     return _Resources(build_prompt, templates, found, [str(f.path) for f in project.context_files], notices)
 
 

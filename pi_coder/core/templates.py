@@ -68,6 +68,7 @@ def load_templates(
     extra_paths: Iterable[str | os.PathLike[str]] = (),
     warnings: list[str] | None = None,
     project_trusted: bool = True,
+    discover: bool = True,
 ) -> dict[str, PromptTemplate]:
     """Discover templates for ``cwd``.
 
@@ -76,14 +77,17 @@ def load_templates(
         extra_paths: More template files or folders; these win on name clashes.
         warnings: Receives a message for each file that cannot be read.
         project_trusted: False skips ``.pi/prompts`` (the folder is not trusted).
+        discover: False reads only ``extra_paths`` (``-np/--no-prompt-templates``).
 
     Returns:
         Templates by name, sorted by name.
     """
     sink = warnings if warnings is not None else []
     found: dict[str, PromptTemplate] = {}
-    sources: list[tuple[Path, Literal["global", "project", "path"]]] = [(config_dir() / "prompts", "global")]
-    if project_trusted:
+    sources: list[tuple[Path, Literal["global", "project", "path"]]] = []
+    if discover:
+        sources.append((config_dir() / "prompts", "global"))
+    if discover and project_trusted:
         sources.append((project_dir(cwd) / "prompts", "project"))
     sources.extend((Path(p).expanduser(), "path") for p in extra_paths)
     for location, source in sources:

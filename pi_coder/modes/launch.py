@@ -118,7 +118,7 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: T
         piped = sys.stdin is not None and not sys.stdin.closed and not sys.stdin.isatty()
         if piped:
             stdin_text = read_piped_stdin()
-    mode = options.run_mode(stdin_piped=piped)
+    mode = options.run_mode(stdin_piped=piped, stdout_terminal=_stdout_is_terminal())
     if mode == "rpc" and options.file_args:
         raise UserError("@file arguments are not supported in --mode rpc")
     startup = prepare(options, mode=mode, cwd=cwd, stdin_text=stdin_text, ask_trust=ask_trust)
@@ -158,6 +158,13 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: T
     from pi_coder.modes.print_mode import run_print_mode
 
     return run_print_mode(startup, output="json" if mode == "json" else "text")
+
+
+def _stdout_is_terminal() -> bool:
+    try:
+        return sys.stdout is not None and sys.stdout.isatty()
+    except (OSError, ValueError):
+        return False
 
 
 def _last_role(session: Any) -> str | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from pi_coder.ai.types import NamedThinkingLevel
+from pi_coder.ai.types import ThinkingLevel
 from pi_coder.tools import ALL_TOOL_NAMES
 
 __all__ = ["MODES", "THINKING_LEVELS", "VALID_TOOLS", "CliOptions", "RunMode", "StartupExit"]
@@ -16,8 +16,8 @@ __all__ = ["MODES", "THINKING_LEVELS", "VALID_TOOLS", "CliOptions", "RunMode", "
 MODES = ("text", "json", "rpc")
 """Values of ``--mode``."""
 
-THINKING_LEVELS: tuple[str, ...] = get_args(NamedThinkingLevel)
-"""Values of ``--thinking`` (and of a ``--model`` ``:thinking`` suffix)."""
+THINKING_LEVELS: tuple[str, ...] = get_args(ThinkingLevel)
+"""Values of ``--thinking`` (and of a ``--model`` ``:thinking`` suffix); ``max`` is clamped per model."""
 
 VALID_TOOLS: tuple[str, ...] = ALL_TOOL_NAMES
 """Built-in tool names accepted by ``--tools``."""
@@ -44,6 +44,12 @@ class CliOptions:
     continue_session: bool = False
     resume: bool = False
     session: str | None = None
+    session_id: str | None = None
+    """``--session-id``: open this folder's session with the id, or start one with it."""
+    fork: str | None = None
+    """``--fork``: copy this session (path or id) into a new session here."""
+    name: str | None = None
+    """``-n/--name``: the session's display name."""
     session_dir: str | None = None
     no_session: bool = False
     provider: str | None = None
@@ -52,15 +58,32 @@ class CliOptions:
     """``--models`` patterns, split on commas."""
     thinking: str | None = None
     tools: list[str] | None = None
-    """``--tools`` names (valid ones only), split on commas."""
+    """``-t/--tools`` entries split on commas: names, ``*`` patterns, ``+name``/``-name``, ``mcp__...``."""
     no_tools: bool = False
+    no_builtin_tools: bool = False
+    """``-nbt``: no built-in tools by default; extension tools stay."""
     exclude_tools: list[str] = field(default_factory=list)
     """``-xt/--exclude-tools`` names, split on commas."""
     offline: bool = False
     """``--offline``: accepted; pi makes no network call at start."""
     api_key: str | None = None
     system_prompt: str | None = None
-    append_system_prompt: str | None = None
+    append_system_prompt: list[str] = field(default_factory=list)
+    """``--append-system-prompt`` texts or files, in order (repeatable)."""
+    no_context_files: bool = False
+    """``-nc``: no AGENTS.md/CLAUDE.md."""
+    prompt_templates: list[str] = field(default_factory=list)
+    """``--prompt-template`` files or folders (repeatable)."""
+    no_prompt_templates: bool = False
+    """``-np``: only the ``--prompt-template`` templates."""
+    themes: list[str] = field(default_factory=list)
+    """``--theme`` files or folders (repeatable)."""
+    use_theme: str | None = None
+    """``--use-theme``: the theme for this run (not saved)."""
+    no_themes: bool = False
+    """``--no-themes``: ignore the ``themes`` setting's paths (``--theme`` paths still load)."""
+    verbose: bool = False
+    """``--verbose``: start-up diagnostics on stderr."""
     list_models: str | bool | None = None
     """``True`` for ``--list-models`` alone, the search text when one follows."""
     export: str | None = None
@@ -102,12 +125,16 @@ class CliOptions:
             return True
         return False if self.no_approve else None
 
-    def run_mode(self, stdin_piped: bool = False) -> RunMode:
-        """Which mode runs: rpc, json, text (``-p``, ``--mode text`` or piped stdin) or interactive."""
+    def run_mode(self, stdin_piped: bool = False, stdout_terminal: bool = True) -> RunMode:
+        """Which mode runs: rpc, json, text or interactive.
+
+        Text (print mode): ``-p``, ``--undo``, or stdin or stdout not a terminal. As in Pi 1.6,
+        ``--mode text`` only selects text output: on a terminal it still opens the TUI.
+        """
         if self.mode == "rpc":
             return "rpc"
         if self.mode == "json":
             return "json"
-        if self.print or self.mode == "text" or stdin_piped or self.undo:
+        if self.print or stdin_piped or self.undo or not stdout_terminal:
             return "text"
         return "interactive"

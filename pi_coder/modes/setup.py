@@ -115,10 +115,14 @@ def prepare(
             all (non-interactive modes), unknown session, missing @file, --api-key without a model.
         StartupExit: The user declined to fork a session from another project.
     """
+    import time
+
     from pi_coder.ai.models import create_models
     from pi_coder.core.factory import create_agent_session
-    from pi_coder.core.model_resolver import pick_start_model
+    from pi_coder.core.startup import plan_startup
     from pi_coder.settings import load_settings
+
+    started = time.perf_counter()
 
     interactive = mode == "interactive"
     notices = list(options.warnings)
@@ -158,42 +162,37 @@ def prepare(
 
     session_dir = _session_dir(options, loaded)
     store = open_store(options, cwd, session_dir, interactive=interactive)
-    start = pick_start_model(
-        models,
-        loaded.settings,
-        store,
-        cli_model,
-        cli_thinking=options.thinking,
-        scoped_models=scoped,
-    )
-    notices.extend(start.notices)
-    problem = _model_problem(models, start.model, cli_model is not None)
-    if problem is not None:
-        if not interactive:
-            raise UserError(problem)
-        if start.model is not None:  # with no model at all the TUI shows this guidance itself
-            notices.append(problem)
-
-    session = create_agent_session(
-        cwd,
+    plan = plan_startup(
+        options,
+        cwd=cwd,
         settings=loaded,
         models=models,
         store=store,
         session_dir=session_dir,
-        model=start.model,
-        thinking_level=start.thinking_level,
-        tool_names=_tool_names(options),
-        system_prompt=options.system_prompt,
-        append_system_prompt=options.append_system_prompt,
+        cli_model=cli_model,
         scoped_models=scoped or None,
         project_trust=trust,
         skills=_skill_loader(options, cwd, loaded, trust.trusted),
     )
+    # The settings' own warnings reach the user through the session's start-up notices.
+    notices.extend(n for n in plan.notices if n not in loaded.warnings and n not in notices)
+    problem = _model_problem(models, plan.model, cli_model is not None)
+    if problem is not None:
+        if not interactive:
+            raise UserError(problem)
+        if plan.model is not None:  # with no model at all the TUI shows this guidance itself
+            notices.append(problem)
+
+    session = create_agent_session(plan)
     extension_host.bind(extensions, session)
     from pi_coder.modes import mcp_host
 
     mcp_host.setup(options, session, project_trusted=trust.trusted)
     notices.extend(n for n in session.startup_notices if n not in notices)
+    if plan.verbose:
+        from pi_coder.modes.diagnostics import print_startup_diagnostics
+
+        print_startup_diagnostics(plan, session, loaded, elapsed=time.perf_counter() - started)
     return Startup(session=session, prompts=prompts, images=images, notices=notices, trust=trust)
 
 
@@ -302,25 +301,6 @@ def _model_problem(models: Models, model: Model | None, explicit: bool) -> str |
     return models.missing_key_message(model.provider)
 
 
-def _tool_names(options: CliOptions) -> list[str] | None:
-    names = _enabled_tool_names(options)
-    if not options.exclude_tools:
-        return names
-    from pi_coder.tools import DEFAULT_TOOL_NAMES
-
-    base = list(DEFAULT_TOOL_NAMES) if names is None else names
-    return [name for name in base if name not in options.exclude_tools]
-
-
-def _enabled_tool_names(options: CliOptions) -> list[str] | None:
-    builtin = None if options.tools is None else [t for t in options.tools if not t.startswith("mcp__")]
-    if options.no_tools:
-        return list(builtin or [])
-    if builtin == [] and options.tools:  # only MCP tools named: the built-ins stay as they are
-        return None
-    return builtin
-
-
 def _session_dir(options: CliOptions, loaded: LoadedSettings) -> str | None:
     value = options.session_dir or session_dir_from_env() or loaded.settings.session_dir
     return os.path.expanduser(value) if value else None
@@ -342,7 +322,10 @@ def open_store(options: CliOptions, cwd: str, session_dir: str | None, *, intera
     from pi_coder.session.store import SessionStore
 
     if options.no_session:
-        return SessionStore.in_memory(cwd)
+        store = SessionStore.in_memory(cwd)
+        if options.session_id:
+            store.new_session(session_id=options.session_id)
+        return store
     if options.session and _looks_like_path(options.session):
         file = Path(os.path.expanduser(options.session))
         if file.is_dir():
@@ -355,6 +338,8 @@ def open_store(options: CliOptions, cwd: str, session_dir: str | None, *, intera
     else:
         folder = Path(session_dir) if session_dir else session_dir_for_cwd(cwd)
         _check_writable_folder(folder, "use --session-dir with a writable folder, or --no-session")
+    if options.fork:
+        return _fork_store(options.fork, cwd, session_dir, options.session_id)
     if options.session:
         arg = options.session
         if _looks_like_path(arg):
@@ -370,6 +355,13 @@ def open_store(options: CliOptions, cwd: str, session_dir: str | None, *, intera
             _confirm_fork(path)
             return SessionStore.fork_from(path, cwd, session_dir)
         return SessionStore.open(path, session_dir)
+    if options.session_id:
+        from pi_coder.session.listing import find_session_by_id
+
+        existing = find_session_by_id(options.session_id, cwd, session_dir)
+        if existing is not None:
+            return SessionStore.open(existing, session_dir)
+        return SessionStore.create(cwd, session_dir, session_id=options.session_id)
     if options.continue_session:
         return SessionStore.continue_recent(cwd, session_dir)
     if options.resume and not interactive:  # the TUI opens its own picker (PiApp resume=True)
@@ -377,6 +369,20 @@ def open_store(options: CliOptions, cwd: str, session_dir: str | None, *, intera
 
         return SessionStore.open(pick_session(cwd, session_dir), session_dir)
     return SessionStore.create(cwd, session_dir)
+
+
+def _fork_store(arg: str, cwd: str, session_dir: str | None, session_id: str | None) -> SessionStore:
+    """``--fork``: a copy of the session ``arg`` names (a path, or an id in any project) here."""
+    from pi_coder.session.listing import resolve_session
+    from pi_coder.session.store import SessionStore
+
+    source = resolve_session(os.path.expanduser(arg) if _looks_like_path(arg) else arg, cwd, session_dir)
+    if session_id is not None:
+        from pi_coder.session.listing import find_session_by_id
+
+        if find_session_by_id(session_id, cwd, session_dir) is not None:
+            raise UserError(f"--session-id {session_id}: this folder already has a session with that id")
+    return SessionStore.fork_from(source, cwd, session_dir, session_id=session_id)
 
 
 def _check_writable_folder(folder: Path, advice: str) -> None:

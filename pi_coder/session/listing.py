@@ -23,6 +23,7 @@ from pi_coder.session.errors import AmbiguousSessionError, SessionNotFoundError
 __all__ = [
     "SessionInfo",
     "find_most_recent_session",
+    "find_session_by_id",
     "list_all_sessions",
     "list_sessions",
     "read_session_info",
@@ -232,6 +233,15 @@ def _matches(files: Iterable[Path], prefix: str) -> list[tuple[str, Path]]:
         if header is not None and header["id"].startswith(prefix):
             found.append((header["id"], file))
     return found
+
+
+def find_session_by_id(
+    session_id: str, cwd: str, session_dir: str | os.PathLike[str] | None = None
+) -> Path | None:
+    """The file of this folder's session whose id is exactly ``session_id`` (``--session-id``), or None."""
+    local_dir = Path(session_dir) if session_dir is not None else session_dir_for_cwd(cwd)
+    found = [file for found_id, file in _matches(_session_files(local_dir), session_id) if found_id == session_id]
+    return found[0].absolute() if found else None
 
 
 def resolve_session(

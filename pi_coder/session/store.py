@@ -141,15 +141,21 @@ class SessionStore:
 
     @classmethod
     def create(
-        cls, cwd: str, session_dir: str | os.PathLike[str] | None = None, *, parent_session: str | None = None
+        cls,
+        cwd: str,
+        session_dir: str | os.PathLike[str] | None = None,
+        *,
+        parent_session: str | None = None,
+        session_id: str | None = None,
     ) -> SessionStore:
         """A new session for ``cwd``, stored under ``session_dir`` (default: the cwd's folder).
 
-        No file is created until the first assistant message is appended.
+        No file is created until the first assistant message is appended. ``session_id``: use this
+        id instead of a new UUID (``--session-id``).
         """
         directory = Path(session_dir) if session_dir is not None else session_dir_for_cwd(cwd)
         store = cls(cwd, directory, persist=True)
-        store.new_session(parent_session=parent_session)
+        store.new_session(parent_session=parent_session, session_id=session_id)
         return store
 
     @classmethod
@@ -244,12 +250,17 @@ class SessionStore:
 
     @classmethod
     def fork_from(
-        cls, source: str | os.PathLike[str], cwd: str, session_dir: str | os.PathLike[str] | None = None
+        cls,
+        source: str | os.PathLike[str],
+        cwd: str,
+        session_dir: str | os.PathLike[str] | None = None,
+        *,
+        session_id: str | None = None,
     ) -> SessionStore:
         """Copy another session (e.g. from another project) into a new file for ``cwd``.
 
         The new header has ``cwd`` and ``parentSession`` = the source path; all entries are copied
-        verbatim. The source file is not modified.
+        verbatim. The source file is not modified. ``session_id``: the new session's id (else a UUID).
 
         Raises:
             InvalidSessionFileError: The source is empty or not a session file.
@@ -262,15 +273,15 @@ class SessionStore:
         entries = [entry for entry in raw.entries if entry_from_dict(entry) is not None]
         directory = Path(session_dir) if session_dir is not None else session_dir_for_cwd(cwd)
         store = cls(cwd, directory, persist=True)
-        store.new_session(parent_session=str(source_path))
+        store.new_session(parent_session=str(source_path), session_id=session_id)
         assert store._file is not None
         _file.ensure_private_dir(directory)
         _file.create_exclusive(store._file, _lines([store._header.raw, *entries]))
         return cls.open(store._file, directory)
 
-    def new_session(self, parent_session: str | None = None) -> Path | None:
+    def new_session(self, parent_session: str | None = None, session_id: str | None = None) -> Path | None:
         """Start a fresh session in this store (``/new``); returns the future file path."""
-        session_id = new_session_id()
+        session_id = session_id or new_session_id()
         timestamp = iso_now()
         raw: dict[str, Any] = {
             "type": "session",

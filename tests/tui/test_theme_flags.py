@@ -1,0 +1,61 @@
+"""``--theme``, ``--use-theme`` and ``--no-themes`` reach the TUI through the start-up plan."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pi_coder.ai.models import create_models
+from pi_coder.ai.providers.faux import faux_provider
+from pi_coder.core import create_agent_session
+from pi_coder.core.startup import PlanOptions, plan_startup
+from pi_coder.session.store import SessionStore
+from pi_coder.settings import load_settings
+from pi_coder.tui.app import PiApp
+
+
+def _theme_file(folder: Path, name: str) -> Path:
+    dark = json.loads((Path(__file__).resolve().parents[2] / "themes" / "dark.json").read_text())
+    dark["name"] = name
+    path = folder / f"{name}.json"
+    path.write_text(json.dumps(dark))
+    return path
+
+
+def _app(project: Path, options: PlanOptions) -> PiApp:
+    faux = faux_provider([])
+    models = create_models(include_builtin=False, env={}, models_toml=Path("/nonexistent/models.toml"))
+    models.set_provider(faux)
+    plan = plan_startup(
+        options, cwd=str(project), settings=load_settings(str(project)), models=models,
+        store=SessionStore.in_memory(str(project)),
+    )
+    return PiApp(create_agent_session(plan), version="0.0.0", cwd_display="~/p", branch="", animate=False)
+
+
+async def test_use_theme_picks_a_theme_loaded_with_theme(project: Path, tmp_path: Path) -> None:
+    extra = tmp_path / "themes"
+    extra.mkdir()
+    _theme_file(extra, "ocean")
+    app = _app(project, PlanOptions(themes=[str(extra)], use_theme="ocean"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.themes.theme is not None and app.themes.theme.name == "ocean"
+        assert app.theme == "pi-ocean"
+    assert load_settings(str(project)).settings.theme == "dark"  # nothing saved
+
+
+async def test_no_themes_drops_the_themes_setting(project: Path, tmp_path: Path) -> None:
+    configured = tmp_path / "configured"
+    configured.mkdir()
+    _theme_file(configured, "forest")
+    home = Path(str(project.parent / "home"))
+    (home / "settings.toml").write_text(f'themes = ["{configured}"]\ntheme = "forest"\n')
+    app = _app(project, PlanOptions())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.themes.theme is not None and app.themes.theme.name == "forest"
+    app = _app(project, PlanOptions(no_themes=True))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.themes.theme is not None and app.themes.theme.name == "dark"  # forest is not found: dark
