@@ -88,6 +88,11 @@ class ServerConfig:
     def resolved_headers(self) -> dict[str, str]:
         return {k: expand_value(v) for k, v in self.headers.items()}
 
+    def may_be_direct(self) -> bool:
+        """Whether any of the server's tools can be ``direct`` (the first prompt waits only for those)."""
+        values = [self.exposure, *self.tool_exposure.values()]
+        return any(_resolve(v) == "direct" for v in values)
+
     def exposure_of(self, tool: str) -> str:
         """The exposure of one tool: ``toolExposure`` by exact name, then its first matching ``*`` pattern."""
         if tool in self.tool_exposure:
@@ -98,7 +103,12 @@ class ServerConfig:
                 if "*" in pattern and re.fullmatch(".*".join(map(re.escape, pattern.split("*"))), tool):
                     value = exposure
                     break
-        return "direct" if value == "codemode" else value  # no tool_search here: codemode reads as direct
+        return _resolve(value)
+
+
+def _resolve(value: str) -> str:
+    """``codemode`` (Pi's default, which needs a script sandbox) reads as ``deferred`` (``tool_search``)."""
+    return "deferred" if value == "codemode" else value
 
 
 @dataclass(slots=True)

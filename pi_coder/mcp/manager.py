@@ -110,6 +110,16 @@ class McpManager:
         self.session = session
         self._notify_fn = notify
 
+    @property
+    def started(self) -> bool:
+        return self._started
+
+    def needs_wait(self) -> bool:
+        """Whether the first prompt waits: ``startup_wait`` > 0 and an enabled server may give direct tools."""
+        return self.startup_wait > 0 and any(
+            s.config.enabled and s.config.may_be_direct() for s in self.servers.values()
+        )
+
     def start(self) -> None:
         """Connect every enabled server in the background (idempotent; needs a running loop)."""
         if self._started or self._closed:
@@ -475,17 +485,42 @@ _CLIENT_IMPORT: asyncio.Future[Any] | None = None
 
 
 async def _import_client() -> Any:
-    """``pi_coder.mcp.client`` imported once, in a worker thread (shared by every server)."""
+    """``pi_coder.mcp.client`` imported once, in a daemon thread (shared by every server).
+
+    A daemon thread, not the loop's executor: an exit while the SDK is still importing does not
+    wait for the import to finish.
+    """
     global _CLIENT_IMPORT
     import sys
 
     module = sys.modules.get("pi_coder.mcp.client")
     if module is not None:
         return module
-    if _CLIENT_IMPORT is None or _CLIENT_IMPORT.get_loop() is not asyncio.get_running_loop():
+    loop = asyncio.get_running_loop()
+    if _CLIENT_IMPORT is None or _CLIENT_IMPORT.get_loop() is not loop:
         import importlib
+        import threading
 
-        _CLIENT_IMPORT = asyncio.ensure_future(asyncio.to_thread(importlib.import_module, "pi_coder.mcp.client"))
+        future: asyncio.Future[Any] = loop.create_future()
+        _CLIENT_IMPORT = future
+
+        def settle(result: Any, error: BaseException | None) -> None:
+            if future.done():
+                return
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(result)
+
+        def work() -> None:
+            try:
+                result, error = importlib.import_module("pi_coder.mcp.client"), None
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting task
+                result, error = None, exc
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
+                loop.call_soon_threadsafe(settle, result, error)
+
+        threading.Thread(target=work, name="mcp-import", daemon=True).start()
     return await asyncio.shield(_CLIENT_IMPORT)
 
 

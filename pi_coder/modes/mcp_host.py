@@ -23,18 +23,30 @@ __all__ = ["manager_of", "setup", "start", "stop"]
 
 
 class StartupWait(RunHook):
-    """Before the first prompt: wait at most ``mcp.startup_wait`` s for servers still connecting."""
+    """Before the first prompt: wait at most ``mcp.startup_wait`` s for servers still connecting.
+
+    Servers that connect only after the first prompt has begun (print mode) start here: with
+    something to wait for (``startup_wait`` > 0 and a server that may give direct tools) at once,
+    else once the first reply has started, so importing the SDK (about 0.5 s of CPU) never delays
+    the first request.
+    """
 
     def __init__(self, manager: McpManager) -> None:
         self.manager = manager
         self.done = False
 
     async def before_prompt(self, session: SessionHost) -> None:
-        self.manager.start()
+        manager = self.manager
         if self.done:
+            manager.start()
             return
         self.done = True
-        pending = await self.manager.wait_connecting(self.manager.startup_wait)
+        if not manager.needs_wait():
+            if not manager.started:
+                _start_after_first_reply(session, manager)
+            return
+        manager.start()
+        pending = await manager.wait_connecting(manager.startup_wait)
         if pending:
             from pi_coder.core.events import Notice
 
@@ -44,6 +56,25 @@ class StartupWait(RunHook):
                 f"{'their' if many else 'its'} tools join when ready"
             )
             await session.emit(Notice(level="warning", text=text))
+
+
+def _start_after_first_reply(session: Any, manager: McpManager) -> None:
+    """Start connecting once the first reply starts streaming or the run ends (whichever is first)."""
+    unsubscribe: list[Any] = []
+
+    def listener(event: Any) -> None:
+        kind = getattr(event, "type", None)
+        role = getattr(getattr(event, "message", None), "role", None)
+        if (kind in ("message_start", "message_end") and role == "assistant") or kind == "agent_end":
+            if unsubscribe:
+                unsubscribe.pop()()
+            manager.start()
+
+    subscribe = getattr(session, "subscribe", None)
+    if subscribe is None:
+        manager.start()
+        return
+    unsubscribe.append(subscribe(listener))
 
 
 def _startup_wait(session: AgentSession) -> float:

@@ -102,8 +102,6 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
         session.subscribe(_note_to_stderr)
     interrupt = _Interrupt(session)
     interrupt.install()
-    if session.mcp is not None:  # connect in the background while the extensions start
-        session.mcp.start()
     if session.extensions is not None:
         from pi_coder.modes import extension_host
 
