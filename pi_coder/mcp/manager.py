@@ -50,7 +50,7 @@ class McpServer:
 
     config: ServerConfig
     state: str = "connecting"
-    """connecting, connected, failed, disconnected, disabled."""
+    """connecting, connected, failed, disconnected, disabled, needs sign-in."""
     tools: list[dict[str, Any]] = field(default_factory=list)
     """The server's tools as listed (JSON form)."""
     tool_names: dict[str, str] = field(default_factory=dict)
@@ -190,6 +190,12 @@ class McpManager:
                 ready.exception()  # mark retrieved
             if self._closed:
                 return
+            if type(exc).__name__ == "NeedsSignIn":
+                server.state = "needs sign-in"
+                server.error = str(exc)
+                self._install(server, [])
+                self._notify("warning", f'MCP server "{server.name}" needs sign-in: {exc}')
+                return
             server.state = "failed"
             server.error = _describe(exc)
             self._install(server, [])
@@ -229,16 +235,9 @@ class McpManager:
             asyncio.get_running_loop().create_task(relist())
 
     def _log(self, server: McpServer, level: str, logger: str, text: str) -> None:
-        from pi_coder.paths import logs_dir
+        from pi_coder.mcp.logfile import append
 
-        with contextlib.suppress(OSError):
-            folder = logs_dir()
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / "mcp.log"
-            if path.exists() and path.stat().st_size > 5 * 1024 * 1024:
-                os.replace(path, path.with_suffix(".log.1"))
-            with path.open("a", encoding="utf-8") as fh:
-                fh.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} [{server.name}] {level} {logger}: {text}\n")
+        append(server.name, level, logger, text)
 
     # ------------------------------------------------------------------ tools
 
@@ -315,15 +314,44 @@ class McpManager:
                 with contextlib.suppress(Exception):
                     on_update(AgentToolResult(content=[TextContent(text=text)], details={"progress": value, "total": total}))
 
+        try:
+            result = await self._call_once(server, connection, tool, arguments, progress, deadline, signal)
+        except Exception as exc:
+            if not connection.session_expired(exc) or self._closed:
+                raise
+            # The HTTP server forgot the session (restarted, expired): initialize again, retry once.
+            await self.reconnect(server_name, wait=True)
+            connection = server.connection
+            if server.state != "connected" or connection is None:
+                raise RuntimeError(f'MCP server "{server_name}" is {server.state}' + (f": {server.error}" if server.error else "")) from None
+            result = await self._call_once(server, connection, tool, arguments, progress, deadline, signal)
+        content, details, is_error = convert_result(server_name, tool, result)
+        if is_error:
+            raise _ToolError(content, details)
+        return AgentToolResult(content=content, details=details)
+
+    async def _call_once(
+        self,
+        server: McpServer,
+        connection: Connection,
+        tool: str,
+        arguments: dict[str, Any],
+        progress: Callable[[float, float | None, str | None], None],
+        deadline: list[float],
+        signal: Any,
+    ) -> dict[str, Any]:
+        """One ``tools/call``: ``deadline[0]`` (pushed on by progress) bounds it; abort cancels it."""
+        timeout = server.config.timeout
+        deadline[0] = time.monotonic() + timeout
         task = asyncio.ensure_future(connection.call_tool(tool, arguments, progress))
-        aborted = asyncio.Event()
         listener = None
         if signal is not None:
             if signal.aborted:
                 task.cancel()
+
             def listener(*_args: Any) -> None:
-                aborted.set()
                 task.cancel()
+
             signal.add_listener(listener)
         try:
             while True:
@@ -334,9 +362,9 @@ class McpManager:
                 if time.monotonic() >= deadline[0]:
                     task.cancel()
                     await asyncio.gather(task, return_exceptions=True)
-                    raise RuntimeError(f'MCP server "{server_name}" did not answer tools/call within {timeout:g} s')
+                    raise RuntimeError(f'MCP server "{server.name}" did not answer tools/call within {timeout:g} s')
             try:
-                result = task.result()
+                return task.result()
             except asyncio.CancelledError:
                 raise RuntimeError("Aborted") from None
         except asyncio.CancelledError:
@@ -346,10 +374,6 @@ class McpManager:
             if signal is not None and listener is not None:
                 with contextlib.suppress(Exception):
                     signal.remove_listener(listener)
-        content, details, is_error = convert_result(server_name, tool, result)
-        if is_error:
-            raise _ToolError(content, details)
-        return AgentToolResult(content=content, details=details)
 
     # ------------------------------------------------------------------ control
 
@@ -456,7 +480,7 @@ class McpManager:
 
     def lines(self) -> list[str]:
         """The ``/mcp`` listing: failures first, one block per server."""
-        order = {"failed": 0, "disconnected": 1, "connecting": 2, "connected": 3, "disabled": 4}
+        order = {"failed": 0, "needs sign-in": 1, "disconnected": 2, "connecting": 3, "connected": 4, "disabled": 5}
         out: list[str] = []
         for server in sorted(self.servers.values(), key=lambda s: (order.get(s.state, 5), s.name)):
             cfg = server.config

@@ -2,7 +2,7 @@
 
 ``python tiny_server.py [stdio|http PORT] [--garbage] [--marker FILE] [--init-delay S]``: ``--garbage``
 prints non-JSON lines on stdout before serving; ``--marker`` writes a file at start; ``--init-delay``
-sleeps S seconds before serving (a server slow to initialize).
+sleeps S seconds before serving (a server slow to initialize); ``--json`` (http) answers with JSON bodies, not SSE.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def main() -> None:
         time.sleep(float(args[args.index("--init-delay") + 1]))
     print(f"tiny server {os.getpid()} starting", file=sys.stderr, flush=True)
     if args and args[0] == "http":
-        server.run("streamable-http", host="127.0.0.1", port=int(args[1]))
+        server.run("streamable-http", host="127.0.0.1", port=int(args[1]), json_response="--json" in args)
     else:
         server.run("stdio")
 
