@@ -103,6 +103,7 @@ class McpManager:
         self._started = False
         self._notices: list[tuple[str, str]] = [("warning", f"MCP: {e}") for e in config.errors]
         self._closed = False
+        self._background: set[asyncio.Task[Any]] = set()
 
     # ------------------------------------------------------------------ wiring
 
@@ -401,6 +402,55 @@ class McpManager:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(server.settled.wait(), server.config.timeout + 1)
 
+    def reload(self, config: ConfigResult) -> list[str]:
+        """``/reload`` (extensions §6.8): servers whose configuration changed reconnect, removed ones
+        stop, new ones connect, unchanged ones keep their connection (an ``enabled``, ``exposure`` or
+        ``toolExposure`` change acts without reconnecting where it can). Returns the new config errors;
+        the stopping and connecting run in the background (:meth:`wait_reloaded`)."""
+        errors = [f"MCP: {e}" for e in config.errors if e not in self.config.errors]
+        self.config = config
+        for name in [n for n in self.servers if n not in config.servers]:
+            gone = self.servers.pop(name)
+            self._install(gone, [])
+            self._spawn(self._stop_server(gone))
+        for name, cfg in config.servers.items():
+            server = self.servers.get(name)
+            if server is None:
+                server = self.servers[name] = McpServer(config=cfg, state="connecting" if cfg.enabled else "disabled")
+                if cfg.enabled and self._started:
+                    self._connect(server)
+                continue
+            changed = cfg.key(self.cwd) != server.config.key(self.cwd)
+            was_enabled = server.config.enabled
+            server.config = cfg
+            if not cfg.enabled:
+                if was_enabled:
+                    self._spawn(self._disable(server))
+            elif changed or not was_enabled:
+                if self._started:
+                    self._spawn(self.reconnect(name))
+                else:
+                    server.state = "connecting"
+            else:
+                self._install(server, server.tools if server.state == "connected" else [])
+        return errors
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def wait_reloaded(self) -> None:
+        """Wait for what :meth:`reload` started to stop or begin connecting."""
+        while self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
+
+    async def _disable(self, server: McpServer) -> None:
+        await self._stop_server(server)
+        server.state = "disabled"
+        server.error = None
+        self._install(server, [])
+
     async def set_enabled(self, name: str, enabled: bool) -> None:
         """Enable or disable ``name`` now and in its file."""
         from pi_coder.mcp.config import set_enabled
@@ -411,9 +461,7 @@ class McpManager:
         if enabled:
             await self.reconnect(name)
         else:
-            await self._stop_server(server)
-            server.state = "disabled"
-            self._install(server, [])
+            await self._disable(server)
 
     async def _stop_server(self, server: McpServer) -> None:
         if server.connection is not None:

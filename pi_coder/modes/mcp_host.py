@@ -87,14 +87,32 @@ def _startup_wait(session: AgentSession) -> float:
 
 
 def setup(options: CliOptions, session: AgentSession, *, project_trusted: bool) -> McpManager | None:
-    """Attach the configured servers to ``session`` (nothing connects yet); None without any."""
+    """Attach the configured servers to ``session`` (nothing connects yet); None without any.
+
+    Unless ``--no-mcp``, a ``/reload`` hook re-reads the files: the manager applies the changes, or
+    one is made if servers appeared since start-up.
+    """
     if getattr(options, "no_mcp", False):
         return None
+    mcp_filter = [t for t in (options.tools or []) if t.startswith("mcp__")] or None
+    session.reload_hooks.append(lambda: _reload(session, mcp_filter))
+    return _make(session, mcp_filter, project_trusted=project_trusted)
+
+
+def _paths(session: AgentSession, project_trusted: bool) -> Path | None:
+    """The global ``mcp.json`` path when there is anything to read, else None."""
     from pi_coder.paths import config_dir
 
     global_path = config_dir() / "mcp.json"
     project_path = Path(session.cwd) / ".pi" / "mcp.json"
     if not global_path.is_file() and not (project_trusted and project_path.is_file()):
+        return None
+    return global_path
+
+
+def _make(session: AgentSession, mcp_filter: list[str] | None, *, project_trusted: bool) -> McpManager | None:
+    global_path = _paths(session, project_trusted)
+    if global_path is None:
         return None
     from pi_coder.mcp.config import load_servers
     from pi_coder.mcp.manager import McpManager
@@ -102,7 +120,6 @@ def setup(options: CliOptions, session: AgentSession, *, project_trusted: bool) 
     config = load_servers(session.cwd, project_trusted=project_trusted, global_path=global_path)
     if not config.servers and not config.errors:
         return None
-    mcp_filter = [t for t in (options.tools or []) if t.startswith("mcp__")] or None
     manager = McpManager(config, session.cwd, startup_wait=_startup_wait(session), tool_filter=mcp_filter)
 
     def notify(level: str, text: str) -> None:
@@ -114,6 +131,23 @@ def setup(options: CliOptions, session: AgentSession, *, project_trusted: bool) 
     session.add_run_hook(StartupWait(manager))
     session.mcp = manager
     return manager
+
+
+def _reload(session: AgentSession, mcp_filter: list[str] | None) -> list[str]:
+    """``/reload``: apply the re-read ``mcp.json`` files (extensions §6.8); the new config errors."""
+    trusted = session.project_trust is None or session.project_trust.trusted
+    manager: McpManager | None = session.mcp
+    if manager is None:
+        manager = _make(session, mcp_filter, project_trusted=trusted)
+        if manager is not None:
+            manager.start()
+        return []  # its notices come as it starts
+    from pi_coder.mcp.config import ConfigResult, load_servers
+
+    global_path = _paths(session, trusted)
+    config = ConfigResult() if global_path is None else load_servers(session.cwd, project_trusted=trusted, global_path=global_path)
+    manager.startup_wait = _startup_wait(session)
+    return manager.reload(config)
 
 
 def manager_of(session: Any) -> McpManager | None:
