@@ -33,6 +33,9 @@ __all__ = ["McpManager", "McpServer"]
 
 _LIVE_GROUPS: set[int] = set()
 
+DIRECT_LIMIT = 40
+"""More direct MCP tools than this: one notice suggests ``deferred`` (extensions §6.5)."""
+
 
 def _kill_leftovers() -> None:
     for pgid in list(_LIVE_GROUPS):
@@ -54,7 +57,9 @@ class McpServer:
     tools: list[dict[str, Any]] = field(default_factory=list)
     """The server's tools as listed (JSON form)."""
     tool_names: dict[str, str] = field(default_factory=dict)
-    """Agent tool name -> MCP tool name."""
+    """Agent tool name -> MCP tool name (direct and deferred tools)."""
+    deferred: dict[str, AgentTool] = field(default_factory=dict)
+    """Deferred tools not declared yet, by agent tool name."""
     error: str | None = None
     tail: Tail | None = None
     pid: int | None = None
@@ -104,12 +109,22 @@ class McpManager:
         self._notices: list[tuple[str, str]] = [("warning", f"MCP: {e}") for e in config.errors]
         self._closed = False
         self._background: set[asyncio.Task[Any]] = set()
+        self._loaded: set[str] = set()
+        """Deferred tools ``tool_search`` has declared (they stay active)."""
+        self._search: AgentTool | None = None
+        self._tools_changed = False
+        self._suggested = False
+        self._chained: Callable[[Any, Any], Any] | None = None
 
     # ------------------------------------------------------------------ wiring
 
     def attach(self, session: Any, notify: Notify) -> None:
         self.session = session
         self._notify_fn = notify
+        agent = getattr(session, "agent", None)
+        if agent is not None and hasattr(agent, "prepare_next_turn_with_context"):
+            self._chained = agent.prepare_next_turn_with_context
+            agent.prepare_next_turn_with_context = self._next_turn
 
     @property
     def started(self) -> bool:
@@ -128,6 +143,14 @@ class McpManager:
         self._started = True
         for notice in self._notices:
             self._notify(*notice)
+        for server in self.servers.values():
+            cfg = server.config
+            if cfg.enabled and "codemode" in (cfg.exposure, *cfg.tool_exposure.values()):
+                self._notify(
+                    "info",
+                    f'MCP server "{server.name}": "codemode" exposure needs a script sandbox pi_coder does not have; '
+                    "those tools are deferred (tool_search declares them)",
+                )
         for server in self.servers.values():
             if server.config.enabled:
                 self._connect(server)
@@ -243,7 +266,13 @@ class McpManager:
     # ------------------------------------------------------------------ tools
 
     def _install(self, server: McpServer, tools: list[dict[str, Any]]) -> None:
-        """Replace ``server``'s agent tools in the session by those of ``tools``."""
+        """Replace ``server``'s agent tools in the session by those of ``tools``.
+
+        ``direct`` tools become active; ``deferred`` ones wait in ``server.deferred`` until
+        ``tool_search`` finds them (then they stay active); ``hidden`` ones are left out.
+        """
+        from fnmatch import fnmatchcase
+
         from pi_coder.mcp.tools import tool_name
 
         old = set(server.tool_names)
@@ -251,23 +280,76 @@ class McpManager:
         if self.session is not None:
             taken |= {t.name for t in self.session.agent.state.tools if t.name not in old}
         server.tool_names = {}
+        server.deferred = {}
         built: list[AgentTool] = []
         for tool in tools:
-            if server.config.exposure_of(str(tool.get("name"))) == "hidden":
+            exposure = server.config.exposure_of(str(tool.get("name")))
+            if exposure == "hidden":
                 continue
             name = tool_name(server.name, str(tool.get("name")), taken)
             taken.add(name)
             server.tool_names[name] = str(tool.get("name"))
-            if self.tool_filter is not None and name not in self.tool_filter:
+            if self.tool_filter is not None and not any(fnmatchcase(name, p) for p in self.tool_filter):
                 continue
-            built.append(self._agent_tool(server, name, tool))
+            agent_tool = self._agent_tool(server, name, tool)
+            if exposure == "deferred" and name not in self._loaded:
+                server.deferred[name] = agent_tool
+            else:
+                built.append(agent_tool)
+        self._place(old, built, [t for s in self.servers.values() for t in s.deferred.values()])
+        self._suggest_deferred()
+
+    def _place(self, old: set[str], active: list[AgentTool], deferred: list[AgentTool]) -> None:
+        """Put ``active`` in the session's tools (and the extensions' pool) instead of ``old``;
+        ``tool_search`` is active while any ``deferred`` tool waits to be found."""
         session = self.session
         if session is None:
             return
+        from pi_coder.mcp.search import TOOL_NAME, search_tool
+
+        remove = set(old)
+        search = [] if not deferred else [self._search or search_tool(self)]
+        self._search = search[0] if search else None
+        remove.add(TOOL_NAME)
         if session.extensions is not None:
-            session.extensions.add_host_tools(built, remove=sorted(old))
-        kept = [t for t in session.agent.state.tools if t.name not in old]
-        session.agent.state.tools = [*kept, *built]
+            session.extensions.add_host_tools([*active, *search, *deferred], remove=sorted(remove))
+        kept = [t for t in session.agent.state.tools if t.name not in remove]
+        session.agent.state.tools = [*kept, *active, *search]
+        self._tools_changed = True
+
+    def _suggest_deferred(self) -> None:
+        count = sum(len(s.tool_names) - len(s.deferred) for s in self.servers.values())
+        if count > DIRECT_LIMIT and not self._suggested:
+            self._suggested = True
+            self._notify(
+                "warning",
+                f"{count} MCP tools are declared to the model; give large servers "
+                '"exposure": "deferred" in mcp.json so tool_search declares only the tools needed',
+            )
+
+    def deferred_tools(self) -> list[AgentTool]:
+        """The deferred tools ``tool_search`` has not declared yet."""
+        return [t for s in self.servers.values() for t in s.deferred.values()]
+
+    def declare(self, names: list[str]) -> None:
+        """Make the deferred tools ``names`` active (``tool_search`` found them); from the next model call."""
+        found: list[AgentTool] = []
+        for server in self.servers.values():
+            for name in names:
+                tool = server.deferred.pop(name, None)
+                if tool is not None:
+                    found.append(tool)
+                    self._loaded.add(name)
+        if found:
+            self._place(set(), found, self.deferred_tools())
+
+    def _next_turn(self, turn: Any, signal: Any) -> Any:
+        """Between the turns of a run: tools that joined or left since (servers, ``tool_search``) count now."""
+        update = self._chained(turn, signal) if self._chained is not None else None
+        if self._tools_changed and self.session is not None:
+            self._tools_changed = False
+            turn.context.tools = list(self.session.agent.state.tools)
+        return update
 
     def _agent_tool(self, server: McpServer, name: str, tool: dict[str, Any]) -> AgentTool:
         from pi_coder.agent.types import AgentTool
@@ -534,7 +616,7 @@ class McpManager:
             cfg = server.config
             out.append(f"{server.name}: {server.status()} ({cfg.exposure}, {cfg.source}) {cfg.describe()}")
             for agent_name in server.tool_names:
-                out.append(f"  {agent_name}")
+                out.append(f"  {agent_name}" + (" (deferred)" if agent_name in server.deferred else ""))
             if server.error:
                 out.append(f"  error: {server.error}")
             tail = server.stderr_tail.strip()
@@ -554,20 +636,19 @@ class _ToolError(Exception):
 
 
 _CLIENT_IMPORT: asyncio.Future[Any] | None = None
+_CLIENT: Any = None
 
 
 async def _import_client() -> Any:
     """``pi_coder.mcp.client`` imported once, in a daemon thread (shared by every server).
 
     A daemon thread, not the loop's executor: an exit while the SDK is still importing does not
-    wait for the import to finish.
+    wait for the import to finish. ``sys.modules`` is not consulted: it holds the module from the
+    start of its import, before it is complete.
     """
     global _CLIENT_IMPORT
-    import sys
-
-    module = sys.modules.get("pi_coder.mcp.client")
-    if module is not None:
-        return module
+    if _CLIENT is not None:
+        return _CLIENT
     loop = asyncio.get_running_loop()
     if _CLIENT_IMPORT is None or _CLIENT_IMPORT.get_loop() is not loop:
         import importlib
@@ -577,6 +658,9 @@ async def _import_client() -> Any:
         _CLIENT_IMPORT = future
 
         def settle(result: Any, error: BaseException | None) -> None:
+            global _CLIENT
+            if error is None:
+                _CLIENT = result
             if future.done():
                 return
             if error is not None:

@@ -15,7 +15,11 @@ from tests.support.sse_server import SSEServer, Text, ToolCall, Turn
 
 @pytest.fixture
 def pi(tmp_path: Path, sse_server: SSEServer) -> PiHome:
-    return PiHome(tmp_path, sse_server, "anthropic")
+    home = PiHome(tmp_path, sse_server, "anthropic")
+    # The first prompt waits for the servers; on a loaded machine importing the SDK (in pi and
+    # in each test server) can take several seconds, so wait longer than the default 10 s.
+    (home.home / "settings.toml").write_text("[mcp]\nstartup_wait = 90\n", encoding="utf-8")
+    return home
 
 
 def script_call(server: SSEServer, name: str, args: dict, answer: str = "done") -> None:
@@ -127,7 +131,9 @@ def test_exit_leaves_no_server_alive(pi: PiHome, sse_server: SSEServer) -> None:
     done = pi.run("-p", "pids")
     assert done.returncode == 0, done.stderr
     results = sse_server.requests[1].json["messages"][-1]["content"]
-    pids = [int(result_text(block)) for block in results]
+    texts = [result_text(block) for block in results]
+    assert all(t.isdigit() for t in texts), (texts, done.stderr)
+    pids = [int(t) for t in texts]
     assert len(pids) == 2
     assert not any(alive(p) for p in pids)
 
