@@ -93,6 +93,11 @@ class ServerConfig:
         values = [self.exposure, *self.tool_exposure.values()]
         return any(_resolve(v) == "direct" for v in values)
 
+    def may_defer(self) -> bool:
+        """Whether any of the server's tools can be ``deferred`` (``tool_search`` is then active)."""
+        values = [self.exposure, *self.tool_exposure.values()]
+        return any(_resolve(v) == "deferred" for v in values)
+
     def exposure_of(self, tool: str) -> str:
         """The exposure of one tool: ``toolExposure`` by exact name, then its first matching ``*`` pattern."""
         if tool in self.tool_exposure:

@@ -125,6 +125,8 @@ class McpManager:
         if agent is not None and hasattr(agent, "prepare_next_turn_with_context"):
             self._chained = agent.prepare_next_turn_with_context
             agent.prepare_next_turn_with_context = self._next_turn
+        if session is not None:
+            self._place(set(), [], [])  # tool_search from the start if some server may defer tools
 
     @property
     def started(self) -> bool:
@@ -308,7 +310,8 @@ class McpManager:
         from pi_coder.mcp.search import TOOL_NAME, search_tool
 
         remove = set(old)
-        search = [] if not deferred else [self._search or search_tool(self)]
+        searching = bool(deferred) or any(s.config.enabled and s.config.may_defer() for s in self.servers.values())
+        search = [self._search or search_tool(self)] if searching else []
         self._search = search[0] if search else None
         remove.add(TOOL_NAME)
         if session.extensions is not None:
@@ -326,6 +329,13 @@ class McpManager:
                 f"{count} MCP tools are declared to the model; give large servers "
                 '"exposure": "deferred" in mcp.json so tool_search declares only the tools needed',
             )
+
+    async def before_search(self) -> None:
+        """``tool_search`` was called: connect now, wait for servers that may defer tools and still connect."""
+        self.start()
+        waiting = [s for s in self.servers.values() if s.config.may_defer() and s.state == "connecting"]
+        if waiting:
+            await self.wait_connecting(max(s.config.timeout for s in waiting))
 
     def deferred_tools(self) -> list[AgentTool]:
         """The deferred tools ``tool_search`` has not declared yet."""

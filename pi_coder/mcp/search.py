@@ -1,6 +1,7 @@
 """``tool_search`` (extensions §6.5): finds deferred MCP tools by name and description and declares them.
 
-Active while some server has ``deferred`` tools not declared yet. A search ranks those tools by
+Active while some enabled server may have ``deferred`` tools (from start-up: a search first
+waits for such servers still connecting). A search ranks those tools by
 the query's words (a word in the tool's name counts more than one in its description, a whole
 phrase match most), declares the best ``limit`` for the model's next call and says which.
 Declared tools stay active for the rest of the process (the transcript records the change as a
@@ -28,6 +29,8 @@ DESCRIPTION = (
 
 
 class Host(Protocol):
+    async def before_search(self) -> None: ...
+
     def deferred_tools(self) -> list[AgentTool]: ...
 
     def declare(self, names: list[str]) -> None: ...
@@ -72,6 +75,7 @@ def search_tool(host: Host) -> AgentTool:
     from pi_coder.ai.types import TextContent
 
     async def execute(tool_call_id: str, params: Any, signal: Any, on_update: Any) -> AgentToolResult:
+        await host.before_search()
         found = rank(host.deferred_tools(), params.query, params.limit)
         if not found:
             text = f'No undeclared tool matches "{params.query}".'
