@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pi_coder.mcp.manager import McpManager
     from pi_coder.modes.options import CliOptions
 
-__all__ = ["manager_of", "setup", "start", "stop"]
+__all__ = ["COMMAND_DESCRIPTION", "command_text", "handles", "manager_of", "setup", "start", "stop"]
 
 
 class StartupWait(RunHook):
@@ -95,8 +95,45 @@ def setup(options: CliOptions, session: AgentSession, *, project_trusted: bool) 
     if getattr(options, "no_mcp", False):
         return None
     mcp_filter = [t for t in (options.tools or []) if t.startswith("mcp__")] or None
-    session.reload_hooks.append(lambda: _reload(session, mcp_filter))
+    session.reload_hooks.append(_ReloadHook(session, mcp_filter))
     return _make(session, mcp_filter, project_trusted=project_trusted)
+
+
+class _ReloadHook:
+    """``/reload`` for the MCP servers; its presence also says MCP is on (no ``--no-mcp``)."""
+
+    def __init__(self, session: AgentSession, mcp_filter: list[str] | None) -> None:
+        self.session = session
+        self.mcp_filter = mcp_filter
+
+    def __call__(self) -> list[str]:
+        return _reload(self.session, self.mcp_filter)
+
+
+COMMAND_DESCRIPTION = "MCP servers: state, tools, errors; reconnect|enable|disable <server>"
+
+
+def handles(session: Any, text: str) -> bool:
+    """Whether ``text`` is ``/mcp [args]`` and MCP is on for ``session`` (print and RPC modes)."""
+    stripped = text.strip()
+    if stripped != "/mcp" and not stripped.startswith("/mcp "):
+        return False
+    return any(isinstance(h, _ReloadHook) for h in getattr(session, "reload_hooks", ()))
+
+
+async def command_text(session: Any, text: str) -> str:
+    """Run ``/mcp [reconnect|enable|disable <server>]`` outside the TUI; the status table as text.
+
+    A bare ``/mcp`` first waits (at most ``mcp.startup_wait``) for servers still connecting.
+    """
+    manager = manager_of(session)
+    if manager is None:
+        return "No MCP servers configured (mcp.json in the configuration folder; see pi mcp --help)."
+    args = text.strip()[len("/mcp") :].strip()
+    manager.start()
+    if not args:
+        await manager.wait_connecting(manager.startup_wait)
+    return "\n".join(await manager.command(args))
 
 
 def _paths(session: AgentSession, project_trusted: bool) -> Path | None:
