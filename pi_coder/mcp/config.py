@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -130,6 +129,8 @@ _VAR_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 def expand_value(value: str) -> str:
     """``!command`` -> its stripped stdout; otherwise ``${VAR}`` replaced from the environment."""
     if value.startswith("!"):
+        import subprocess
+
         try:
             done = subprocess.run(value[1:], shell=True, capture_output=True, text=True, timeout=30, check=False)
         except (OSError, subprocess.SubprocessError):

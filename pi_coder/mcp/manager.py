@@ -33,6 +33,9 @@ __all__ = ["McpManager", "McpServer"]
 
 _LIVE_GROUPS: set[int] = set()
 
+SEARCH_TOOL = "tool_search"
+"""The name of :func:`pi_coder.mcp.search.search_tool`'s tool."""
+
 DIRECT_LIMIT = 40
 """More direct MCP tools than this: one notice suggests ``deferred`` (extensions §6.5)."""
 
@@ -307,13 +310,15 @@ class McpManager:
         session = self.session
         if session is None:
             return
-        from pi_coder.mcp.search import TOOL_NAME, search_tool
-
         remove = set(old)
         searching = bool(deferred) or any(s.config.enabled and s.config.may_defer() for s in self.servers.values())
-        search = [self._search or search_tool(self)] if searching else []
+        search: list[AgentTool] = []
+        if searching:
+            from pi_coder.mcp.search import search_tool
+
+            search = [self._search or search_tool(self)]
         self._search = search[0] if search else None
-        remove.add(TOOL_NAME)
+        remove.add(SEARCH_TOOL)
         if session.extensions is not None:
             session.extensions.add_host_tools([*active, *search, *deferred], remove=sorted(remove))
         kept = [t for t in session.agent.state.tools if t.name not in remove]
