@@ -1,14 +1,17 @@
-"""Start-up with one configured MCP server vs none, until the first prompt (extensions §6.4).
+"""Start-up with one configured MCP server vs none (extensions §6.4, issue 16's 30 ms figure).
 
-``python bench/mcp_startup.py [runs]`` runs ``pi -p hi`` (scripted model, throw-away home) and
-reports, for no ``mcp.json`` and for one stdio server (the tests' tiny server):
+``python bench/mcp_startup.py [runs]`` runs ``pi -p hi`` (scripted model on 127.0.0.1, throw-away
+home) ``runs`` times per case, interleaved, and prints medians and minimums of:
 
-- ``to first prompt``: from interpreter start until ``AgentSession.prompt`` is entered (the
-  connection has only been scheduled; the SDK is imported in the background after this);
-- ``to first request``: from spawn until the model server sees the request, with
-  ``mcp.startup_wait = 0`` so the prompt does not wait for the server.
+- ``prompt``: from interpreter start until ``AgentSession.prompt`` is entered;
+- ``request``: from spawn until the model server has the request;
+- ``exit``: from spawn until the process has exited.
 
-Medians and minimums; the machine's load shows in the spread.
+Cases: ``none`` (no ``mcp.json``); ``wait`` (one stdio server, the tests' tiny server, taking 1 s
+before it answers ``initialize``; default ``startup_wait``, so the first request waits for it, as
+§6.4 says); ``nowait`` (the same server with ``mcp.startup_wait = 0``: nothing to wait for, the
+request must not be later than with ``none``); ``deferred`` (the same server with
+``"exposure": "deferred"``: no direct tools, so nothing waits either).
 """
 
 from __future__ import annotations
@@ -41,8 +44,21 @@ from pi_coder.cli import main
 sys.exit(main(["-p", "hi"]))
 """
 
+CASES = ("none", "wait", "nowait", "deferred")
 
-def run_once(home: PiHome, server: SSEServer) -> tuple[float, float]:
+
+def prepare(home: PiHome, case: str) -> None:
+    settings = home.home / "settings.toml"
+    settings.write_text("[mcp]\nstartup_wait = 0\n" if case == "nowait" else "", encoding="utf-8")
+    mcp = home.home / "mcp.json"
+    if case == "none":
+        mcp.unlink(missing_ok=True)
+        return
+    extra = {"exposure": "deferred"} if case == "deferred" else {}
+    write_mcp(mcp, {"tiny": tiny("--init-delay", "1", **extra)})
+
+
+def run_once(home: PiHome, server: SSEServer) -> tuple[float, float, float]:
     server.requests.clear()
     server.enqueue(Turn(blocks=[Text("hi")]))
     started = time.perf_counter()
@@ -52,30 +68,33 @@ def run_once(home: PiHome, server: SSEServer) -> tuple[float, float]:
         time.sleep(0.0005)
     request = time.perf_counter() - started
     _, err = proc.communicate(timeout=60)
+    ended = time.perf_counter() - started
+    if proc.returncode != 0 or "FIRST_PROMPT " not in err:
+        raise RuntimeError(f"pi -p failed ({proc.returncode}): {err[-500:]}")
     prompt = float(err.split("FIRST_PROMPT ", 1)[1].split()[0])
-    return prompt, request
+    return prompt, request, ended
 
 
 def main() -> None:
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 15
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 10
     with SSEServer() as server, tempfile.TemporaryDirectory() as tmp:
         home = PiHome(Path(tmp), server, "anthropic")
-        (home.home / "settings.toml").write_text("[mcp]\nstartup_wait = 0\n", encoding="utf-8")
-        results: dict[str, list[tuple[float, float]]] = {"none": [], "one server": []}
-        run_once(home, server)  # warm the bytecode caches
+        results: dict[str, list[tuple[float, float, float]]] = {c: [] for c in CASES}
+        for case in CASES:  # warm the bytecode caches
+            prepare(home, case)
+            run_once(home, server)
         for _ in range(runs):
-            (home.home / "mcp.json").unlink(missing_ok=True)
-            results["none"].append(run_once(home, server))
-            write_mcp(home.home / "mcp.json", {"tiny": tiny()})
-            results["one server"].append(run_once(home, server))
-        for index, label in ((0, "to first prompt"), (1, "to first request")):
-            for name, values in results.items():
-                column = [v[index] * 1000 for v in values]
-                print(f"{label:>16} {name:>10}: median {statistics.median(column):7.1f} ms, min {min(column):7.1f} ms")
-        for index, label in ((0, "to first prompt"), (1, "to first request")):
-            med = [statistics.median(v[index] for v in results[n]) * 1000 for n in results]
-            low = [min(v[index] for v in results[n]) * 1000 for n in results]
-            print(f"difference {label}: median {med[1] - med[0]:+.1f} ms, min {low[1] - low[0]:+.1f} ms")
+            for case in CASES:
+                prepare(home, case)
+                results[case].append(run_once(home, server))
+        print(f"{runs} runs per case; median (min) in ms; difference to 'none' by medians")
+        for index, label in enumerate(("prompt", "request", "exit")):
+            base = statistics.median(v[index] for v in results["none"]) * 1000
+            for case in CASES:
+                column = [v[index] * 1000 for v in results[case]]
+                med = statistics.median(column)
+                diff = "" if case == "none" else f"  {med - base:+7.1f}"
+                print(f"{label:>8} {case:>9}: {med:7.1f} ({min(column):6.1f}){diff}")
 
 
 if __name__ == "__main__":

@@ -142,6 +142,8 @@ class AgentSession:
         """The loaded extensions (``core/extensions``), bound by the modes' start-up; None without any."""
         self.mcp: Any = None
         """The MCP servers (``pi_coder.mcp.manager.McpManager``, set by ``modes/mcp_host``); None without any."""
+        self.reload_hooks: list[Callable[[], list[str]]] = []
+        """Called by ``reload_resources`` after settings were re-read (MCP servers); each returns warnings."""
         agent.subscribe(self._on_agent_event)
         agent.stream_fn = self._make_stream_fn(agent.stream_fn)
         agent.steering_mode = self.settings.steering_mode
@@ -584,15 +586,16 @@ class AgentSession:
         if self._loaded is not None:
             trusted = self.project_trust is None or self.project_trust.trusted
             self._loaded.reload(project_trusted=trusted)
+        warnings = [w for hook in tuple(self.reload_hooks) for w in hook()]
         if self.resource_loader is None:
-            return []
+            return warnings
         res = self.resource_loader()
         self._build_prompt = res.build_prompt
         self._templates = res.templates
         self.skills = res.skills
         self.context_files = list(res.context_files)
         self.reload_context()
-        return list(res.notices)
+        return [*res.notices, *warnings]
 
     def reload_context(self) -> None:
         """Replace the agent transcript with the store's context (e.g. after a compaction entry)."""

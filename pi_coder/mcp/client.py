@@ -22,10 +22,13 @@ from mcp.client.session import ClientSession
 from mcp.shared.message import SessionMessage
 
 from pi_coder.mcp.config import ServerConfig
+from pi_coder.mcp.logfile import capture_sdk_logging
 
-__all__ = ["Connection", "Tail"]
+__all__ = ["Connection", "NeedsSignIn", "Tail"]
 
 TAIL_CHARS = 2000
+
+capture_sdk_logging()
 
 
 class Tail:
@@ -135,12 +138,47 @@ async def stdio_transport(
         on_pid(None)
 
 
-@asynccontextmanager
-async def http_transport(config: ServerConfig) -> AsyncIterator[tuple[Any, Any, asyncio.Event]]:
-    from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
+class NeedsSignIn(Exception):
+    """HTTP 401 without an ``Authorization`` header: the server wants OAuth (not supported yet)."""
 
-    client = create_mcp_http_client(headers=config.resolved_headers())
+
+class HttpStatus:
+    """The error status of the last POST, if it failed (the SDK turns it into a bare JSON-RPC error)."""
+
+    def __init__(self) -> None:
+        self.code: int | None = None
+
+    async def hook(self, response: Any) -> None:
+        if response.request.method == "POST":
+            self.code = response.status_code if response.status_code >= 400 else None
+
+
+RETRY_DELAYS = (0.25, 1.0)
+"""Waits before the second and third attempt of an HTTP connect (extensions §6.7)."""
+
+
+def _retriable(exc: BaseException, status: int | None) -> bool:
+    """A network error, 408, 429 or 5xx other than 501."""
+    import httpx2
+
+    if status is not None:
+        return status in (408, 429) or (500 <= status < 600 and status != 501)
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_retriable(e, None) for e in exc.exceptions)
+    return isinstance(exc, httpx2.TransportError | ConnectionError)
+
+
+@asynccontextmanager
+async def http_transport(config: ServerConfig, status: HttpStatus) -> AsyncIterator[tuple[Any, Any, asyncio.Event]]:
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
+
+    client = httpx2.AsyncClient(
+        headers=config.resolved_headers(),
+        timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
+        event_hooks={"response": [status.hook]},
+    )
     async with client, streamable_http_client(config.url or "", http_client=client) as streams:
         yield streams[0], streams[1], asyncio.Event()
 
@@ -167,19 +205,57 @@ class Connection:
         self._on_tools_changed = on_tools_changed
         self._on_log = on_log
         self._stop = asyncio.Event()
+        self._status: HttpStatus | None = None
         self.gone = asyncio.Event()
 
     async def run(self, ready: asyncio.Future[list[dict[str, Any]]]) -> None:
-        """Connect, initialize, list the tools (``ready`` gets them), then hold until stopped or gone."""
+        """Connect, initialize, list the tools (``ready`` gets them), then hold until stopped or gone.
+
+        An HTTP connect failing with a network error, 408, 429 or 5xx (not 501) is tried again
+        after 0.25 s and 1 s (the caller bounds the whole by the server's ``timeout``); 401
+        without an ``Authorization`` header raises :class:`NeedsSignIn`.
+        """
+        if self.config.transport == "stdio":
+            await self._run_once(ready, None)
+            return
+        for attempt in range(len(RETRY_DELAYS) + 1):
+            status = self._status = HttpStatus()
+            try:
+                await self._run_once(ready, status)
+                return
+            except Exception as exc:
+                if ready.done():
+                    raise
+                code = status.code
+                if code == 401 and not any(k.lower() == "authorization" for k in self.config.headers):
+                    raise NeedsSignIn(
+                        "HTTP 401: the server needs sign-in; OAuth is not supported yet "
+                        '(give a token in "headers", e.g. "Authorization": "Bearer ${TOKEN}")'
+                    ) from None
+                if attempt == len(RETRY_DELAYS) or not _retriable(exc, code):
+                    if code is not None:
+                        raise ConnectionError(f"HTTP {code} from {self.config.url}") from None
+                    raise
+            await asyncio.sleep(RETRY_DELAYS[attempt])
+
+    def session_expired(self, exc: BaseException) -> bool:
+        """An HTTP 404 to a call on a live session: the server forgot it (restarted, expired)."""
+        from mcp.shared.exceptions import MCPError
+
+        if not isinstance(exc, MCPError) or self._status is None:
+            return False
+        return self._status.code == 404 or exc.error.message == "Session terminated"
+
+    async def _run_once(self, ready: asyncio.Future[list[dict[str, Any]]], status: HttpStatus | None) -> None:
         from pi_coder import __version__
 
         async with AsyncExitStack() as stack:
-            if self.config.transport == "stdio":
+            if status is None:
                 read, write, gone = await stack.enter_async_context(
                     stdio_transport(self.config, self.cwd, self.tail, self._on_pid)
                 )
             else:
-                read, write, gone = await stack.enter_async_context(http_transport(self.config))
+                read, write, gone = await stack.enter_async_context(http_transport(self.config, status))
             session = await stack.enter_async_context(
                 ClientSession(
                     read,

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -88,6 +87,16 @@ class ServerConfig:
     def resolved_headers(self) -> dict[str, str]:
         return {k: expand_value(v) for k, v in self.headers.items()}
 
+    def may_be_direct(self) -> bool:
+        """Whether any of the server's tools can be ``direct`` (the first prompt waits only for those)."""
+        values = [self.exposure, *self.tool_exposure.values()]
+        return any(_resolve(v) == "direct" for v in values)
+
+    def may_defer(self) -> bool:
+        """Whether any of the server's tools can be ``deferred`` (``tool_search`` is then active)."""
+        values = [self.exposure, *self.tool_exposure.values()]
+        return any(_resolve(v) == "deferred" for v in values)
+
     def exposure_of(self, tool: str) -> str:
         """The exposure of one tool: ``toolExposure`` by exact name, then its first matching ``*`` pattern."""
         if tool in self.tool_exposure:
@@ -98,7 +107,12 @@ class ServerConfig:
                 if "*" in pattern and re.fullmatch(".*".join(map(re.escape, pattern.split("*"))), tool):
                     value = exposure
                     break
-        return "direct" if value == "codemode" else value  # no tool_search here: codemode reads as direct
+        return _resolve(value)
+
+
+def _resolve(value: str) -> str:
+    """``codemode`` (Pi's default, which needs a script sandbox) reads as ``deferred`` (``tool_search``)."""
+    return "deferred" if value == "codemode" else value
 
 
 @dataclass(slots=True)
@@ -115,6 +129,8 @@ _VAR_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 def expand_value(value: str) -> str:
     """``!command`` -> its stripped stdout; otherwise ``${VAR}`` replaced from the environment."""
     if value.startswith("!"):
+        import subprocess
+
         try:
             done = subprocess.run(value[1:], shell=True, capture_output=True, text=True, timeout=30, check=False)
         except (OSError, subprocess.SubprocessError):

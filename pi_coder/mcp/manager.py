@@ -33,6 +33,12 @@ __all__ = ["McpManager", "McpServer"]
 
 _LIVE_GROUPS: set[int] = set()
 
+SEARCH_TOOL = "tool_search"
+"""The name of :func:`pi_coder.mcp.search.search_tool`'s tool."""
+
+DIRECT_LIMIT = 40
+"""More direct MCP tools than this: one notice suggests ``deferred`` (extensions §6.5)."""
+
 
 def _kill_leftovers() -> None:
     for pgid in list(_LIVE_GROUPS):
@@ -50,11 +56,13 @@ class McpServer:
 
     config: ServerConfig
     state: str = "connecting"
-    """connecting, connected, failed, disconnected, disabled."""
+    """connecting, connected, failed, disconnected, disabled, needs sign-in."""
     tools: list[dict[str, Any]] = field(default_factory=list)
     """The server's tools as listed (JSON form)."""
     tool_names: dict[str, str] = field(default_factory=dict)
-    """Agent tool name -> MCP tool name."""
+    """Agent tool name -> MCP tool name (direct and deferred tools)."""
+    deferred: dict[str, AgentTool] = field(default_factory=dict)
+    """Deferred tools not declared yet, by agent tool name."""
     error: str | None = None
     tail: Tail | None = None
     pid: int | None = None
@@ -103,12 +111,35 @@ class McpManager:
         self._started = False
         self._notices: list[tuple[str, str]] = [("warning", f"MCP: {e}") for e in config.errors]
         self._closed = False
+        self._background: set[asyncio.Task[Any]] = set()
+        self._loaded: set[str] = set()
+        """Deferred tools ``tool_search`` has declared (they stay active)."""
+        self._search: AgentTool | None = None
+        self._tools_changed = False
+        self._suggested = False
+        self._chained: Callable[[Any, Any], Any] | None = None
 
     # ------------------------------------------------------------------ wiring
 
     def attach(self, session: Any, notify: Notify) -> None:
         self.session = session
         self._notify_fn = notify
+        agent = getattr(session, "agent", None)
+        if agent is not None and hasattr(agent, "prepare_next_turn_with_context"):
+            self._chained = agent.prepare_next_turn_with_context
+            agent.prepare_next_turn_with_context = self._next_turn
+        if session is not None:
+            self._place(set(), [], [])  # tool_search from the start if some server may defer tools
+
+    @property
+    def started(self) -> bool:
+        return self._started
+
+    def needs_wait(self) -> bool:
+        """Whether the first prompt waits: ``startup_wait`` > 0 and an enabled server may give direct tools."""
+        return self.startup_wait > 0 and any(
+            s.config.enabled and s.config.may_be_direct() for s in self.servers.values()
+        )
 
     def start(self) -> None:
         """Connect every enabled server in the background (idempotent; needs a running loop)."""
@@ -117,6 +148,14 @@ class McpManager:
         self._started = True
         for notice in self._notices:
             self._notify(*notice)
+        for server in self.servers.values():
+            cfg = server.config
+            if cfg.enabled and "codemode" in (cfg.exposure, *cfg.tool_exposure.values()):
+                self._notify(
+                    "info",
+                    f'MCP server "{server.name}": "codemode" exposure needs a script sandbox pi_coder does not have; '
+                    "those tools are deferred (tool_search declares them)",
+                )
         for server in self.servers.values():
             if server.config.enabled:
                 self._connect(server)
@@ -180,6 +219,12 @@ class McpManager:
                 ready.exception()  # mark retrieved
             if self._closed:
                 return
+            if type(exc).__name__ == "NeedsSignIn":
+                server.state = "needs sign-in"
+                server.error = str(exc)
+                self._install(server, [])
+                self._notify("warning", f'MCP server "{server.name}" needs sign-in: {exc}')
+                return
             server.state = "failed"
             server.error = _describe(exc)
             self._install(server, [])
@@ -219,21 +264,20 @@ class McpManager:
             asyncio.get_running_loop().create_task(relist())
 
     def _log(self, server: McpServer, level: str, logger: str, text: str) -> None:
-        from pi_coder.paths import logs_dir
+        from pi_coder.mcp.logfile import append
 
-        with contextlib.suppress(OSError):
-            folder = logs_dir()
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / "mcp.log"
-            if path.exists() and path.stat().st_size > 5 * 1024 * 1024:
-                os.replace(path, path.with_suffix(".log.1"))
-            with path.open("a", encoding="utf-8") as fh:
-                fh.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} [{server.name}] {level} {logger}: {text}\n")
+        append(server.name, level, logger, text)
 
     # ------------------------------------------------------------------ tools
 
     def _install(self, server: McpServer, tools: list[dict[str, Any]]) -> None:
-        """Replace ``server``'s agent tools in the session by those of ``tools``."""
+        """Replace ``server``'s agent tools in the session by those of ``tools``.
+
+        ``direct`` tools become active; ``deferred`` ones wait in ``server.deferred`` until
+        ``tool_search`` finds them (then they stay active); ``hidden`` ones are left out.
+        """
+        from fnmatch import fnmatchcase
+
         from pi_coder.mcp.tools import tool_name
 
         old = set(server.tool_names)
@@ -241,23 +285,86 @@ class McpManager:
         if self.session is not None:
             taken |= {t.name for t in self.session.agent.state.tools if t.name not in old}
         server.tool_names = {}
+        server.deferred = {}
         built: list[AgentTool] = []
         for tool in tools:
-            if server.config.exposure_of(str(tool.get("name"))) == "hidden":
+            exposure = server.config.exposure_of(str(tool.get("name")))
+            if exposure == "hidden":
                 continue
             name = tool_name(server.name, str(tool.get("name")), taken)
             taken.add(name)
             server.tool_names[name] = str(tool.get("name"))
-            if self.tool_filter is not None and name not in self.tool_filter:
+            if self.tool_filter is not None and not any(fnmatchcase(name, p) for p in self.tool_filter):
                 continue
-            built.append(self._agent_tool(server, name, tool))
+            agent_tool = self._agent_tool(server, name, tool)
+            if exposure == "deferred" and name not in self._loaded:
+                server.deferred[name] = agent_tool
+            else:
+                built.append(agent_tool)
+        self._place(old, built, [t for s in self.servers.values() for t in s.deferred.values()])
+        self._suggest_deferred()
+
+    def _place(self, old: set[str], active: list[AgentTool], deferred: list[AgentTool]) -> None:
+        """Put ``active`` in the session's tools (and the extensions' pool) instead of ``old``;
+        ``tool_search`` is active while any ``deferred`` tool waits to be found."""
         session = self.session
         if session is None:
             return
+        remove = set(old)
+        searching = bool(deferred) or any(s.config.enabled and s.config.may_defer() for s in self.servers.values())
+        search: list[AgentTool] = []
+        if searching:
+            from pi_coder.mcp.search import search_tool
+
+            search = [self._search or search_tool(self)]
+        self._search = search[0] if search else None
+        remove.add(SEARCH_TOOL)
         if session.extensions is not None:
-            session.extensions.add_host_tools(built, remove=sorted(old))
-        kept = [t for t in session.agent.state.tools if t.name not in old]
-        session.agent.state.tools = [*kept, *built]
+            session.extensions.add_host_tools([*active, *search, *deferred], remove=sorted(remove))
+        kept = [t for t in session.agent.state.tools if t.name not in remove]
+        session.agent.state.tools = [*kept, *active, *search]
+        self._tools_changed = True
+
+    def _suggest_deferred(self) -> None:
+        count = sum(len(s.tool_names) - len(s.deferred) for s in self.servers.values())
+        if count > DIRECT_LIMIT and not self._suggested:
+            self._suggested = True
+            self._notify(
+                "warning",
+                f"{count} MCP tools are declared to the model; give large servers "
+                '"exposure": "deferred" in mcp.json so tool_search declares only the tools needed',
+            )
+
+    async def before_search(self) -> None:
+        """``tool_search`` was called: connect now, wait for servers that may defer tools and still connect."""
+        self.start()
+        waiting = [s for s in self.servers.values() if s.config.may_defer() and s.state == "connecting"]
+        if waiting:
+            await self.wait_connecting(max(s.config.timeout for s in waiting))
+
+    def deferred_tools(self) -> list[AgentTool]:
+        """The deferred tools ``tool_search`` has not declared yet."""
+        return [t for s in self.servers.values() for t in s.deferred.values()]
+
+    def declare(self, names: list[str]) -> None:
+        """Make the deferred tools ``names`` active (``tool_search`` found them); from the next model call."""
+        found: list[AgentTool] = []
+        for server in self.servers.values():
+            for name in names:
+                tool = server.deferred.pop(name, None)
+                if tool is not None:
+                    found.append(tool)
+                    self._loaded.add(name)
+        if found:
+            self._place(set(), found, self.deferred_tools())
+
+    def _next_turn(self, turn: Any, signal: Any) -> Any:
+        """Between the turns of a run: tools that joined or left since (servers, ``tool_search``) count now."""
+        update = self._chained(turn, signal) if self._chained is not None else None
+        if self._tools_changed and self.session is not None:
+            self._tools_changed = False
+            turn.context.tools = list(self.session.agent.state.tools)
+        return update
 
     def _agent_tool(self, server: McpServer, name: str, tool: dict[str, Any]) -> AgentTool:
         from pi_coder.agent.types import AgentTool
@@ -305,15 +412,44 @@ class McpManager:
                 with contextlib.suppress(Exception):
                     on_update(AgentToolResult(content=[TextContent(text=text)], details={"progress": value, "total": total}))
 
+        try:
+            result = await self._call_once(server, connection, tool, arguments, progress, deadline, signal)
+        except Exception as exc:
+            if not connection.session_expired(exc) or self._closed:
+                raise
+            # The HTTP server forgot the session (restarted, expired): initialize again, retry once.
+            await self.reconnect(server_name, wait=True)
+            connection = server.connection
+            if server.state != "connected" or connection is None:
+                raise RuntimeError(f'MCP server "{server_name}" is {server.state}' + (f": {server.error}" if server.error else "")) from None
+            result = await self._call_once(server, connection, tool, arguments, progress, deadline, signal)
+        content, details, is_error = convert_result(server_name, tool, result)
+        if is_error:
+            raise _ToolError(content, details)
+        return AgentToolResult(content=content, details=details)
+
+    async def _call_once(
+        self,
+        server: McpServer,
+        connection: Connection,
+        tool: str,
+        arguments: dict[str, Any],
+        progress: Callable[[float, float | None, str | None], None],
+        deadline: list[float],
+        signal: Any,
+    ) -> dict[str, Any]:
+        """One ``tools/call``: ``deadline[0]`` (pushed on by progress) bounds it; abort cancels it."""
+        timeout = server.config.timeout
+        deadline[0] = time.monotonic() + timeout
         task = asyncio.ensure_future(connection.call_tool(tool, arguments, progress))
-        aborted = asyncio.Event()
         listener = None
         if signal is not None:
             if signal.aborted:
                 task.cancel()
+
             def listener(*_args: Any) -> None:
-                aborted.set()
                 task.cancel()
+
             signal.add_listener(listener)
         try:
             while True:
@@ -324,9 +460,9 @@ class McpManager:
                 if time.monotonic() >= deadline[0]:
                     task.cancel()
                     await asyncio.gather(task, return_exceptions=True)
-                    raise RuntimeError(f'MCP server "{server_name}" did not answer tools/call within {timeout:g} s')
+                    raise RuntimeError(f'MCP server "{server.name}" did not answer tools/call within {timeout:g} s')
             try:
-                result = task.result()
+                return task.result()
             except asyncio.CancelledError:
                 raise RuntimeError("Aborted") from None
         except asyncio.CancelledError:
@@ -336,10 +472,6 @@ class McpManager:
             if signal is not None and listener is not None:
                 with contextlib.suppress(Exception):
                     signal.remove_listener(listener)
-        content, details, is_error = convert_result(server_name, tool, result)
-        if is_error:
-            raise _ToolError(content, details)
-        return AgentToolResult(content=content, details=details)
 
     # ------------------------------------------------------------------ control
 
@@ -367,6 +499,55 @@ class McpManager:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(server.settled.wait(), server.config.timeout + 1)
 
+    def reload(self, config: ConfigResult) -> list[str]:
+        """``/reload`` (extensions §6.8): servers whose configuration changed reconnect, removed ones
+        stop, new ones connect, unchanged ones keep their connection (an ``enabled``, ``exposure`` or
+        ``toolExposure`` change acts without reconnecting where it can). Returns the new config errors;
+        the stopping and connecting run in the background (:meth:`wait_reloaded`)."""
+        errors = [f"MCP: {e}" for e in config.errors if e not in self.config.errors]
+        self.config = config
+        for name in [n for n in self.servers if n not in config.servers]:
+            gone = self.servers.pop(name)
+            self._install(gone, [])
+            self._spawn(self._stop_server(gone))
+        for name, cfg in config.servers.items():
+            server = self.servers.get(name)
+            if server is None:
+                server = self.servers[name] = McpServer(config=cfg, state="connecting" if cfg.enabled else "disabled")
+                if cfg.enabled and self._started:
+                    self._connect(server)
+                continue
+            changed = cfg.key(self.cwd) != server.config.key(self.cwd)
+            was_enabled = server.config.enabled
+            server.config = cfg
+            if not cfg.enabled:
+                if was_enabled:
+                    self._spawn(self._disable(server))
+            elif changed or not was_enabled:
+                if self._started:
+                    self._spawn(self.reconnect(name))
+                else:
+                    server.state = "connecting"
+            else:
+                self._install(server, server.tools if server.state == "connected" else [])
+        return errors
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def wait_reloaded(self) -> None:
+        """Wait for what :meth:`reload` started to stop or begin connecting."""
+        while self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
+
+    async def _disable(self, server: McpServer) -> None:
+        await self._stop_server(server)
+        server.state = "disabled"
+        server.error = None
+        self._install(server, [])
+
     async def set_enabled(self, name: str, enabled: bool) -> None:
         """Enable or disable ``name`` now and in its file."""
         from pi_coder.mcp.config import set_enabled
@@ -377,9 +558,7 @@ class McpManager:
         if enabled:
             await self.reconnect(name)
         else:
-            await self._stop_server(server)
-            server.state = "disabled"
-            self._install(server, [])
+            await self._disable(server)
 
     async def _stop_server(self, server: McpServer) -> None:
         if server.connection is not None:
@@ -446,13 +625,13 @@ class McpManager:
 
     def lines(self) -> list[str]:
         """The ``/mcp`` listing: failures first, one block per server."""
-        order = {"failed": 0, "disconnected": 1, "connecting": 2, "connected": 3, "disabled": 4}
+        order = {"failed": 0, "needs sign-in": 1, "disconnected": 2, "connecting": 3, "connected": 4, "disabled": 5}
         out: list[str] = []
         for server in sorted(self.servers.values(), key=lambda s: (order.get(s.state, 5), s.name)):
             cfg = server.config
             out.append(f"{server.name}: {server.status()} ({cfg.exposure}, {cfg.source}) {cfg.describe()}")
             for agent_name in server.tool_names:
-                out.append(f"  {agent_name}")
+                out.append(f"  {agent_name}" + (" (deferred)" if agent_name in server.deferred else ""))
             if server.error:
                 out.append(f"  error: {server.error}")
             tail = server.stderr_tail.strip()
@@ -472,20 +651,47 @@ class _ToolError(Exception):
 
 
 _CLIENT_IMPORT: asyncio.Future[Any] | None = None
+_CLIENT: Any = None
 
 
 async def _import_client() -> Any:
-    """``pi_coder.mcp.client`` imported once, in a worker thread (shared by every server)."""
+    """``pi_coder.mcp.client`` imported once, in a daemon thread (shared by every server).
+
+    A daemon thread, not the loop's executor: an exit while the SDK is still importing does not
+    wait for the import to finish. ``sys.modules`` is not consulted: it holds the module from the
+    start of its import, before it is complete.
+    """
     global _CLIENT_IMPORT
-    import sys
-
-    module = sys.modules.get("pi_coder.mcp.client")
-    if module is not None:
-        return module
-    if _CLIENT_IMPORT is None or _CLIENT_IMPORT.get_loop() is not asyncio.get_running_loop():
+    if _CLIENT is not None:
+        return _CLIENT
+    loop = asyncio.get_running_loop()
+    if _CLIENT_IMPORT is None or _CLIENT_IMPORT.get_loop() is not loop:
         import importlib
+        import threading
 
-        _CLIENT_IMPORT = asyncio.ensure_future(asyncio.to_thread(importlib.import_module, "pi_coder.mcp.client"))
+        future: asyncio.Future[Any] = loop.create_future()
+        _CLIENT_IMPORT = future
+
+        def settle(result: Any, error: BaseException | None) -> None:
+            global _CLIENT
+            if error is None:
+                _CLIENT = result
+            if future.done():
+                return
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(result)
+
+        def work() -> None:
+            try:
+                result, error = importlib.import_module("pi_coder.mcp.client"), None
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting task
+                result, error = None, exc
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
+                loop.call_soon_threadsafe(settle, result, error)
+
+        threading.Thread(target=work, name="mcp-import", daemon=True).start()
     return await asyncio.shield(_CLIENT_IMPORT)
 
 

@@ -168,7 +168,7 @@ def _list(args: list[str]) -> int:
         await manager.close()
 
     asyncio.run(connect())
-    failed = any(s.state == "failed" for s in manager.servers.values())
+    failed = any(s.state in ("failed", "needs sign-in") for s in manager.servers.values())
     if as_json:
         data = {
             "servers": [

@@ -19,22 +19,34 @@ if TYPE_CHECKING:
     from pi_coder.mcp.manager import McpManager
     from pi_coder.modes.options import CliOptions
 
-__all__ = ["manager_of", "setup", "start", "stop"]
+__all__ = ["COMMAND_DESCRIPTION", "command_text", "handles", "manager_of", "setup", "start", "stop"]
 
 
 class StartupWait(RunHook):
-    """Before the first prompt: wait at most ``mcp.startup_wait`` s for servers still connecting."""
+    """Before the first prompt: wait at most ``mcp.startup_wait`` s for servers still connecting.
+
+    Servers that connect only after the first prompt has begun (print mode) start here: with
+    something to wait for (``startup_wait`` > 0 and a server that may give direct tools) at once,
+    else once the first reply has started, so importing the SDK (about 0.5 s of CPU) never delays
+    the first request.
+    """
 
     def __init__(self, manager: McpManager) -> None:
         self.manager = manager
         self.done = False
 
     async def before_prompt(self, session: SessionHost) -> None:
-        self.manager.start()
+        manager = self.manager
         if self.done:
+            manager.start()
             return
         self.done = True
-        pending = await self.manager.wait_connecting(self.manager.startup_wait)
+        if not manager.needs_wait():
+            if not manager.started:
+                _start_after_first_reply(session, manager)
+            return
+        manager.start()
+        pending = await manager.wait_connecting(manager.startup_wait)
         if pending:
             from pi_coder.core.events import Notice
 
@@ -44,6 +56,25 @@ class StartupWait(RunHook):
                 f"{'their' if many else 'its'} tools join when ready"
             )
             await session.emit(Notice(level="warning", text=text))
+
+
+def _start_after_first_reply(session: Any, manager: McpManager) -> None:
+    """Start connecting once the first reply starts streaming or the run ends (whichever is first)."""
+    unsubscribe: list[Any] = []
+
+    def listener(event: Any) -> None:
+        kind = getattr(event, "type", None)
+        role = getattr(getattr(event, "message", None), "role", None)
+        if (kind in ("message_start", "message_end") and role == "assistant") or kind == "agent_end":
+            if unsubscribe:
+                unsubscribe.pop()()
+            manager.start()
+
+    subscribe = getattr(session, "subscribe", None)
+    if subscribe is None:
+        manager.start()
+        return
+    unsubscribe.append(subscribe(listener))
 
 
 def _startup_wait(session: AgentSession) -> float:
@@ -56,14 +87,69 @@ def _startup_wait(session: AgentSession) -> float:
 
 
 def setup(options: CliOptions, session: AgentSession, *, project_trusted: bool) -> McpManager | None:
-    """Attach the configured servers to ``session`` (nothing connects yet); None without any."""
+    """Attach the configured servers to ``session`` (nothing connects yet); None without any.
+
+    Unless ``--no-mcp``, a ``/reload`` hook re-reads the files: the manager applies the changes, or
+    one is made if servers appeared since start-up.
+    """
     if getattr(options, "no_mcp", False):
         return None
+    mcp_filter = [t for t in (options.tools or []) if t.startswith("mcp__")] or None
+    session.reload_hooks.append(_ReloadHook(session, mcp_filter))
+    return _make(session, mcp_filter, project_trusted=project_trusted)
+
+
+class _ReloadHook:
+    """``/reload`` for the MCP servers; its presence also says MCP is on (no ``--no-mcp``)."""
+
+    def __init__(self, session: AgentSession, mcp_filter: list[str] | None) -> None:
+        self.session = session
+        self.mcp_filter = mcp_filter
+
+    def __call__(self) -> list[str]:
+        return _reload(self.session, self.mcp_filter)
+
+
+COMMAND_DESCRIPTION = "MCP servers: state, tools, errors; reconnect|enable|disable <server>"
+
+
+def handles(session: Any, text: str) -> bool:
+    """Whether ``text`` is ``/mcp [args]`` and MCP is on for ``session`` (print and RPC modes)."""
+    stripped = text.strip()
+    if stripped != "/mcp" and not stripped.startswith("/mcp "):
+        return False
+    return any(isinstance(h, _ReloadHook) for h in getattr(session, "reload_hooks", ()))
+
+
+async def command_text(session: Any, text: str) -> str:
+    """Run ``/mcp [reconnect|enable|disable <server>]`` outside the TUI; the status table as text.
+
+    A bare ``/mcp`` first waits (at most ``mcp.startup_wait``) for servers still connecting.
+    """
+    manager = manager_of(session)
+    if manager is None:
+        return "No MCP servers configured (mcp.json in the configuration folder; see pi mcp --help)."
+    args = text.strip()[len("/mcp") :].strip()
+    manager.start()
+    if not args:
+        await manager.wait_connecting(manager.startup_wait)
+    return "\n".join(await manager.command(args))
+
+
+def _paths(session: AgentSession, project_trusted: bool) -> Path | None:
+    """The global ``mcp.json`` path when there is anything to read, else None."""
     from pi_coder.paths import config_dir
 
     global_path = config_dir() / "mcp.json"
     project_path = Path(session.cwd) / ".pi" / "mcp.json"
     if not global_path.is_file() and not (project_trusted and project_path.is_file()):
+        return None
+    return global_path
+
+
+def _make(session: AgentSession, mcp_filter: list[str] | None, *, project_trusted: bool) -> McpManager | None:
+    global_path = _paths(session, project_trusted)
+    if global_path is None:
         return None
     from pi_coder.mcp.config import load_servers
     from pi_coder.mcp.manager import McpManager
@@ -71,7 +157,6 @@ def setup(options: CliOptions, session: AgentSession, *, project_trusted: bool) 
     config = load_servers(session.cwd, project_trusted=project_trusted, global_path=global_path)
     if not config.servers and not config.errors:
         return None
-    mcp_filter = [t for t in (options.tools or []) if t.startswith("mcp__")] or None
     manager = McpManager(config, session.cwd, startup_wait=_startup_wait(session), tool_filter=mcp_filter)
 
     def notify(level: str, text: str) -> None:
@@ -83,6 +168,23 @@ def setup(options: CliOptions, session: AgentSession, *, project_trusted: bool) 
     session.add_run_hook(StartupWait(manager))
     session.mcp = manager
     return manager
+
+
+def _reload(session: AgentSession, mcp_filter: list[str] | None) -> list[str]:
+    """``/reload``: apply the re-read ``mcp.json`` files (extensions §6.8); the new config errors."""
+    trusted = session.project_trust is None or session.project_trust.trusted
+    manager: McpManager | None = session.mcp
+    if manager is None:
+        manager = _make(session, mcp_filter, project_trusted=trusted)
+        if manager is not None:
+            manager.start()
+        return []  # its notices come as it starts
+    from pi_coder.mcp.config import ConfigResult, load_servers
+
+    global_path = _paths(session, trusted)
+    config = ConfigResult() if global_path is None else load_servers(session.cwd, project_trusted=trusted, global_path=global_path)
+    manager.startup_wait = _startup_wait(session)
+    return manager.reload(config)
 
 
 def manager_of(session: Any) -> McpManager | None:

@@ -52,6 +52,7 @@ from pi_coder.core.events import (
     SummarizationRetryScheduled,
     ThinkingLevelChanged,
 )
+from pi_coder.modes import mcp_host
 from pi_coder.modes.stop_signals import StopSignals, exit_code_for
 
 if TYPE_CHECKING:
@@ -102,14 +103,15 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
         session.subscribe(_note_to_stderr)
     interrupt = _Interrupt(session)
     interrupt.install()
-    if session.mcp is not None:  # connect in the background while the extensions start
-        session.mcp.start()
     if session.extensions is not None:
         from pi_coder.modes import extension_host
 
         await extension_host.start(session, "json" if output == "json" else "print")
     try:
         for index, text in enumerate(startup.prompts):
+            if mcp_host.handles(session, text):  # `/mcp`: the server table, no model call
+                await _mcp_command(session, text, output)
+                continue
             await session.prompt(text, startup.images if index == 0 else None)
             if output == "json":
                 writer.write(settled_event(session.messages))
@@ -129,6 +131,14 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
     code = _print_final(session)
     # The answer is printed all the same; the exit code says the session is not all on disk.
     return 1 if session.store.write_error is not None else code
+
+
+async def _mcp_command(session: AgentSession, text: str, output: Literal["text", "json"]) -> None:
+    table = await mcp_host.command_text(session, text)
+    if output == "json":
+        await session.emit(Notice(level="info", text=table))
+    else:
+        print(table, flush=True)
 
 
 def _note_to_stderr(event: Event) -> None:

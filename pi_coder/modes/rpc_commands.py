@@ -10,6 +10,7 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from pi_coder.modes import mcp_host
 from pi_coder.modes.options import THINKING_LEVELS
 from pi_coder.modes.rpc_protocol import HANDLED, NULL, Handler, RpcError, RpcHost
 
@@ -103,6 +104,9 @@ async def _prompt(server: RpcHost, command: dict[str, Any]) -> Any:
     if behavior not in (None, "steer", "followUp", "follow_up"):
         raise RpcError(f'Invalid streamingBehavior "{behavior}": use "steer" or "followUp"')
     session = server.session
+    if mcp_host.handles(session, text):  # `/mcp`: the server table as a notify, no model call (§6.6)
+        server.spawn(_mcp_command(server, text))
+        return {"disposition": "handled"}
     if session.extensions is not None:  # an extension command runs at once; `input` may handle it (§2.2)
         found = session.extensions.find_command(text.strip())
         if found is not None:
@@ -150,6 +154,14 @@ async def _follow_up(server: RpcHost, command: dict[str, Any]) -> Any:
     server.session.follow_up(_str(command, "message"), _images(command))
 
 
+async def _mcp_command(server: RpcHost, text: str) -> None:
+    import uuid
+
+    table = await mcp_host.command_text(server.session, text)
+    request = {"type": "extension_ui_request", "id": str(uuid.uuid4()), "method": "notify"}
+    server.writer.write(request | {"message": table, "notifyType": "info"})
+
+
 def _no_extension_command(server: RpcHost, text: str) -> None:
     extensions = server.session.extensions
     if extensions is not None and extensions.find_command(text.strip()) is not None:
@@ -168,6 +180,15 @@ async def _get_commands(server: RpcHost, command: dict[str, Any]) -> Any:
                 "description": getattr(template, "description", "") or "",
                 "source": "prompt",
                 "sourceInfo": {"path": str(template.path), "scope": template.source},
+            }
+        )
+    if mcp_host.handles(session, "/mcp"):
+        records.append(
+            {
+                "name": "mcp",
+                "description": mcp_host.COMMAND_DESCRIPTION,
+                "source": "extension",
+                "sourceInfo": {"path": "builtin:mcp", "scope": "builtin"},
             }
         )
     skills = getattr(session.skills, "skills", session.skills) or ()

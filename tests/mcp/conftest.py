@@ -58,8 +58,9 @@ def free_port() -> int:
 class HttpServer:
     """``tiny_server.py http PORT`` in a subprocess."""
 
-    def __init__(self) -> None:
+    def __init__(self, *extra: str) -> None:
         self.port = free_port()
+        self.extra = extra
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -68,7 +69,7 @@ class HttpServer:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [PY, TINY, "http", str(self.port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            [PY, TINY, "http", str(self.port), *self.extra], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -132,3 +132,33 @@ def test_config_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         parse_entry("x", {"command": "a", "timeout": -1}, "global", glob)
     assert ConfigResult().servers == {}
     assert os.environ["TOKEN_X"] == "secret"
+
+
+def test_tool_search_ranking_and_what_the_first_prompt_waits_for(tmp_path: Path) -> None:
+    from pi_coder.agent.types import AgentTool
+    from pi_coder.mcp.search import rank
+    from pi_coder.mcp.tools import params_model
+
+    def tool(name: str, description: str) -> AgentTool:
+        return AgentTool(name=name, label=name, description=description, parameters=params_model({}, name), execute=None)  # type: ignore[arg-type]
+
+    tools = [
+        tool("mcp__gh__create_issue", "Open a new issue in a repository."),
+        tool("mcp__gh__list_issues", "List the issues of a repository."),
+        tool("mcp__gh__get_file", "Read a file from a repository."),
+    ]
+    assert [t.name for t in rank(tools, "create issue", 5)] == ["mcp__gh__create_issue", "mcp__gh__list_issues"]
+    assert [t.name for t in rank(tools, "repository", 2)] == ["mcp__gh__create_issue", "mcp__gh__get_file"]
+    assert rank(tools, "weather", 5) == []
+
+    def manager(entry: dict[str, Any], wait: float = 10) -> McpManager:
+        write_mcp(tmp_path / "mcp.json", {"s": {"command": "x", **entry}})
+        config = load_servers(str(tmp_path), project_trusted=False, global_path=tmp_path / "mcp.json")
+        return McpManager(config, str(tmp_path), startup_wait=wait)
+
+    assert manager({}).needs_wait()
+    assert not manager({}, wait=0).needs_wait()
+    assert not manager({"exposure": "deferred"}).needs_wait()
+    assert not manager({"exposure": "codemode"}).needs_wait()
+    assert manager({"exposure": "hidden", "toolExposure": {"get_*": "direct"}}).needs_wait()
+    assert not manager({"enabled": False}).needs_wait()

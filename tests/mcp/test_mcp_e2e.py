@@ -15,7 +15,11 @@ from tests.support.sse_server import SSEServer, Text, ToolCall, Turn
 
 @pytest.fixture
 def pi(tmp_path: Path, sse_server: SSEServer) -> PiHome:
-    return PiHome(tmp_path, sse_server, "anthropic")
+    home = PiHome(tmp_path, sse_server, "anthropic")
+    # The first prompt waits for the servers; on a loaded machine importing the SDK (in pi and
+    # in each test server) can take several seconds, so wait longer than the default 10 s.
+    (home.home / "settings.toml").write_text("[mcp]\nstartup_wait = 90\n", encoding="utf-8")
+    return home
 
 
 def script_call(server: SSEServer, name: str, args: dict, answer: str = "done") -> None:
@@ -127,7 +131,9 @@ def test_exit_leaves_no_server_alive(pi: PiHome, sse_server: SSEServer) -> None:
     done = pi.run("-p", "pids")
     assert done.returncode == 0, done.stderr
     results = sse_server.requests[1].json["messages"][-1]["content"]
-    pids = [int(result_text(block)) for block in results]
+    texts = [result_text(block) for block in results]
+    assert all(t.isdigit() for t in texts), (texts, done.stderr)
+    pids = [int(t) for t in texts]
     assert len(pids) == 2
     assert not any(alive(p) for p in pids)
 
@@ -151,3 +157,30 @@ def test_hidden_tool_is_not_declared(pi: PiHome, sse_server: SSEServer) -> None:
     assert "mcp__tiny__add" in declared and "mcp__tiny__echo" not in declared
     assert "mcp__tiny__echo" in json.dumps(sse_server.requests[1].json["messages"][-1])
     assert sse_server.requests[1].json["messages"][-1]["content"][0].get("is_error") is True
+
+
+def test_deferred_tools_are_declared_by_tool_search(pi: PiHome, sse_server: SSEServer) -> None:
+    """``exposure: deferred``: only ``tool_search`` is declared; its matches are declared for the next call."""
+    write_mcp(pi.home / "mcp.json", {"tiny": tiny(exposure="deferred", toolExposure={"pid": "direct"})})
+    sse_server.enqueue(
+        Turn(blocks=[ToolCall("tool_search", {"query": "add integers", "limit": 1}, id="c1")]),
+        Turn(blocks=[ToolCall("mcp__tiny__add", {"a": 2, "b": 3}, id="c2")]),
+        Turn(blocks=[Text("done")]),
+    )
+    done = pi.run("-p", "add")
+    assert done.returncode == 0, done.stderr
+    declared = [[t["name"] for t in r.json.get("tools", [])] for r in sse_server.requests]
+    assert "tool_search" in declared[0] and "mcp__tiny__pid" in declared[0]
+    assert not any(n in declared[0] for n in ("mcp__tiny__add", "mcp__tiny__echo"))
+    found = result_text(sse_server.requests[1].json["messages"][-1]["content"][0])
+    assert "Declared for your next call:\n- mcp__tiny__add: Add two integers." == found
+    assert "mcp__tiny__add" in declared[1] and "mcp__tiny__echo" not in declared[1]
+    assert result_text(sse_server.requests[2].json["messages"][-1]["content"][0]) == "5"
+
+
+def test_tool_search_finds_nothing(pi: PiHome, sse_server: SSEServer) -> None:
+    write_mcp(pi.home / "mcp.json", {"tiny": tiny(exposure="codemode")})
+    sse_server.enqueue(Turn(blocks=[ToolCall("tool_search", {"query": "weather"}, id="c1")]), Turn(blocks=[Text("ok")]))
+    done = pi.run("-p", "find")
+    assert done.returncode == 0, done.stderr
+    assert result_text(sse_server.requests[1].json["messages"][-1]["content"][0]) == 'No undeclared tool matches "weather".'

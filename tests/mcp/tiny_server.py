@@ -1,7 +1,8 @@
 """A small stdio (or streamable-HTTP) MCP server for the tests, on the SDK's server side.
 
-``python tiny_server.py [stdio|http PORT] [--garbage] [--marker FILE]``: ``--garbage`` prints
-non-JSON lines on stdout before serving; ``--marker`` writes a file at start.
+``python tiny_server.py [stdio|http PORT] [--garbage] [--marker FILE] [--init-delay S]``: ``--garbage``
+prints non-JSON lines on stdout before serving; ``--marker`` writes a file at start; ``--init-delay``
+sleeps S seconds before serving (a server slow to initialize); ``--json`` (http) answers with JSON bodies, not SSE.
 """
 
 from __future__ import annotations
@@ -91,9 +92,13 @@ def main() -> None:
     if "--garbage" in args:
         sys.stdout.write("this is not JSON\n{broken\n")
         sys.stdout.flush()
+    if "--init-delay" in args:
+        import time
+
+        time.sleep(float(args[args.index("--init-delay") + 1]))
     print(f"tiny server {os.getpid()} starting", file=sys.stderr, flush=True)
     if args and args[0] == "http":
-        server.run("streamable-http", host="127.0.0.1", port=int(args[1]))
+        server.run("streamable-http", host="127.0.0.1", port=int(args[1]), json_response="--json" in args)
     else:
         server.run("stdio")
 
