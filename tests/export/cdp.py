@@ -50,9 +50,9 @@ class Browser:
         self.events: list[dict[str, Any]] = []
         self.session = ""
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True}, browser=True)[
-            "sessionId"
-        ]
+        self.session = self.call(
+            "Target.attachToTarget", {"targetId": target, "flatten": True}, browser=True
+        )["sessionId"]
         self.call("Page.enable")
         self.call("Runtime.enable")
 

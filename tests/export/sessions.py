@@ -17,11 +17,10 @@ from pi_coder.ai.types import (
 from pi_coder.session import SessionStore
 
 
-
 def _code(turn: int) -> str:
     """Thirty lines of Python, different for every turn (nothing cached between turns)."""
     return "\n".join(
-        f"def f{n}_{turn}(x: int) -> int:\n    \"\"\"Step {n}.\"\"\"\n    return x * {n + turn}  # turn {turn}"
+        f'def f{n}_{turn}(x: int) -> int:\n    """Step {n}."""\n    return x * {n + turn}  # turn {turn}'
         for n in range(10)
     )
 
@@ -45,7 +44,9 @@ def _assistant(content: list[object], n: int, stop: str = "stop") -> AssistantMe
 
 def _turn(store: SessionStore, n: int, prefix: str = "Turn") -> str:
     """Four entries: a question, an answer calling ``read``, its result, a final answer."""
-    store.append_message(UserMessage(content=[TextContent(text=f"{prefix} {n}: please look at **mod{n}.py**")]))
+    store.append_message(
+        UserMessage(content=[TextContent(text=f"{prefix} {n}: please look at **mod{n}.py**")])
+    )
     store.append_message(
         _assistant(
             [
@@ -63,7 +64,11 @@ def _turn(store: SessionStore, n: int, prefix: str = "Turn") -> str:
     )
     return store.append_message(
         _assistant(
-            [TextContent(text=f"`mod{n}.py` defines six functions:\n\n- `f0` .. `f5`\n\n```python\n{code[:120]}\n```")],
+            [
+                TextContent(
+                    text=f"`mod{n}.py` defines six functions:\n\n- `f0` .. `f5`\n\n```python\n{code[:120]}\n```"
+                )
+            ],
             n,
         )
     )
@@ -86,7 +91,9 @@ def large_session(folder: Path, entries: int = 5000, *, branch_every: int = 100)
             _turn(store, n, "Alternative")
             store.branch(main_leaf)
     while len(store.get_entries()) < entries:
-        main_leaf = store.append_message(UserMessage(content=[TextContent(text=f"filler {len(store.get_entries())}")]))
+        main_leaf = store.append_message(
+            UserMessage(content=[TextContent(text=f"filler {len(store.get_entries())}")])
+        )
     assert store.leaf_id == main_leaf
     store.flush()
     return store
@@ -99,7 +106,9 @@ def small_session(folder: Path) -> SessionStore:
     first = store.append_message(
         UserMessage(
             content=[
-                TextContent(text="Fix <script>window.__pwned=1</script> and <img src=x onerror=\"window.__pwned=2\"> please"),
+                TextContent(
+                    text='Fix <script>window.__pwned=1</script> and <img src=x onerror="window.__pwned=2"> please'
+                ),
                 ImageContent(data="AAAA", mime_type="image/png"),
             ]
         )
@@ -108,7 +117,9 @@ def small_session(folder: Path) -> SessionStore:
         _assistant(
             [
                 ThinkingContent(thinking="secret plan"),
-                TextContent(text="Editing:\n```python\nx = 1 < 2\n```\n[link](javascript:alert(1)) ![pic](http://example.invalid/a.png)"),
+                TextContent(
+                    text="Editing:\n```python\nx = 1 < 2\n```\n[link](javascript:alert(1)) ![pic](http://example.invalid/a.png)"
+                ),
                 ToolCall(id="c1", name="edit", arguments={"path": "a.py", "edits": []}),
                 ToolCall(id="c2", name="bash", arguments={"command": "env | grep KEY"}),
             ],
@@ -128,7 +139,11 @@ def small_session(folder: Path) -> SessionStore:
         ToolResultMessage(
             tool_call_id="c2",
             tool_name="bash",
-            content=[TextContent(text="OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123\nMY_TOKEN=hunter2hunter2")],
+            content=[
+                TextContent(
+                    text="OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123\nMY_TOKEN=hunter2hunter2"
+                )
+            ],
             is_error=True,
         )
     )

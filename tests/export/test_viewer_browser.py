@@ -138,8 +138,15 @@ def test_hostile_text_is_shown_not_run(browser: Browser, tmp_path: Path) -> None
     browser.js("piViewer.ready")
     assert browser.js("typeof window.__pwned") == "undefined"
     assert browser.js("document.querySelectorAll('script:not([type])').length") == 1  # the viewer's own
-    assert browser.js("document.querySelectorAll('[onerror], #log script:not([type=\"text/x-pi-lazy\"]), #log img:not([src^=\"data:\"])').length") == 0
-    assert _visible(browser, 'Fix <script>window.__pwned=1</script> and <img src=x onerror="window.__pwned=2"> please')
+    assert (
+        browser.js(
+            'document.querySelectorAll(\'[onerror], #log script:not([type="text/x-pi-lazy"]), #log img:not([src^="data:"])\').length'
+        )
+        == 0
+    )
+    assert _visible(
+        browser, 'Fix <script>window.__pwned=1</script> and <img src=x onerror="window.__pwned=2"> please'
+    )
     assert browser.js("document.querySelectorAll('a[href^=\"javascript\"]').length") == 0
     # Both answers to the first message are reachable: the fork lists them, the second is the other answer.
     assert not _visible(browser, "needle-in-branch")

@@ -41,7 +41,8 @@ class EntryView:
 
 
 def shorten(text: str, width: int) -> str:
-    flat = " ".join(text.split())
+    """One line of at most ``width`` characters (code fences and backticks dropped)."""
+    flat = " ".join(text.replace("```", " ").replace("`", "").split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
@@ -51,14 +52,16 @@ def _number(value: Any) -> float:
 
 def _when(iso: Any) -> str:
     try:
-        return datetime.fromisoformat(str(iso).replace("Z", "+00:00")).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        return (
+            datetime.fromisoformat(str(iso).replace("Z", "+00:00")).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        )
     except ValueError:
         return ""
 
 
 def _head(role: str, timestamp: Any, extra: str = "") -> str:
     when = _when(timestamp)
-    stamp = f'<time>{escape(when)}</time>' if when else ""
+    stamp = f"<time>{escape(when)}</time>" if when else ""
     return f'<div class="role"><span>{escape(role)}</span>{extra}{stamp}</div>'
 
 
@@ -77,7 +80,9 @@ def render_entry(entry: Mapping[str, Any], results: Mapping[str, Any]) -> EntryV
         return EntryView("note", f"Thinking level: {escape(level)}", f"thinking {level}")
     if kind == "compaction":
         summary = str(entry.get("summary", ""))
-        return EntryView("summary", _summary("Compaction summary", summary, entry.get("tokensBefore"), stamp), "compaction")
+        return EntryView(
+            "summary", _summary("Compaction summary", summary, entry.get("tokensBefore"), stamp), "compaction"
+        )
     if kind == "branch_summary":
         summary = str(entry.get("summary", ""))
         return EntryView("summary", _summary("Branch summary", summary, None, stamp), "branch summary")
@@ -142,10 +147,17 @@ def _message(message: Mapping[str, Any], results: Mapping[str, Any], stamp: Any)
 def _usage(message: Mapping[str, Any]) -> str:
     parts: list[str] = []
     if message.get("model"):
-        parts.append(f'<span class="model">{escape(str(message.get("provider", "")))}/{escape(str(message["model"]))}</span>')
+        parts.append(
+            f'<span class="model">{escape(str(message.get("provider", "")))}/{escape(str(message["model"]))}</span>'
+        )
     usage = message.get("usage")
     if isinstance(usage, Mapping):
-        names = (("input", "in"), ("output", "out"), ("cacheRead", "cache read"), ("cacheWrite", "cache write"))
+        names = (
+            ("input", "in"),
+            ("output", "out"),
+            ("cacheRead", "cache read"),
+            ("cacheWrite", "cache write"),
+        )
         for key, name in names:
             count = int(_number(usage.get(key)))
             if count:
@@ -171,12 +183,15 @@ def _assistant(message: Mapping[str, Any], results: Mapping[str, Any], stamp: An
                 label_text.append(text)
             case tx.ThinkingBlock(text=text, redacted=redacted):
                 inner = '<p class="dim">[redacted thinking]</p>' if redacted else markdown_html(text)
-                parts.append(f'<details class="thinking"><summary>Thinking</summary><div class="md">{inner}</div></details>')
+                parts.append(
+                    f'<details class="thinking"><summary>Thinking</summary><div class="md">{inner}</div></details>'
+                )
             case tx.ToolBlock():
                 parts.append(_tool(block))
                 tools.append(block.name)
             case tx.NoticeBlock(text=text, level=level):
                 parts.append(f'<div class="notice {escape(level)}">{escape(text)}</div>')
+                label_text = label_text or [text]
     label = " ".join(label_text) or ("→ " + ", ".join(tools) if tools else "(no text)")
     return EntryView("assistant", _head("Assistant", stamp) + "".join(parts) + _usage(message), label)
 
@@ -210,7 +225,9 @@ def _tool(call: tx.ToolBlock) -> str:
         rest = {k: v for k, v in args.items() if k != "content"}
     else:
         rest = dict(args)
-    body.append(f'<div class="lbl">arguments</div><pre class="args">{escape(json.dumps(rest, ensure_ascii=False, indent=2))}</pre>')
+    body.append(
+        f'<div class="lbl">arguments</div><pre class="args">{escape(json.dumps(rest, ensure_ascii=False, indent=2))}</pre>'
+    )
     if result is not None:
         details = result.details
         diff = details.get("diff") if isinstance(details, Mapping) else None
@@ -236,7 +253,13 @@ def _diff(diff: str) -> str:
 
 
 def _bash(block: tx.BashBlock, stamp: Any) -> EntryView:
-    status = " (cancelled)" if block.cancelled else f" (exit {block.exit_code})" if block.exit_code not in (0, None) else ""
+    status = (
+        " (cancelled)"
+        if block.cancelled
+        else f" (exit {block.exit_code})"
+        if block.exit_code not in (0, None)
+        else ""
+    )
     role = "User shell" + (" (not sent)" if block.exclude_from_context else "")
     body = (
         _head(role, stamp)

@@ -118,7 +118,9 @@ def _tree_rows(tree: PageTree, views: list[EntryView]) -> str:
             css.append("fk")
         depth = min(tree.depths[i], _MAX_INDENT)
         style = f' style="padding-left:{0.4 + depth * 0.9:.1f}em"' if depth else ""
-        rows.append(f'<div class="{" ".join(css)}" data-i="{i}"{style}>{escape(shorten(view.label, 90))}</div>')
+        rows.append(
+            f'<div class="{" ".join(css)}" data-i="{i}"{style}>{escape(shorten(view.label, 90))}</div>'
+        )
     return "".join(rows)
 
 

@@ -35,7 +35,11 @@ class Redactor:
     def __init__(self, environ: Mapping[str, str] | None = None) -> None:
         env = os.environ if environ is None else environ
         values = sorted(
-            {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= 8 and not v.isdigit() and not v.startswith(("/", "~"))},
+            {
+                v
+                for k, v in env.items()
+                if _SECRET_NAME.search(k) and len(v) >= 8 and not v.isdigit() and not v.startswith(("/", "~"))
+            },
             key=len,
             reverse=True,
         )

@@ -21,7 +21,6 @@ _VARS = {
 }  # fmt: skip
 
 
-
 def _luminance(hex_colour: str) -> float:
     r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
     return 0.299 * r + 0.587 * g + 0.114 * b
@@ -29,9 +28,7 @@ def _luminance(hex_colour: str) -> float:
 
 def _mix(a: str, b: str, weight: float) -> str:
     """``a`` moved ``weight`` (0..1) of the way towards ``b``."""
-    parts = (
-        round(int(a[i : i + 2], 16) * (1 - weight) + int(b[i : i + 2], 16) * weight) for i in (1, 3, 5)
-    )
+    parts = (round(int(a[i : i + 2], 16) * (1 - weight) + int(b[i : i + 2], 16) * weight) for i in (1, 3, 5))
     return "#" + "".join(f"{p:02x}" for p in parts)
 
 
