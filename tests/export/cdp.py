@@ -28,6 +28,7 @@ class Browser:
     def __init__(self, executable: str, timeout: float = 60.0) -> None:
         self.timeout = timeout
         self._profile = tempfile.mkdtemp(prefix="pi-cdp-")
+        self._log = open(os.path.join(self._profile, "stderr.log"), "wb")  # noqa: SIM115 (closed in close())
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
         flags = [
@@ -37,11 +38,12 @@ class Browser:
             f"--user-data-dir={self._profile}", "about:blank",
         ]  # fmt: skip
         self.proc = subprocess.Popen(
-            ["sh", "-c", f'exec "$0" "$@" 3<&{to_child_r} 4>&{from_child_w}', executable, *flags],
+            # bash, not sh: dash cannot redirect from descriptors above 9
+            ["bash", "-c", f'exec "$0" "$@" 3<&{to_child_r} 4>&{from_child_w}', executable, *flags],
             pass_fds=(to_child_r, from_child_w),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=self._log,
         )
         os.close(to_child_r)
         os.close(from_child_w)
@@ -62,7 +64,8 @@ class Browser:
                 raise TimeoutError("no reply from chromium")
             chunk = os.read(self._from_child, 1 << 16)
             if not chunk:
-                raise RuntimeError("chromium closed the debugging pipe")
+                tail = Path(self._log.name).read_bytes()[-1500:].decode(errors="replace")
+                raise RuntimeError(f"chromium closed the debugging pipe; its stderr ends:\n{tail}")
             self._buffer += chunk
         raw, _, self._buffer = self._buffer.partition(b"\0")
         message: dict[str, Any] = json.loads(raw)
@@ -123,4 +126,5 @@ class Browser:
                 os.close(fd)
             except OSError:
                 pass
+        self._log.close()
         shutil.rmtree(self._profile, ignore_errors=True)

@@ -91,7 +91,7 @@ def test_branch_points_switch_the_shown_path(browser: Browser, large_page: Path)
     assert not _visible(browser, "Turn 100:") and not _visible(browser, "Turn 101:")
     assert _visible(browser, "Turn 99:")  # the common part of both paths stays
     assert browser.js("piViewer.leaf()") != leaf
-    assert browser.js("document.querySelector('#tree .r.leaf').textContent").startswith("`mod100.py` defines")
+    assert browser.js("document.querySelector('#tree .r.leaf').textContent").startswith("mod100.py defines")
     # A row of the tree switches back: the main line's turn 1000, shown with its answer.
     browser.js(
         "[...document.querySelectorAll('#tree .r')].find(r => r.textContent.startsWith('Turn 1000:')).click()"

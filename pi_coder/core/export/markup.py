@@ -7,7 +7,6 @@ anything from the network.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from html import escape
 from typing import Any
@@ -30,7 +29,6 @@ TOKEN_CLASSES = {
 """Pygments' short class names coloured by each theme token; other tokens are left as plain text."""
 
 _COLOURED = frozenset(" ".join(TOKEN_CLASSES.values()).split())
-_SPAN = re.compile(r'<span class="([\w-]+)">([^<]*)</span>')
 _HIGHLIGHT_LIMIT = 60_000
 """Longer code is shown plain (escaped): highlighting it would make the export slow."""
 
@@ -71,16 +69,38 @@ def code_html(code: str, *, lang: str = "", filename: str = "") -> str:
 def _highlighted(code: str, *, lang: str = "", filename: str = "") -> str:
     lexer = _lexer(lang, "") if lang else _lexer("", _suffix(filename)) if filename else None
     if lexer is None or len(code) > _HIGHLIGHT_LIMIT:
-        return escape(code)
-    from pygments import highlight
+        return escape(code, quote=False)
+    out: list[str] = []
+    run_css: str | None = None
+    run: list[str] = []
+    for ttype, text in lexer.get_tokens(code):
+        css = _css_class(ttype)
+        if css != run_css and run:
+            out.append(_span(run_css, "".join(run)))
+            run = []
+        run_css = css
+        run.append(text)
+    if run:
+        out.append(_span(run_css, "".join(run)))
+    return "".join(out)
 
-    html: str = highlight(code, lexer, _formatter())
-    return _SPAN.sub(_compact_span, html)
+
+def _span(css: str | None, text: str) -> str:
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return f"<span class={css}>{text}</span>" if css else text
 
 
-def _compact_span(match: re.Match[str]) -> str:
-    css, text = match.group(1), match.group(2)
-    return f"<span class={css}>{text}</span>" if css in _COLOURED else text
+@lru_cache(maxsize=1024)
+def _css_class(ttype: Any) -> str | None:
+    """Pygments' short class of ``ttype`` or of its nearest coloured parent type; None: plain."""
+    from pygments.token import STANDARD_TYPES
+
+    while ttype is not None:
+        css = STANDARD_TYPES.get(ttype)
+        if css in _COLOURED:
+            return css
+        ttype = ttype.parent
+    return None
 
 
 def _suffix(filename: str) -> str:
@@ -99,10 +119,3 @@ def _lexer(lang: str, pattern: str) -> Any:
         return get_lexer_for_filename(pattern.replace("*", "x"), stripnl=False, ensurenl=False)
     except ClassNotFound:
         return None
-
-
-@lru_cache(maxsize=1)
-def _formatter() -> Any:
-    from pygments.formatters import HtmlFormatter
-
-    return HtmlFormatter(nowrap=True)
