@@ -48,13 +48,17 @@ def large_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _visible(browser: Browser, text: str) -> bool:
-    """Whether a message containing ``text`` is displayed (laid out, not hidden or filtered).
-
-    Messages not built yet (far from the screen) hold their text in an inert script element, so
-    ``textContent`` still finds it."""
+    """Whether a message containing ``text`` is shown: its article is neither hidden (another
+    branch) nor filtered out by a search. (Not asked of the layout: forcing it for thousands of
+    ``content-visibility: auto`` articles takes minutes.) Messages not built yet keep their text
+    in an inert script element, so ``textContent`` still finds it."""
     script = """((needle) => [...document.querySelectorAll('#log article > .b')].some(
-        b => b.getClientRects().length > 0 && b.textContent.includes(needle)))(%s)"""
+        b => !b.parentNode.hidden && !b.parentNode.classList.contains('nomatch') && b.textContent.includes(needle)))(%s)"""
     return bool(browser.js(script % json.dumps(text)))
+
+
+def _display(browser: Browser, selector: str) -> str:
+    return str(browser.js(f"getComputedStyle(document.querySelector({json.dumps(selector)})).display"))
 
 
 def _wait(browser: Browser, expression: str, timeout: float = 30.0) -> object:
@@ -85,6 +89,9 @@ def test_branch_points_switch_the_shown_path(browser: Browser, large_page: Path)
     leaf = browser.js("piViewer.leaf()")
     assert not _visible(browser, "Alternative 100:")
     assert _visible(browser, "Turn 100:") and _visible(browser, "Turn 101:")
+    assert (
+        _display(browser, "#log article[hidden]") == "none" and _display(browser, "#log article") == "block"
+    )
     # The fork under turn 99's answer: the second button is the alternative branch.
     browser.js("document.querySelector('.fork button:not(.on)').click()")
     assert _visible(browser, "Alternative 100:")
@@ -122,6 +129,7 @@ def test_search_filters_and_highlights(browser: Browser, large_page: Path) -> No
     assert "".join(marks) == "f9_1001(" and len(marks) == 2  # the function name and the "(" token
     assert browser.js("document.querySelector('mark').closest('details.tool').open") is True
     assert _visible(browser, "f9_1001(") and not _visible(browser, "Turn 1: please")  # filtered out
+    assert _display(browser, "#log article.nomatch") == "none"
     # Enter scrolls to the match.
     browser.js("document.getElementById('q').dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'}))")
     assert browser.js("document.querySelector('mark.cur') !== null")
