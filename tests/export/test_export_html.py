@@ -86,7 +86,11 @@ def test_every_entry_and_branch_is_in_the_page(tmp_path: Path) -> None:
         len(shown) == len(store.get_branch()) - (len(store.get_branch()) - 1) // 4
     )  # tool results sit under their call
     assert data["leaf"] == max(range(400), key=data["o"].__getitem__)
-    assert "Alternative 20:" in html
+    # In the tree the main line stays flush left; a later branch is indented.
+    assert re.search(r'<div class="r user on" data-i="\d+">Turn 79: please', html)
+    assert re.search(
+        r'<div class="r user" data-i="\d+" style="padding-left:1.3em">Alternative 20: please', html
+    )
 
 
 def test_lazy_bodies_cannot_end_their_script(tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 
 Entries are numbered in depth-first order (children oldest first, as ``/tree`` shows them), so
 every root-to-leaf path is in document order and switching branches only hides and shows
-articles. A chain without branches stays at one depth; each child of a branch point is one deeper.
+articles. The first (oldest) child of an entry stays at its depth, so a long conversation stays
+flush left; the later children of a branch point, listed after the first one's subtree, are one deeper.
 """
 
 from __future__ import annotations
@@ -55,8 +56,8 @@ def build_tree(store: SessionStore) -> PageTree:
             children[parent].append(index)
         if node.entry.id == leaf_id:
             leaf = index
-        child_depth = depth + 1 if len(node.children) > 1 else depth
-        stack.extend((child, index, child_depth) for child in reversed(node.children))
+        for position in range(len(node.children) - 1, -1, -1):  # pushed last to first: popped in order
+            stack.append((node.children[position], index, depth + 1 if position else depth))
     on_path = [False] * len(entries)
     if leaf < 0 and entries:
         leaf = max(range(len(entries)), key=order.__getitem__)
