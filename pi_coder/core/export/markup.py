@@ -96,7 +96,7 @@ def _css_class(ttype: Any) -> str | None:
     from pygments.token import STANDARD_TYPES
 
     while ttype is not None:
-        css = STANDARD_TYPES.get(ttype)
+        css = str(STANDARD_TYPES.get(ttype, ""))
         if css in _COLOURED:
             return css
         ttype = ttype.parent
