@@ -89,7 +89,7 @@ def fuzzy_filter(query: str, candidates: Iterable[str], limit: int = 20) -> list
 
 
 PI_COMMAND_ORDER: tuple[str, ...] = (
-    "settings", "model", "scoped-models", "export", "import", "share", "copy", "name", "session",
+    "settings", "model", "thinking", "scoped-models", "export", "import", "share", "copy", "name", "session",
     "changelog", "hotkeys", "fork", "clone", "tree", "trust", "login", "logout", "new", "compact",
     "resume", "reload", "quit",
 )  # fmt: skip
