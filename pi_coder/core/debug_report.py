@@ -13,7 +13,7 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ def _version(distribution: str) -> str:
         return "not installed"
 
 
-def secret_values(models: Any, environ: dict[str, str] | None = None) -> set[str]:
+def secret_values(models: Any, environ: Mapping[str, str] | None = None) -> set[str]:
     """Every key value this process knows of: key-like environment variables, stored and given keys."""
     env = os.environ if environ is None else environ
     found = {value for name, value in env.items() if any(part in name.upper() for part in _SECRET_NAME_PARTS)}
@@ -51,6 +51,13 @@ def secret_values(models: Any, environ: dict[str, str] | None = None) -> set[str
     single = getattr(models, "_any_override", None)
     if isinstance(single, str):
         found.add(single)
+    own_env = getattr(models, "_env", None)
+    for provider in models.providers() if models is not None else ():
+        configured = getattr(provider, "api_key", None)
+        if isinstance(configured, str) and not configured.startswith(("$", "!")):
+            found.add(configured)  # a literal key in models.toml
+        if isinstance(own_env, Mapping):
+            found.update(str(own_env[name]) for name in models.env_vars(provider.name) if own_env.get(name))
     return {value for value in found if len(value.strip()) >= _MIN_SECRET}
 
 

@@ -38,7 +38,7 @@ async def clone_command(app: CommandContext, args: str) -> None:
     if cancelled:
         await app.notice("Clone cancelled by an extension")
         return
-    await app.notice(f"Cloned to new session: {session.session_file or 'in memory'}")
+    app.status(f"Cloned to new session: {session.session_file or 'in memory'}")  # the transcript was rebuilt
     app.refresh_footer()
 
 
@@ -89,7 +89,7 @@ async def import_command(app: CommandContext, args: str) -> None:
     if cancelled:
         await app.notice("Import cancelled by an extension")
         return
-    await app.notice(f"Imported {path} as {session.session_file}")
+    app.status(f"Imported {path} as {session.session_file}")  # the transcript was rebuilt
     app.refresh_footer()
 
 
