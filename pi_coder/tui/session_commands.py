@@ -25,6 +25,10 @@ def _resolve(app: CommandContext, arg: str) -> str:
     return path if os.path.isabs(path) else os.path.join(str(app.session.cwd), path)
 
 
+def _is_file(path: str) -> bool:
+    return os.path.isfile(path)
+
+
 async def clone_command(app: CommandContext, args: str) -> None:
     session = app.session
     if session.is_streaming:
@@ -78,7 +82,7 @@ async def import_command(app: CommandContext, args: str) -> None:
         await app.notice(f"Cannot import while the agent is working. {_BUSY}", "warning")
         return
     path = _resolve(app, args)
-    if not os.path.isfile(path):
+    if not _is_file(path):
         await app.notice(f"Import failed: no such file: {path}", "error")
         return
     try:

@@ -13,7 +13,14 @@ from pi_coder.paths import logs_dir, session_dir_for_cwd
 from pi_coder.session.store import SessionStore
 from tests.tui.helpers import wait_until
 from tests.tui.screen_text import screen_text
-from tests.tui.screens_support import FIXED_NOW, SessionWriter, branchy_session, faux_models, make_app, session_for
+from tests.tui.screens_support import (
+    FIXED_NOW,
+    SessionWriter,
+    branchy_session,
+    faux_models,
+    make_app,
+    session_for,
+)
 from tests.tui.test_model_commands import run_command
 
 BRANCH = ["e0000001", "e000000t", "e0000002", "e0000003", "e0000008", "e0000009"]
