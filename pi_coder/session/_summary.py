@@ -25,6 +25,7 @@ from pi_coder.ai.types import (
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
+    Usage,
     UserMessage,
 )
 from pi_coder.errors import PiError
@@ -239,6 +240,7 @@ async def complete_summary(
     signal: AbortSignal | None = None,
     reasoning: str | None = None,
     api_key: str | None = None,
+    usages: list[Usage] | None = None,
 ) -> str:
     """Ask ``model`` for a summary: the summarisation system prompt plus one user message.
 
@@ -250,6 +252,7 @@ async def complete_summary(
         signal: Aborts the request; the wait ends at once even if the stream lingers.
         reasoning: Thinking level for reasoning models, or None.
         api_key: Passed to the stream function (None lets it resolve the key).
+        usages: Receives the usage of a successful request.
 
     Returns:
         The summary text (text blocks joined, stripped).
@@ -296,5 +299,7 @@ async def complete_summary(
     text = "\n".join(b.text for b in response.content if isinstance(b, TextContent)).strip()
     if not text:
         raise CompactionError("Summarization failed: the model returned no text")
+    if usages is not None:
+        usages.append(response.usage)
     return text
 

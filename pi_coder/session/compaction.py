@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pi_coder.ai.abort import AbortSignal
-from pi_coder.ai.types import AssistantMessage, Model, TextContent, ToolCall, UserMessage
+from pi_coder.ai.types import AssistantMessage, Cost, Model, TextContent, ToolCall, Usage, UserMessage
 from pi_coder.session._summary import (
     BRANCH_SUMMARY_PROMPT,
     SUMMARIZATION_PROMPT,
@@ -405,15 +405,39 @@ class CompactionResult:
     """``{"readFiles": [...], "modifiedFiles": [...]}``."""
     estimated_after: int = 0
     """chars/4 estimate of the context after compaction (summary plus kept messages)."""
+    usage: Usage | None = None
+    """The summary requests' tokens and cost, added up (None when nothing was requested)."""
 
     def to_json_dict(self) -> dict[str, Any]:
         """Pi's ``CompactionResult`` shape (as in ``auto_compaction_end`` events)."""
-        return {
+        data: dict[str, Any] = {
             "summary": self.summary,
             "firstKeptEntryId": self.first_kept_entry_id,
             "tokensBefore": self.tokens_before,
             "details": self.details,
         }
+        if self.estimated_after:
+            data["estimatedTokensAfter"] = self.estimated_after
+        if self.usage is not None:
+            data["usage"] = self.usage.to_json_dict()
+        return data
+
+
+def _sum_usage(usages: Sequence[Usage]) -> Usage | None:
+    if not usages:
+        return None
+    total = Usage()
+    cost = Cost()
+    for usage in usages:
+        total.input += usage.input
+        total.output += usage.output
+        total.cache_read += usage.cache_read
+        total.cache_write += usage.cache_write
+        total.total_tokens += usage.total_tokens
+        for name in ("input", "output", "cache_read", "cache_write", "total"):
+            setattr(cost, name, getattr(cost, name) + getattr(usage.cost, name))
+    total.cost = cost
+    return total
 
 
 def _conversation_prompt(messages: Iterable[AgentMessage], previous_summary: str | None, instructions: str) -> str:
@@ -439,6 +463,7 @@ async def compact(
     signal: AbortSignal | None = None,
     reasoning: str | None = None,
     api_key: str | None = None,
+    retry: Callable[[Callable[[], Awaitable[str]]], Awaitable[str]] | None = None,
 ) -> CompactionResult:
     """Generate the summary for ``preparation``.
 
@@ -456,6 +481,8 @@ async def compact(
         signal: Aborts the requests.
         reasoning: Thinking level for reasoning models.
         api_key: Passed to the stream function.
+        retry: Runs each summary request (given as a call that makes one attempt), e.g. with the
+            session's retry policy; a failed request is then retried on its own, as Pi does.
 
     Returns:
         The result to append.
@@ -474,15 +501,28 @@ async def compact(
         prompt = _conversation_prompt(
             preparation.messages_to_summarize, previous, _with_focus(base, custom_instructions)
         )
-        return await complete_summary(
-            stream_fn, model, prompt, max_tokens=int(0.8 * reserve), signal=signal, reasoning=reasoning, api_key=api_key
-        )
+        return await request(prompt, int(0.8 * reserve))
 
     async def turn_prefix() -> str:
         prompt = _conversation_prompt(preparation.turn_prefix_messages, None, TURN_PREFIX_PROMPT)
-        return await complete_summary(
-            stream_fn, model, prompt, max_tokens=int(0.5 * reserve), signal=signal, reasoning=reasoning, api_key=api_key
-        )
+        return await request(prompt, int(0.5 * reserve))
+
+    usages: list[Usage] = []
+
+    async def request(prompt: str, max_tokens: int) -> str:
+        def attempt() -> Awaitable[str]:
+            return complete_summary(
+                stream_fn,
+                model,
+                prompt,
+                max_tokens=max_tokens,
+                signal=signal,
+                reasoning=reasoning,
+                api_key=api_key,
+                usages=usages,
+            )
+
+        return await (retry(attempt) if retry is not None else attempt())
 
     if preparation.is_split_turn and preparation.turn_prefix_messages:
         results = await asyncio.gather(history(), turn_prefix(), return_exceptions=True)
@@ -511,5 +551,6 @@ async def compact(
         tokens_before=preparation.tokens_before,
         details=preparation.file_ops.details(),
         estimated_after=after,
+        usage=_sum_usage(usages),
     )
 
