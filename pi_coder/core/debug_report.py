@@ -95,11 +95,12 @@ def _provider_lines(session: Any) -> list[str]:
     if models is None:
         return []
     lines = [f"- models.toml: {getattr(models, 'models_toml_path', None) or 'none'}"]
-    providers = []
+    keyed, keyless = [], []
     for provider in models.providers():
-        has_key = models.has_key(provider.name)
-        providers.append(f"{provider.name} ({len(provider.models)} models, key: {'yes' if has_key else 'no'})")
-    lines.append(f"- Providers: {', '.join(providers) or 'none'}")
+        entry = f"{provider.name} ({len(provider.models)} models)"
+        (keyed if models.has_key(provider.name) else keyless).append(entry)
+    lines.append(f"- Providers with a key: {', '.join(keyed) or 'none'}")
+    lines.append(f"- Providers without a key: {len(keyless)}")
     return lines
 
 

@@ -145,7 +145,7 @@ async def _hotkeys(app: CommandContext, args: str) -> None:
         usage = f"/{command.name} {command.args_hint}".strip()
         commands.append(f"| `{usage}` | {command.description} |")
     await app.show_markdown(
-        "**Keyboard shortcuts**\n\n" + "\n".join(rows) + "\n\n**Slash commands**\n\n" + "\n".join(commands)
+        "**Slash commands**\n\n" + "\n".join(commands) + "\n\n**Keyboard shortcuts**\n\n" + "\n".join(rows)
     )
 
 

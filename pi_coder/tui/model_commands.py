@@ -88,4 +88,7 @@ async def scoped_models_command(app: CommandContext, args: str) -> None:
 
     await app._dialog(ScopedModelsScreen(models, scope, on_change=apply, on_save=save))
     count = len(session.scoped_models or [])
-    await app.notice(f"Ctrl+P cycles {count} models" if count else "Ctrl+P cycles all models with a key")
+    if count:
+        await app.notice(f"Ctrl+P cycles {count} model{'s' if count != 1 else ''}")
+    else:
+        await app.notice("Ctrl+P cycles all models with a key")

@@ -182,4 +182,4 @@ async def test_debug_writes_a_redacted_report_without_any_key(project: Path, mon
         assert f"- Folder: {project}" in text and "settings.toml" in text
         for name in ("pi_coder:", "Python:", "textual:", "httpx:", "Extensions: 0", "MCP servers: 0", "Skills: 0"):
             assert name in text
-        assert "local (1 models, key: yes)" in text
+        assert "- Providers with a key: " in text and "local (1 models)" in text

@@ -2,7 +2,8 @@
 
 Lines are ``id  provider  name``, the current model first and marked ``✓``, the rest by provider.
 When a Ctrl+P scope exists (``--models`` or the ``enabled_models`` setting), Tab switches
-between the scoped models and all models with a key. The result is the chosen ``Model``.
+between the scoped models and all models with a key. Ctrl+S saves the highlighted model as the
+default for new sessions without switching to it. The result is the chosen ``Model``.
 """
 
 from __future__ import annotations
