@@ -95,7 +95,8 @@ def _provider_lines(session: Any) -> list[str]:
     if models is None:
         return []
     lines = [f"- models.toml: {getattr(models, 'models_toml_path', None) or 'none'}"]
-    keyed, keyless = [], []
+    keyed: list[str] = []
+    keyless: list[str] = []
     for provider in models.providers():
         entry = f"{provider.name} ({len(provider.models)} models)"
         (keyed if models.has_key(provider.name) else keyless).append(entry)
