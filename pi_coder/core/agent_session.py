@@ -19,6 +19,7 @@ import inspect
 import logging
 import os
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_coder.agent import Agent, AgentError
@@ -807,6 +808,31 @@ class AgentSession:
             await self.extensions.after_replace("fork", previous)
         return False
 
+    async def import_session(self, path: str) -> bool:
+        """``/import``: copy the session file at ``path`` into this folder's session directory (a new
+        id, ``parentSession`` = ``path``, the entries verbatim) and switch to the copy.
+
+        Returns:
+            True when a ``session_before_switch`` handler cancelled (the copy is removed again).
+
+        Raises:
+            InvalidSessionFileError: ``path`` is empty or not a session file.
+            OSError: ``path`` cannot be read or the copy cannot be written.
+        """
+        from pi_coder.paths import session_dir_for_cwd
+
+        directory = self._store.session_dir
+        if directory is None:
+            directory = Path(self._session_dir) if self._session_dir else session_dir_for_cwd(self.cwd)
+        copy = SessionStore.fork_from(path, self.cwd, directory)
+        copy.close()
+        target = copy.session_file
+        assert target is not None, "a forked store is persisted"
+        cancelled = await self.switch_session(str(target))
+        if cancelled:
+            target.unlink(missing_ok=True)
+        return cancelled
+
     async def navigate_tree(
         self, entry_id: str, summarize: bool = False, instructions: str | None = None
     ) -> str | None:
@@ -847,6 +873,11 @@ class AgentSession:
         self._store.append_session_info(name)
         self.emit_nowait(SessionNameChanged(name=name.strip()))
         self._check_saved()
+
+    @property
+    def loaded_settings(self) -> LoadedSettings | None:
+        """The settings files read at start (paths, warnings, unknown keys); None when given plain settings."""
+        return self._loaded
 
     def save_settings(self, updates: dict[str, Any]) -> None:
         """Write dotted keys to the global settings.toml (comments kept) and apply them in memory.

@@ -19,6 +19,7 @@ through the agent's stream function.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from pi_coder.ai.abort import AbortController
@@ -236,21 +237,23 @@ class AutoCompaction(RunHook):
         leaf = store.leaf_id
         ready = preparation
         try:
-            result = await retry_summary(
-                session,
-                lambda: compact(
-                    ready,
-                    model=model,
-                    stream_fn=session.agent.stream_fn,
-                    reserve_tokens=settings.reserve_tokens,
-                    custom_instructions=instructions,
-                    signal=controller.signal,
-                    reasoning=_reasoning(session),
-                ),
-                source="compaction",
-                reason=reason,
-                signal=controller.signal,
-                is_transient=_transient,
+            signal = controller.signal
+
+            def retried(call: Callable[[], Awaitable[str]]) -> Awaitable[str]:
+                # Each summary request retries on its own (Pi's summarization_retry_* per request).
+                return retry_summary(
+                    session, call, source="compaction", reason=reason, signal=signal, is_transient=_transient
+                )
+
+            result = await compact(
+                ready,
+                model=model,
+                stream_fn=session.agent.stream_fn,
+                reserve_tokens=settings.reserve_tokens,
+                custom_instructions=instructions,
+                signal=signal,
+                reasoning=_reasoning(session),
+                retry=retried,
             )
         finally:
             self._controller = None

@@ -70,10 +70,10 @@ def _message_dicts(server: RpcHost) -> list[Any]:
 
 
 def state_data(server: RpcHost) -> dict[str, Any]:
-    """``get_state`` data (design.md's field list)."""
+    """``get_state`` data (design.md's field list; ``sessionName`` only when the session has one)."""
     session = server.session
     model = session.model
-    return {
+    data: dict[str, Any] = {
         "model": model.to_json_dict() if model is not None else None,
         "thinkingLevel": session.thinking_level,
         "isStreaming": server.busy(),
@@ -87,6 +87,9 @@ def state_data(server: RpcHost) -> dict[str, Any]:
         "messageCount": len(_message_dicts(server)),
         "pendingMessageCount": len(session.queued_messages()),
     }
+    if data["sessionName"] is None:  # Pi 1.6 leaves an unset name out
+        del data["sessionName"]
+    return data
 
 
 # ---------------------------------------------------------------------------- prompting
@@ -146,12 +149,14 @@ async def _prompt(server: RpcHost, command: dict[str, Any]) -> Any:
 async def _steer(server: RpcHost, command: dict[str, Any]) -> Any:
     _no_extension_command(server, _str(command, "message"))
     server.session.steer(_str(command, "message"), _images(command))
+    return {"disposition": "queued"}
 
 
 @_command("follow_up")
 async def _follow_up(server: RpcHost, command: dict[str, Any]) -> Any:
     _no_extension_command(server, _str(command, "message"))
     server.session.follow_up(_str(command, "message"), _images(command))
+    return {"disposition": "queued"}
 
 
 async def _mcp_command(server: RpcHost, text: str) -> None:
@@ -304,7 +309,7 @@ async def _get_entries(server: RpcHost, command: dict[str, Any]) -> Any:
             raise RpcError('"since" must be an entry id')
         index = next((i for i, entry in enumerate(entries) if entry.id == since), None)
         if index is None:
-            raise RpcError(f"Entry {since} not found")
+            raise RpcError(f"Entry not found: {since}")
         entries = entries[index + 1 :]
     return {"entries": [entry.to_json_dict() for entry in entries], "leafId": store.leaf_id}
 

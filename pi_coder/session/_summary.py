@@ -25,6 +25,7 @@ from pi_coder.ai.types import (
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
+    Usage,
     UserMessage,
 )
 from pi_coder.errors import PiError
@@ -242,6 +243,7 @@ async def complete_summary(
     signal: AbortSignal | None = None,
     reasoning: str | None = None,
     api_key: str | None = None,
+    usages: list[Usage] | None = None,
 ) -> str:
     """Ask ``model`` for a summary: the summarisation system prompt plus one user message.
 
@@ -253,6 +255,7 @@ async def complete_summary(
         signal: Aborts the request; the wait ends at once even if the stream lingers.
         reasoning: Thinking level for reasoning models, or None.
         api_key: Passed to the stream function (None lets it resolve the key).
+        usages: Receives the usage of a successful request.
 
     Returns:
         The summary text (text blocks joined, stripped).
@@ -299,8 +302,9 @@ async def complete_summary(
     text = "\n".join(b.text for b in response.content if isinstance(b, TextContent)).strip()
     if not text:
         raise CompactionError("Summarization failed: the model returned no text")
+    if usages is not None:
+        usages.append(response.usage)
     return text
-
 
 
 def with_focus(instructions: str, custom_instructions: str | None, *, replace: bool = False) -> str:
@@ -332,10 +336,12 @@ async def summarize_conversation(
     signal: AbortSignal | None = None,
     reasoning: str | None = None,
     api_key: str | None = None,
+    usages: list[Usage] | None = None,
 ) -> str:
     """Ask ``model`` to summarise ``messages`` following ``instructions``: the request shared by
     compaction (history and turn prefix) and branch summaries. Raises like :func:`complete_summary`."""
     prompt = conversation_prompt(messages, instructions, previous_summary)
     return await complete_summary(
-        stream_fn, model, prompt, max_tokens=max_tokens, signal=signal, reasoning=reasoning, api_key=api_key
-    )
+        stream_fn, model, prompt, max_tokens=max_tokens, signal=signal, reasoning=reasoning, api_key=api_key,
+        usages=usages,
+    )  # fmt: skip

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pi_coder.ai.abort import AbortSignal
-from pi_coder.ai.types import AssistantMessage, Model, TextContent, ToolCall, UserMessage
+from pi_coder.ai.types import AssistantMessage, Cost, Model, TextContent, ToolCall, Usage, UserMessage
 from pi_coder.session._summary import (
     BRANCH_SUMMARY_PROMPT,
     SUMMARIZATION_PROMPT,
@@ -406,15 +406,39 @@ class CompactionResult:
     """``{"readFiles": [...], "modifiedFiles": [...]}``."""
     estimated_after: int = 0
     """chars/4 estimate of the context after compaction (summary plus kept messages)."""
+    usage: Usage | None = None
+    """The summary requests' tokens and cost, added up (None when nothing was requested)."""
 
     def to_json_dict(self) -> dict[str, Any]:
         """Pi's ``CompactionResult`` shape (as in ``auto_compaction_end`` events)."""
-        return {
+        data: dict[str, Any] = {
             "summary": self.summary,
             "firstKeptEntryId": self.first_kept_entry_id,
             "tokensBefore": self.tokens_before,
             "details": self.details,
         }
+        if self.estimated_after:
+            data["estimatedTokensAfter"] = self.estimated_after
+        if self.usage is not None:
+            data["usage"] = self.usage.to_json_dict()
+        return data
+
+
+def _sum_usage(usages: Sequence[Usage]) -> Usage | None:
+    if not usages:
+        return None
+    total = Usage()
+    cost = Cost()
+    for usage in usages:
+        total.input += usage.input
+        total.output += usage.output
+        total.cache_read += usage.cache_read
+        total.cache_write += usage.cache_write
+        total.total_tokens += usage.total_tokens
+        for name in ("input", "output", "cache_read", "cache_write", "total"):
+            setattr(cost, name, getattr(cost, name) + getattr(usage.cost, name))
+    total.cost = cost
+    return total
 
 
 async def compact(
@@ -427,6 +451,7 @@ async def compact(
     signal: AbortSignal | None = None,
     reasoning: str | None = None,
     api_key: str | None = None,
+    retry: Callable[[Callable[[], Awaitable[str]]], Awaitable[str]] | None = None,
 ) -> CompactionResult:
     """Generate the summary for ``preparation``.
 
@@ -444,6 +469,8 @@ async def compact(
         signal: Aborts the requests.
         reasoning: Thinking level for reasoning models.
         api_key: Passed to the stream function.
+        retry: Runs each summary request (given as a call that makes one attempt), e.g. with the
+            session's retry policy; a failed request is then retried on its own, as Pi does.
 
     Returns:
         The result to append.
@@ -455,11 +482,16 @@ async def compact(
     reserve = effective_reserve_tokens(model.context_window, reserve_tokens)
     previous = strip_generated_sections(preparation.previous_summary) if preparation.previous_summary else None
 
+    usages: list[Usage] = []
+
     async def request(messages: list[AgentMessage], instructions: str, share: float, prior: str | None) -> str:
-        return await summarize_conversation(
-            stream_fn, model, messages, instructions, max_tokens=int(share * reserve), previous_summary=prior,
-            signal=signal, reasoning=reasoning, api_key=api_key,
-        )  # fmt: skip
+        def attempt() -> Awaitable[str]:
+            return summarize_conversation(
+                stream_fn, model, messages, instructions, max_tokens=int(share * reserve), previous_summary=prior,
+                signal=signal, reasoning=reasoning, api_key=api_key, usages=usages,
+            )  # fmt: skip
+
+        return await (retry(attempt) if retry is not None else attempt())
 
     async def history() -> str:
         if not preparation.messages_to_summarize:
@@ -497,5 +529,6 @@ async def compact(
         tokens_before=preparation.tokens_before,
         details=preparation.file_ops.details(),
         estimated_after=after,
+        usage=_sum_usage(usages),
     )
 

@@ -1,7 +1,8 @@
 """Slash commands: a small table of (name, description, handler).
 
 Handlers receive the app and the text after the command name. /model, /settings, /resume, /tree
-and /fork run the dialog flows of ``pi_coder.tui.screens.navigation``.
+and /fork run the dialog flows of ``pi_coder.tui.screens.navigation``; /thinking and /scoped-models
+live in ``model_commands``, /clone, /export, /import, /changelog and /debug in ``session_commands``.
 """
 
 from __future__ import annotations
@@ -82,19 +83,45 @@ async def _copy(app: CommandContext, args: str) -> None:
 
 
 async def _export(app: CommandContext, args: str) -> None:
-    from pi_coder.core.export_html import default_export_path, export_store_html
+    from pi_coder.tui.session_commands import export_command
 
-    session = app.session
-    name = session.session_file or f"{session.session_id}.jsonl"
-    target = args.strip() or str(default_export_path(name, session.cwd))
-    if not target.startswith(("/", "~")):
-        target = f"{session.cwd}/{target}"
-    try:
-        path = export_store_html(session.store, target)
-    except OSError as exc:
-        await app.notice(f"Export failed: {exc.strerror or exc}", "error")
-        return
-    await app.notice(f"Session exported to: {path}")
+    await export_command(app, args)
+
+
+async def _import(app: CommandContext, args: str) -> None:
+    from pi_coder.tui.session_commands import import_command
+
+    await import_command(app, args)
+
+
+async def _clone(app: CommandContext, args: str) -> None:
+    from pi_coder.tui.session_commands import clone_command
+
+    await clone_command(app, args)
+
+
+async def _changelog(app: CommandContext, args: str) -> None:
+    from pi_coder.tui.session_commands import changelog_command
+
+    await changelog_command(app, args)
+
+
+async def _debug(app: CommandContext, args: str) -> None:
+    from pi_coder.tui.session_commands import debug_command
+
+    await debug_command(app, args)
+
+
+async def _thinking(app: CommandContext, args: str) -> None:
+    from pi_coder.tui.model_commands import thinking_command
+
+    await thinking_command(app, args)
+
+
+async def _scoped_models(app: CommandContext, args: str) -> None:
+    from pi_coder.tui.model_commands import scoped_models_command
+
+    await scoped_models_command(app, args)
 
 
 async def _hotkeys(app: CommandContext, args: str) -> None:
@@ -112,7 +139,13 @@ async def _hotkeys(app: CommandContext, args: str) -> None:
         "| `!cmd` | Run a shell command, output added to the context |",
         "| `!!cmd` | Run a shell command, output kept out of the context |",
     ]
-    await app.show_markdown("**Keyboard shortcuts**\n\n" + "\n".join(rows))
+    commands = ["| Command | Description |", "|---|---|"]
+    for command in app.commands:
+        usage = f"/{command.name} {command.args_hint}".strip()
+        commands.append(f"| `{usage}` | {command.description} |")
+    await app.show_markdown(
+        "**Slash commands**\n\n" + "\n".join(commands) + "\n\n**Keyboard shortcuts**\n\n" + "\n".join(rows)
+    )
 
 
 async def _reload(app: CommandContext, args: str) -> None:
@@ -225,20 +258,26 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("compact", "Compact the context (optional focus instructions)", _compact, "[instructions]"),
     SlashCommand("session", "Show session file, id, message counts, tokens and cost", _session),
     SlashCommand("model", "Select a model (or switch to the one named)", _model, "[term]"),
+    SlashCommand("thinking", "Set the thinking level (a list of the model's levels without one)", _thinking, "[level]"),
+    SlashCommand("scoped-models", "Choose the models Ctrl+P cycles (Ctrl+S saves them)", _scoped_models),
     SlashCommand("settings", "Change settings (theme, thinking, queue modes, ...)", _settings),
     SlashCommand("resume", "Resume another session", _resume),
     SlashCommand("tree", "Navigate the session tree (same file)", _tree),
     SlashCommand("fork", "Fork a new session from an earlier message", _fork),
+    SlashCommand("clone", "Copy the current branch into a new session", _clone),
     SlashCommand("undo", "Undo the last prompt: its file changes and the conversation", _undo),
     SlashCommand("redo", "Redo what /undo undid (until a new prompt)", _redo),
     SlashCommand("checkpoints", "List the files each prompt changed (a number shows its diff)", _checkpoints, "[n]"),
     SlashCommand("name", "Set the session name", _name, "<name>"),
     SlashCommand("copy", "Copy the last answer to the clipboard", _copy),
-    SlashCommand("export", "Export the session as a self-contained HTML page", _export, "[file]"),
+    SlashCommand("export", "Export the session as HTML, or as JSONL (a .jsonl file name)", _export, "[file]"),
+    SlashCommand("import", "Open a JSONL session file as a new session of this folder", _import, "<file>"),
     SlashCommand("hotkeys", "Show keyboard shortcuts", _hotkeys),
     SlashCommand("login", "Store an API key for a provider", _login, "[provider]"),
     SlashCommand("logout", "Remove a stored API key", _logout, "[provider]"),
     SlashCommand("trust", "Show or change whether this project folder is trusted", _trust),
+    SlashCommand("changelog", "Show the changelog", _changelog),
+    SlashCommand("debug", "Write a state report for bug reports (no keys) and show it", _debug),
     SlashCommand("reload", "Reload extensions, settings, templates, skills, themes and context files", _reload),
     SlashCommand("mcp", "MCP servers: state, tools, errors; reconnect|enable|disable <server>", _mcp, "[action server]"),
     SlashCommand("quit", "Quit pi", _quit),

@@ -89,11 +89,11 @@ def fuzzy_filter(query: str, candidates: Iterable[str], limit: int = 20) -> list
 
 
 PI_COMMAND_ORDER: tuple[str, ...] = (
-    "settings", "model", "scoped-models", "export", "import", "share", "copy", "name", "session",
-    "changelog", "hotkeys", "fork", "clone", "tree", "trust", "login", "logout", "new", "compact",
+    "settings", "model", "tree", "thinking", "scoped-models", "export", "import", "share", "bug", "copy",
+    "name", "session", "changelog", "hotkeys", "fork", "clone", "trust", "login", "logout", "new", "compact",
     "resume", "reload", "quit",
 )  # fmt: skip
-"""Pi's built-in commands in the order its ``/`` menu lists them (pi-product 2.3)."""
+"""Pi 1.6's built-in commands in the order its ``/`` menu lists them (read off Pi 1.6 in tmux)."""
 
 
 def slash_candidates(builtins: Iterable[str], others: Iterable[str]) -> list[str]:

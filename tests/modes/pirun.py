@@ -115,11 +115,14 @@ def all_text(request_json: dict[str, Any]) -> str:
 class RpcClient:
     """``pi --mode rpc`` in a subprocess; stdout lines are collected by a thread."""
 
-    def __init__(self, pi_home: PiHome, *args: str) -> None:
+    def __init__(
+        self, pi_home: PiHome, *args: str, program: list[str] | None = None, env: dict[str, str] | None = None
+    ) -> None:
+        """``program`` runs another RPC server (Pi 1.6 for captures) with ``env``, else pi_coder's ``pi``."""
         self.proc = subprocess.Popen(
-            [*PI, "--mode", "rpc", *args],
+            [*(program or PI), "--mode", "rpc", *args],
             cwd=pi_home.project,
-            env=pi_home.env(),
+            env=env if env is not None else pi_home.env(),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

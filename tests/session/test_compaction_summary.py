@@ -70,11 +70,14 @@ async def test_summary_request_shape_and_result() -> None:
     assert out.details == {"readFiles": ["f0.py", "f1.py", "f2.py"], "modifiedFiles": []}
     assert out.tokens_before == prep.tokens_before > 0
     assert out.estimated_after < prep.estimated_before
+    assert out.usage is not None  # the faux model reports zeros; summed usage: tests/modes/test_rpc_pi16.py
     assert out.to_json_dict() == {
         "summary": out.summary,
         "firstKeptEntryId": ids[12],
         "tokensBefore": out.tokens_before,
         "details": out.details,
+        "estimatedTokensAfter": out.estimated_after,
+        "usage": out.usage.to_json_dict(),
     }
 
 

@@ -582,6 +582,13 @@ class SSEServer:
         with self._lock:
             return len(self._turns)
 
+    def clear(self) -> int:
+        """Drop the scripted responses not used yet; returns how many there were."""
+        with self._lock:
+            count = len(self._turns)
+            self._turns.clear()
+            return count
+
     def _take(self, record: RecordedRequest) -> Turn | None:
         with self._lock:
             self.requests.append(record)

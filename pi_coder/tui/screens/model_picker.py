@@ -2,7 +2,8 @@
 
 Lines are ``id  provider  name``, the current model first and marked ``✓``, the rest by provider.
 When a Ctrl+P scope exists (``--models`` or the ``enabled_models`` setting), Tab switches
-between the scoped models and all models with a key. The result is the chosen ``Model``.
+between the scoped models and all models with a key. Ctrl+S saves the highlighted model as the
+default for new sessions without switching to it. The result is the chosen ``Model``.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ class ModelPicker(PickerScreen[Model]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("tab", "toggle_scope", "Scoped / all", show=False, priority=True),
+        Binding("ctrl+s", "save_default", "Save as default", show=False, priority=True),
     ]
 
     def __init__(
@@ -76,7 +78,7 @@ class ModelPicker(PickerScreen[Model]):
         scoped: Sequence[Model] = (),
         query: str = "",
     ) -> None:
-        hint = "↑↓ move · Enter select · Esc cancel"
+        hint = "↑↓ move · Enter select · Ctrl+S save as default · Esc cancel"
         if scoped:
             hint = "Tab scoped/all · " + hint
         current_key = f"{current.provider}/{current.id}" if current is not None else None
@@ -85,6 +87,8 @@ class ModelPicker(PickerScreen[Model]):
         self.scoped = list(scoped)
         self.current = current
         self.scope = "scoped" if self.scoped else "all"
+        self.saved_default: str | None = None
+        """``provider/id`` saved with Ctrl+S while the picker is open."""
 
     def _pool(self) -> list[Model]:
         pool = self.scoped if self.scope == "scoped" else self.all_models
@@ -127,14 +131,18 @@ class ModelPicker(PickerScreen[Model]):
         return rank(query, entries, lambda entry: entry.search)
 
     def header(self) -> RenderableType:
+        saved = Text(f"Default model saved: {self.saved_default}", style="dim") if self.saved_default else None
         if not self.scoped:
-            return Text("Only models with a configured API key are listed", style="dim")
+            return saved or Text("Only models with a configured API key are listed", style="dim")
         line = Text()
         for scope in ("scoped", "all"):
             style = "bold reverse" if scope == self.scope else "dim"
             line.append(f" {scope} ", style=style)
             line.append(" ")
         line.append(" (Tab)", style="dim")
+        if saved is not None:
+            line.append("  ")
+            line.append(saved)
         return line
 
     def detail(self, entry: PickerEntry[Model] | None) -> RenderableType:
@@ -156,3 +164,14 @@ class ModelPicker(PickerScreen[Model]):
             return
         self.scope = "all" if self.scope == "scoped" else "scoped"
         self.reload()
+
+    def action_save_default(self) -> None:
+        """Ctrl+S: save the highlighted model as the default for new sessions (no switch)."""
+        entry = self.highlighted_entry()
+        session = getattr(self.app, "session", None)
+        if entry is None or session is None:
+            return
+        model: Model = entry.value
+        session.save_settings({"default_provider": model.provider, "default_model": model.id})
+        self.saved_default = entry.key
+        self._refresh_lines()

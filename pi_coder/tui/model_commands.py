@@ -1,0 +1,94 @@
+"""``/thinking [level]`` and ``/scoped-models``.
+
+``/thinking`` without an argument lists the levels the current model supports; a level the
+model cannot do is clamped to the nearest one it can (and then not saved as the default, see
+``core/_model_controls.py``). ``/scoped-models`` opens :class:`ScopedModelsScreen`: changes
+apply to this session's Ctrl+P cycle at once, Ctrl+S also saves them to ``enabled_models``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pi_coder.core.thinking import THINKING_LEVELS
+
+if TYPE_CHECKING:
+    from pi_coder.tui.context import CommandContext
+
+__all__ = ["LEVEL_DESCRIPTIONS", "scoped_models_command", "thinking_command"]
+
+LEVEL_DESCRIPTIONS: dict[str, str] = {
+    "off": "No reasoning",
+    "minimal": "Very brief reasoning",
+    "low": "Light reasoning",
+    "medium": "Moderate reasoning",
+    "high": "Deep reasoning",
+    "xhigh": "Very deep reasoning",
+    "max": "The model's largest reasoning budget",
+}
+
+
+def _applied(app: CommandContext) -> str:
+    level = str(app.session.thinking_level)
+    app.editor.set_thinking_level(level)
+    app.refresh_footer()
+    return level
+
+
+async def thinking_command(app: CommandContext, args: str) -> None:
+    session = app.session
+    model = session.model
+    levels = list(session.available_thinking_levels())
+    wanted = args.strip().lower()
+    if not wanted:
+        if model is None or levels == ["off"]:
+            await app.notice("The current model does not support thinking", "warning")
+            return
+        from pi_coder.tui.screens.dialogs import ChoiceDialog
+
+        current = session.thinking_level
+        choices = [(level, f"{level:<8} {LEVEL_DESCRIPTIONS.get(level, '')}") for level in levels]
+        chosen = await app._dialog(
+            ChoiceDialog("Thinking level", choices, message=f"Levels of {model.id}", initial=current)
+        )
+        if chosen is None:
+            return
+        wanted = str(chosen)
+    if wanted not in THINKING_LEVELS:
+        await app.notice(f'Unknown thinking level "{wanted}". Levels: {", ".join(THINKING_LEVELS)}', "error")
+        return
+    session.set_thinking_level(wanted)
+    level = _applied(app)
+    if level != wanted:
+        name = model.id if model is not None else "the current model"
+        await app.notice(f"Thinking level: {level} ({name} does not support {wanted}; not saved as the default)")
+    else:
+        await app.notice(f"Thinking level: {level}")
+
+
+async def scoped_models_command(app: CommandContext, args: str) -> None:
+    from pi_coder.tui.screens.model_picker import reload_models
+    from pi_coder.tui.screens.scoped_models import ScopedModelsScreen
+
+    session = app.session
+    error = reload_models(app)
+    if error:
+        await app.notice(error, "error")
+    models = list(session.available_models())
+    if not models:
+        await app.notice("No models with an API key (see /login)", "warning")
+        return
+    scope: list[tuple[Any, str | None]] = list(session.scoped_models or [])
+
+    def apply(chosen: list[tuple[Any, str | None]]) -> None:
+        session.scoped_models = chosen
+
+    def save(patterns: list[str]) -> None:
+        session.save_settings({"enabled_models": patterns})
+
+    await app._dialog(ScopedModelsScreen(models, scope, on_change=apply, on_save=save))
+    count = len(session.scoped_models or [])
+    if count:
+        await app.notice(f"Ctrl+P cycles {count} model{'s' if count != 1 else ''}")
+    else:
+        await app.notice("Ctrl+P cycles all models with a key")
