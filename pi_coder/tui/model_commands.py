@@ -48,7 +48,7 @@ async def thinking_command(app: CommandContext, args: str) -> None:
 
         current = session.thinking_level
         choices = [(level, f"{level:<8} {LEVEL_DESCRIPTIONS.get(level, '')}") for level in levels]
-        chosen = await app._dialog(
+        chosen = await app.push_screen_wait(
             ChoiceDialog("Thinking level", choices, message=f"Levels of {model.id}", initial=current)
         )
         if chosen is None:
@@ -86,7 +86,7 @@ async def scoped_models_command(app: CommandContext, args: str) -> None:
     def save(patterns: list[str]) -> None:
         session.save_settings({"enabled_models": patterns})
 
-    await app._dialog(ScopedModelsScreen(models, scope, on_change=apply, on_save=save))
+    await app.push_screen_wait(ScopedModelsScreen(models, scope, on_change=apply, on_save=save))
     count = len(session.scoped_models or [])
     if count:
         await app.notice(f"Ctrl+P cycles {count} model{'s' if count != 1 else ''}")
