@@ -20,13 +20,12 @@ from pi_coder.core.extensions.bus import EventBus
 from pi_coder.core.extensions.context import ExtensionCommandContext, ExtensionContext, NoUI, UIProtocol
 from pi_coder.core.extensions.errors import ExtensionErrorEvent, coerce_result
 from pi_coder.core.extensions.seams import SessionSeams
-from pi_coder.core.extensions.types import Command, Extension, Handler, ToolInfo
+from pi_coder.core.extensions.types import Command, Extension, Handler, Source, ToolInfo
 
 if TYPE_CHECKING:
     from pi_coder.ai.models import Models
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.core.extensions.api import ExtensionAPI
-    from pi_coder.core.extensions.loader import Source
 
 __all__ = ["ErrorSink", "ExtensionRunner", "FlagToken"]
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pi_coder.agent.types import AgentTool
     from pi_coder.core.agent_session import AgentSession
-    from pi_coder.core.extensions.runner import ExtensionRunner
+    from pi_coder.core.extensions.host import RunnerHost
     from pi_coder.core.extensions.types import Extension
 
 __all__ = ["SessionSeams", "adapt_tool", "install", "reload", "send_message"]
@@ -54,7 +54,7 @@ def _copy_message(message: Any) -> Any:
 # ---------------------------------------------------------------------------- tools
 
 
-def adapt_tool(runner: ExtensionRunner, ext: Extension, definition: Any) -> AgentTool:
+def adapt_tool(runner: RunnerHost, ext: Extension, definition: Any) -> AgentTool:
     """An ``AgentTool`` for a ``ToolDefinition`` (its ``execute`` gets ``ctx``); ``AgentTool``s pass through."""
     from pi_coder.agent.types import AgentTool
 
@@ -75,7 +75,7 @@ def adapt_tool(runner: ExtensionRunner, ext: Extension, definition: Any) -> Agen
     )
 
 
-def install(runner: ExtensionRunner, session: AgentSession) -> None:
+def install(runner: RunnerHost, session: AgentSession) -> None:
     """Wrap the agent's hooks (keeping any already set) and listen to session events."""
     from pi_coder.agent.types import AfterToolCallResult, BeforeToolCallResult
 
@@ -208,7 +208,7 @@ def _custom_message(spec: Any) -> Any:
     return CustomMessage(custom_type=spec.custom_type, content=spec.content, display=spec.display, details=spec.details)
 
 
-def send_message(runner: ExtensionRunner, spec: Any, *, deliver_as: str, trigger_turn: bool) -> None:
+def send_message(runner: RunnerHost, spec: Any, *, deliver_as: str, trigger_turn: bool) -> None:
     session = runner.session
     message = _custom_message(spec)
     if deliver_as == "next_turn":
@@ -241,8 +241,8 @@ class SessionSeams:
     run_system_prompt: str | None
     """Set by the runner: the system prompt ``before_agent_start`` chose for the current run."""
 
-    async def intercept_prompt(  # type: ignore[misc]  # a mixin of ExtensionRunner: self is the runner
-        self: ExtensionRunner,
+    async def intercept_prompt(  # a mixin of the runner: self is the runner
+        self: RunnerHost,
         text: str,
         images: Sequence[Any] | None,
         source: str,
@@ -269,8 +269,8 @@ class SessionSeams:
                     event.images = list(result.images)
         return event.text, event.images
 
-    def prompt_starter(  # type: ignore[misc]  # a mixin of ExtensionRunner: self is the runner
-        self: ExtensionRunner,
+    def prompt_starter(  # a mixin of the runner: self is the runner
+        self: RunnerHost,
         message: Any,
         text: str,
         images: Sequence[Any],
@@ -311,7 +311,7 @@ class SessionSeams:
 
         return start
 
-    async def on_agent_event(self: ExtensionRunner, event: Any) -> Any:  # type: ignore[misc]
+    async def on_agent_event(self: RunnerHost, event: Any) -> Any:
         """Dispatch an agent event (before it is persisted); ``message_end`` may replace the message."""
         kind = event.type
         if kind == "agent_start":
@@ -340,13 +340,13 @@ class SessionSeams:
                     break
         return event
 
-    async def on_session_event(self: ExtensionRunner, event: Any) -> None:  # type: ignore[misc]
+    async def on_session_event(self: RunnerHost, event: Any) -> None:
         if getattr(event, "type", None) == "model_changed" and self.has("model_select"):
             model = self.session.model
             await self.notify("model_select", E.ModelSelectEvent(model=model, source="set"))
 
-    async def on_user_bash(  # type: ignore[misc]  # a mixin of ExtensionRunner: self is the runner
-        self: ExtensionRunner,
+    async def on_user_bash(  # a mixin of the runner: self is the runner
+        self: RunnerHost,
         command: str,
         exclude_from_context: bool,
         signal: Any,
@@ -384,8 +384,8 @@ class SessionSeams:
             exclude_from_context=exclude_from_context or None,
         )
 
-    async def before_replace(  # type: ignore[misc]  # a mixin of ExtensionRunner: self is the runner
-        self: ExtensionRunner,
+    async def before_replace(  # a mixin of the runner: self is the runner
+        self: RunnerHost,
         reason: str,
         *,
         target: str | None = None,
@@ -403,7 +403,7 @@ class SessionSeams:
         await self.shutdown(reason, target)
         return True
 
-    async def after_replace(self: ExtensionRunner, reason: str, previous: str | None) -> None:  # type: ignore[misc]
+    async def after_replace(self: RunnerHost, reason: str, previous: str | None) -> None:
         """Fresh ``pi`` objects (factories re-run without re-importing), then ``session_start``."""
         from pi_coder.core.extensions.loader import rerun_factories
 
@@ -411,7 +411,7 @@ class SessionSeams:
         await self.notify("session_start", E.SessionStartEvent(reason=reason, previous_session_file=previous))
 
 
-async def reload(runner: ExtensionRunner) -> bool:
+async def reload(runner: RunnerHost) -> bool:
     """``/reload``: shutdown, re-import every extension, ``session_start("reload")``. False during a run."""
     from pi_coder.core.extensions.loader import reimport
 
