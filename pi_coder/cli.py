@@ -372,8 +372,9 @@ def _store_value(
             if part in tools or part.startswith("mcp__"):  # MCP tools are known only once servers connect
                 if part not in valid:
                     valid.append(part)
-            else:
-                opts.warnings.append(f'Unknown tool "{part}". Valid tools: {", ".join(tools)}')
+            elif part not in valid:  # perhaps an extension's tool: checked once extensions load
+                valid.append(part)
+                opts.unresolved_tools.append(part)
         opts.tools = valid
     else:
         setattr(opts, option.dest, text)

@@ -81,7 +81,7 @@ class AgentSession:
         settings: LoadedSettings | Settings,
         model: Model | None,
         thinking_level: str | None,
-        build_system_prompt: Callable[[list[str]], str],
+        build_system_prompt: Callable[..., str],
         templates: dict[str, Any] | None = None,
         scoped_models: Sequence[tuple[Model, str | None]] = (),
         context_files: Sequence[str] = (),
@@ -597,8 +597,26 @@ class AgentSession:
         """Replace the agent transcript with the store's context (e.g. after a compaction entry)."""
         self.agent.state.messages = [*self._system_messages(), *self._store.build_session_context().messages]
 
+    def _prompt_text(self) -> str:
+        """The system prompt for the active tools (extension tools by their ``prompt_snippet``)."""
+        if self.extensions is None:
+            return self._build_prompt(self.tool_names)
+        tools, guidelines = self.extensions.prompt_tools(self.tool_names)
+        return self._build_prompt(tools, guidelines)
+
+    def refresh_system_prompt(self) -> None:
+        """Rebuild the leading system message's text after the active tools changed (its tool
+        declarations stay: the next request announces the difference)."""
+        messages = self.agent.state.messages
+        for index, message in enumerate(messages):
+            if getattr(message, "role", None) == "system":
+                prompt = self._prompt_text()
+                if message.content != prompt:
+                    messages[index] = message.model_copy(update={"content": prompt})
+                return
+
     def _system_messages(self) -> list[Any]:
-        prompt = self._build_prompt(self.tool_names)
+        prompt = self._prompt_text()
         system = create_initial_system_message(prompt, [t.declaration() for t in self.agent.state.tools])
         return [system] if system is not None else []
 

@@ -164,7 +164,7 @@ def create_agent_session(
 
 @dataclasses.dataclass(slots=True)
 class _Resources:
-    build_prompt: Callable[[list[str]], str]
+    build_prompt: Callable[..., str]
     templates: dict[str, Any]
     skills: Any
     context_files: list[str]
@@ -183,7 +183,7 @@ def _load_resources(
 ) -> _Resources:
     """Context files, SYSTEM/APPEND_SYSTEM, templates and skills: read at start and on ``/reload``."""
     from pi_coder.core.context_files import load_project_context, read_prompt_argument
-    from pi_coder.core.system_prompt import build_system_prompt
+    from pi_coder.core.system_prompt import ToolSpec, build_system_prompt
     from pi_coder.core.templates import load_templates
 
     notices: list[str] = []
@@ -200,11 +200,12 @@ def _load_resources(
     notices.extend(getattr(found, "warnings", ()))
     listed = found.skills if hasattr(found, "skills") else found
 
-    def build_prompt(active: list[str]) -> str:
+    def build_prompt(active: Sequence[ToolSpec], guidelines: Sequence[str] = ()) -> str:
         return build_system_prompt(
             cwd=cwd,
             tools=active,
             tool_snippets=snippets,
+            guidelines=guidelines,
             context_files=project.context_files,
             custom_prompt=custom,
             append_prompt=append,

@@ -65,6 +65,11 @@ class ExtensionHooks(Protocol):
 
     async def on_agent_event(self, event: Any) -> Any: ...
 
+    def prompt_tools(self, names: Sequence[str]) -> tuple[list[str | tuple[str, str]], list[str]]:
+        """The system prompt's tool list (extension tools by snippet, unlisted without) and the
+        guideline bullets of the active extension tools."""
+        ...
+
     async def intercept_prompt(
         self, text: str, images: Sequence[Any] | None, source: str, streaming_behavior: str | None
     ) -> tuple[str, list[Any]] | None: ...

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from pi_coder.modes.options import CliOptions
     from pi_coder.settings import LoadedSettings
 
-__all__ = ["bind", "error_line", "help_flags", "load_for_startup", "resolve_flags", "start", "stop"]
+__all__ = ["bind", "error_line", "help_flags", "load_for_startup", "resolve_flags", "select_tools", "start", "stop"]
 
 
 def _has_entry_points() -> bool:
@@ -162,6 +162,24 @@ def resolve_flags(runner: ExtensionRunner | None, options: CliOptions) -> None:
 def bind(runner: ExtensionRunner | None, session: AgentSession) -> None:
     if runner is not None:
         runner.bind(session)
+
+
+def select_tools(runner: ExtensionRunner | None, options: CliOptions, notices: list[str]) -> None:
+    """``--tools`` names extension tools too (§3.1): applied once they are registered; names that
+    are no tool at all get Pi's warning."""
+    from pi_coder.modes.options import VALID_TOOLS
+
+    if runner is None:
+        unknown = list(options.unresolved_tools)
+        valid = list(VALID_TOOLS)
+    else:
+        wanted = [] if options.tools is None else [t for t in options.tools if not t.startswith("mcp__")]
+        if options.tools is not None and not wanted and not options.exclude_tools:
+            return  # only MCP tools named: they are filtered by the MCP host
+        unknown = runner.select_tools(wanted, options.exclude_tools) if wanted or options.exclude_tools else []
+        valid = [*VALID_TOOLS, *(n for n in runner.tool_names_known() if n not in VALID_TOOLS)]
+    for name in unknown:
+        notices.append(f'Unknown tool "{name}". Valid tools: {", ".join(valid)}')
 
 
 def _short_name(path: str) -> str:

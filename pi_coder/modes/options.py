@@ -52,7 +52,9 @@ class CliOptions:
     """``--models`` patterns, split on commas."""
     thinking: str | None = None
     tools: list[str] | None = None
-    """``--tools`` names (valid ones only), split on commas."""
+    """``--tools`` names, split on commas (built-in, ``mcp__`` and, unresolved, others)."""
+    unresolved_tools: list[str] = field(default_factory=list)
+    """``--tools`` names that are no built-in tool: an extension's, or unknown (checked after loading)."""
     no_tools: bool = False
     exclude_tools: list[str] = field(default_factory=list)
     """``-xt/--exclude-tools`` names, split on commas."""

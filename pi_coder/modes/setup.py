@@ -206,6 +206,7 @@ def prepare(
         skills=_skill_loader(options, cwd, loaded, trust.trusted),
     )
     extension_host.bind(extensions, session)
+    extension_host.select_tools(extensions, options, notices)
     from pi_coder.modes import mcp_host
 
     mcp_host.setup(options, session, project_trusted=trust.trusted)
@@ -327,10 +328,13 @@ def _tool_names(options: CliOptions) -> list[str] | None:
 
 
 def _enabled_tool_names(options: CliOptions) -> list[str] | None:
-    builtin = None if options.tools is None else [t for t in options.tools if not t.startswith("mcp__")]
+    builtin = None if options.tools is None else [
+        t for t in options.tools if not t.startswith("mcp__") and t not in options.unresolved_tools
+    ]
     if options.no_tools:
         return list(builtin or [])
-    if builtin == [] and options.tools:  # only MCP tools named: the built-ins stay as they are
+    if builtin == [] and options.tools and all(t.startswith("mcp__") for t in options.tools):
+        # only MCP tools named: the built-ins stay as they are
         return None
     return builtin
 

@@ -85,6 +85,8 @@ class ExtensionRunner(SessionSeams):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._builtin_tools: dict[str, Any] = {}
         self._tools: dict[str, tuple[Any, Extension | None]] = {}
+        self._definitions: dict[str, Any] = {}
+        """The registered definition (``ToolDefinition`` or ``AgentTool``) of each extension tool."""
         self.next_turn: list[Any] = []
         self.rediscover: Callable[[], list[Source]] | None = None
         """Finds the sources again on ``/reload`` (new or removed files); None: reload the same ones."""
@@ -272,6 +274,7 @@ class ExtensionRunner(SessionSeams):
         previous_active = [t.name for t in session.agent.state.tools]
         pool: dict[str, tuple[Any, Extension | None]] = {name: (t, None) for name, t in self._builtin_tools.items()}
         owners: dict[str, Extension] = {}
+        definitions: dict[str, Any] = {}
         active = list(previous_active) if self._tools else list(self._builtin_tools)
         for ext in self.extensions:
             for definition in ext.tools:
@@ -281,12 +284,15 @@ class ExtensionRunner(SessionSeams):
                         self.report(ext, "register_tool", ValueError(f'tool "{name}" is already registered by {owners[name].name}'))
                     continue
                 owners[name] = ext
+                definitions[name] = definition
                 pool[name] = (adapt_tool(self, ext, definition), ext)
                 fresh = name not in self._tools
                 if (fresh or name in activate) and getattr(definition, "default_active", True) and name not in active:
                     active.append(name)
         self._tools = pool
+        self._definitions = definitions
         session.agent.state.tools = [pool[n][0] for n in active if n in pool]
+        session.refresh_system_prompt()
 
     def add_host_tools(self, tools: Sequence[Any], remove: Sequence[str] = ()) -> None:
         """Tools the host adds after start (MCP servers) join the built-ins' pool; ``remove`` leave it."""
@@ -302,6 +308,42 @@ class ExtensionRunner(SessionSeams):
         if unknown:
             self.report(extension, "set_active_tools", ValueError(f"unknown tools: {', '.join(unknown)}"))
         self.session.agent.state.tools = [self._tools[n][0] for n in dict.fromkeys(names) if n in self._tools]
+        self.session.refresh_system_prompt()
+
+    def select_tools(self, names: Sequence[str], exclude: Sequence[str] = ()) -> list[str]:
+        """``--tools``/``--exclude-tools`` after loading: exactly ``names`` (built-in or extension)
+        are active, minus ``exclude``; returns the names that are no tool."""
+        unknown = [n for n in names if n not in self._tools and not n.startswith("mcp__")]
+        if names:
+            chosen = [n for n in dict.fromkeys(names) if n in self._tools]
+        else:
+            chosen = self.session.tool_names
+        self.session.agent.state.tools = [self._tools[n][0] for n in chosen if n not in exclude]
+        self.session.refresh_system_prompt()
+        return unknown
+
+    def tool_names_known(self) -> list[str]:
+        return list(self._tools)
+
+    def prompt_tools(self, names: Sequence[str]) -> tuple[list[str | tuple[str, str]], list[str]]:
+        """The system prompt's tool list and extra guidelines for the active ``names`` (§3.1).
+
+        Built-in and host tools are listed by name (their own snippets); an extension tool is
+        listed with its ``prompt_snippet`` and unlisted without one; the ``prompt_guidelines`` of
+        active extension tools follow the built-in guidelines.
+        """
+        tools: list[str | tuple[str, str]] = []
+        guidelines: list[str] = []
+        for name in names:
+            definition = self._definitions.get(name)
+            if definition is None:
+                tools.append(name)
+                continue
+            snippet = getattr(definition, "prompt_snippet", None)
+            if snippet:
+                tools.append((name, snippet))
+            guidelines.extend(str(g) for g in getattr(definition, "prompt_guidelines", None) or ())
+        return tools, guidelines
 
     def all_tool_infos(self) -> list[ToolInfo]:
         infos = []
