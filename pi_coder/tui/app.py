@@ -33,7 +33,7 @@ from pi_coder.tui.keys import bindings_for, display_keys, effective_keys
 from pi_coder.tui.screens.navigation import NavigationMixin
 from pi_coder.tui.selection_copy import SelectionCopyMixin
 from pi_coder.tui.widgets.completion_menu import CompletionMenu
-from pi_coder.tui.widgets.panels import HeaderPanel, PendingMessages, StatusLine
+from pi_coder.tui.widgets.panels import ExtensionWidgets, HeaderPanel, PendingMessages, StatusLine
 from pi_coder.tui.widgets.prompt_editor import PromptEditor, PromptHistory
 from pi_coder.tui.widgets.status_bar import FooterInfo, StatusBar
 from pi_coder.tui.widgets.tool_call import ToolCallBlock
@@ -147,6 +147,10 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
                 history = []
         self.history = PromptHistory(history)
         self.controller: TranscriptController | None = None
+        self.working_message: str | None = None
+        """``ctx.ui.set_working_message``: the status line's text while a run is active."""
+        self.extension_statuses: dict[str, str] = {}
+        """``ctx.ui.set_status`` texts by key, shown in the footer."""
 
     # ------------------------------------------------------------------ layout
 
@@ -157,6 +161,7 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
         with Vertical(id="bottom"):
             yield PendingMessages()
             yield StatusLine(animate=self.animations)
+            yield ExtensionWidgets(id="widgets-above")
             menu = CompletionMenu(
                 max_visible=getattr(getattr(self.session, "settings", None), "autocomplete_max_visible", 5)
             )
@@ -172,6 +177,7 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
             if padding_x:  # setting ``editor_padding_x``: columns beyond the one inside the border
                 editor.styles.padding = (0, 1 + padding_x)
             yield editor
+            yield ExtensionWidgets(id="widgets-below")
             yield StatusBar()
 
     @property
@@ -307,7 +313,7 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
             await controller.handle(event)
             return
         if kind == "agent_start":
-            self.status_line.start("Working...")
+            self.status_line.start(self.working_message or "Working...")
         elif kind == "agent_end":
             self.status_line.stop()
         elif kind == "queue_changed":
@@ -341,7 +347,7 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
 
     def _restore_status(self) -> None:
         if getattr(self.session, "is_streaming", False):
-            self.status_line.start("Working...")
+            self.status_line.start(self.working_message or "Working...")
         else:
             self.status_line.stop()
 
@@ -382,6 +388,7 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
             info.provider = model.provider
             info.reasoning = bool(model.reasoning)
             info.thinking_level = getattr(session, "thinking_level", None)
+        info.statuses = " · ".join(self.extension_statuses.values())
         return info
 
     def refresh_footer(self) -> None:

@@ -1,8 +1,9 @@
 """Extensions in the TUI (extensions §3.2, §4.2): ``ctx.ui`` dialogs, commands in ``/``, start and quit.
 
 Dialogs are modal screens that queue FIFO (Textual's screen stack); ``timeout`` or an aborted
-signal closes one with its cancel value. ``set_widget`` and ``set_working_message`` are not
-drawn yet.
+signal closes one with its cancel value. ``set_widget`` lines sit above (or below) the editor,
+``set_status`` texts form a footer line, ``set_working_message`` replaces the spinner's text
+while a run is active.
 """
 
 from __future__ import annotations
@@ -132,14 +133,23 @@ class TuiUI:
         self._app.call_later(self._app.notice, message, level)
 
     def set_status(self, key: str, text: str | None) -> None:
+        """A footer line: every extension status, in first-set order."""
         if text is None:
             self.statuses.pop(key, None)
         else:
             self.statuses[key] = text
-        self._app.status(" · ".join(self.statuses.values()) if self.statuses else "")
+        app: Any = self._app
+        app.extension_statuses = dict(self.statuses)
+        app.refresh_footer()
 
     def set_widget(self, key: str, lines: Sequence[str] | None, placement: str = "above_editor") -> None:
-        pass  # [later]: widgets by the editor
+        """Lines above the editor (or below it); ``None`` removes the widget."""
+        from pi_coder.tui.widgets.panels import ExtensionWidgets
+
+        app: Any = self._app
+        here, there = ("#widgets-below", "#widgets-above") if placement == "below_editor" else ("#widgets-above", "#widgets-below")
+        app.query_one(there, ExtensionWidgets).set_lines(key, None)
+        app.query_one(here, ExtensionWidgets).set_lines(key, lines)
 
     def set_title(self, title: str) -> None:
         self._app.title = title
@@ -151,7 +161,13 @@ class TuiUI:
         return str(self._app.editor.text)
 
     def set_working_message(self, text: str | None) -> None:
-        pass
+        """The status line's text while a run is active (``None``: the default ``Working...``)."""
+        app: Any = self._app
+        previous = app.working_message or "Working..."
+        app.working_message = text or None
+        line = app.status_line
+        if line.busy and line.label == previous:
+            line.start(app.working_message or "Working...")
 
 
 def extension_commands(app: CommandContext) -> list[SlashCommand]:

@@ -9,7 +9,10 @@ from pi_coder.core.extensions.loader import discover, load_extensions
 from pi_coder.core.extensions.runner import ExtensionRunner
 from pi_coder.tui.app import PiApp
 from pi_coder.tui.extension_ui import ConfirmScreen, SelectScreen
+from pi_coder.tui.widgets.panels import ExtensionWidgets
+from pi_coder.tui.widgets.status_bar import StatusBar
 from tests.tui.helpers import type_text, wait_until
+from tests.tui.screen_text import screen_text
 
 EXT = """
 def extension(pi):
@@ -18,6 +21,20 @@ def extension(pi):
         choice = await ctx.ui.select("Greeting", ["hi there", "good morning"])
         if choice:
             ctx.ui.set_editor_text(choice)
+
+    @pi.command("deco")
+    def deco(args, ctx):
+        if args == "off":
+            ctx.ui.set_widget("todo", None)
+            ctx.ui.set_widget("foot", None)
+            ctx.ui.set_status("mode", None)
+            ctx.ui.set_working_message(None)
+            return
+        ctx.ui.set_widget("todo", ["[ ] one", "[x] two"])
+        ctx.ui.set_widget("foot", ["below the editor"], placement="below_editor")
+        ctx.ui.set_status("mode", "PLAN MODE")
+        ctx.ui.set_title("pi - planning")
+        ctx.ui.set_working_message("Thinking deeply...")
 
     @pi.command("sure")
     async def sure(args, ctx):
@@ -59,3 +76,38 @@ async def test_confirm_escape_is_false_and_status_shows(make_session, project: P
         await wait_until(pilot, lambda: app.screen is app.screen_stack[0], what="dialog closed")
         ui = session.extensions.ui
         await wait_until(pilot, lambda: ui.statuses.get("k") == "on False", what="status")
+        await pilot.pause()
+        assert "on False" in screen_text(app).splitlines()[-1]  # the footer's last line
+
+
+async def test_widgets_status_title_and_working_message(make_session, project: Path) -> None:
+    from pi_coder.agent.events import AgentStart
+
+    session, _ = make_session([])
+    app = _app(session, project)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "/deco")
+        await pilot.press("enter")
+        above = app.query_one("#widgets-above", ExtensionWidgets)
+        below = app.query_one("#widgets-below", ExtensionWidgets)
+        await wait_until(pilot, lambda: above.display and below.display, what="widgets shown")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "[ ] one" in text and "[x] two" in text and "below the editor" in text
+        lines = text.splitlines()
+        editor_top = app.editor.region.y
+        assert above.region.y + above.region.height <= editor_top < below.region.y  # above / below the editor
+        assert any("[ ] one" in line for line in lines[:editor_top])
+        assert app.query_one(StatusBar).info.statuses == "PLAN MODE"
+        assert "PLAN MODE" in lines[-1]  # the footer's third line
+        assert app.title == "pi - planning"
+        # While a run is active the spinner shows the working message instead of "Working...".
+        await app._dispatch(AgentStart(), app.controller)
+        assert app.status_line.label == "Thinking deeply..."
+        await type_text(pilot, "/deco off")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not above.display and not below.display, what="widgets gone")
+        assert app.status_line.label == "Working..."
+        assert app.query_one(StatusBar).info.statuses == ""
+        await pilot.pause()
+        assert "PLAN MODE" not in screen_text(app)
