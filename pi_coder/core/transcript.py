@@ -10,7 +10,7 @@ renderer never looks results up itself.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
@@ -126,6 +126,8 @@ class CustomBlock:
     custom_type: str
     text: str
     content: Any = None
+    message: Any = field(default=None, compare=False)
+    """The custom message itself (what an extension's message renderer gets)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +249,7 @@ def message_blocks(message: Any, results: Mapping[str, Any] | None = None) -> li
         content = get(message, "content")
         return [
             CustomBlock(
-                str(get(message, "custom_type", "custom") or "custom"), content_text(content), content
+                str(get(message, "custom_type", "custom") or "custom"), content_text(content), content, message
             )
         ]
     return []

@@ -323,11 +323,20 @@ class TranscriptController:
             case tx.SummaryBlock(kind=kind, summary=summary, tokens_before=tokens):
                 return SummaryBlock(kind, summary, tokens_before=tokens, expanded=self.view.tools_expanded)
             case tx.CustomBlock(custom_type=custom_type, text=text):
-                return MessageNote(f"[{custom_type}] {text}", "info")
+                return self._custom_widget(block) or MessageNote(f"[{custom_type}] {text}", "info")
             case tx.NoticeBlock(text=text, level=level):
                 return MessageNote(text, level)
             case _:
                 assert_never(block)
+
+    def _custom_widget(self, block: tx.CustomBlock) -> Widget | None:
+        """An extension's rendering of a custom message (extensions §3.6), or None for the default."""
+        runner = getattr(getattr(self.view, "session", None), "extensions", None)
+        if runner is None or block.message is None:
+            return None
+        from pi_coder.tui.extension_ui import render_custom_message
+
+        return render_custom_message(self.view, runner, block.custom_type, block.message)
 
     def _static_blocks(self, message: Any) -> list[Widget]:
         return [self.block_widget(block) for block in message_blocks(message)]

@@ -9,9 +9,11 @@ while a run is active.
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.protocol import is_renderable
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
     from pi_coder.tui.context import CommandContext
 
-__all__ = ["ConfirmScreen", "SelectScreen", "TextScreen", "TuiUI", "bind_shortcuts", "extension_commands", "reload_extensions", "run_shortcut", "start_extensions"]
+__all__ = ["ConfirmScreen", "CustomMessageBlock", "render_custom_message", "SelectScreen", "TextScreen", "TuiUI", "bind_shortcuts", "extension_commands", "reload_extensions", "run_shortcut", "start_extensions"]
 
 
 class SelectScreen(PickerScreen[str]):
@@ -168,6 +170,43 @@ class TuiUI:
         line = app.status_line
         if line.busy and line.label == previous:
             line.start(app.working_message or "Working...")
+
+
+class CustomMessageBlock(Static):
+    """A custom message drawn by an extension's message renderer."""
+
+    DEFAULT_CSS = "CustomMessageBlock { height: auto; margin: 1 1 0 1; padding: 0 1; }"
+
+
+def render_custom_message(app: Any, runner: Any, custom_type: str, message: Any) -> Static | None:
+    """``register_message_renderer``'s rendering of ``message`` (the first extension registering
+    ``custom_type`` wins). ``None``, an awaitable or an exception (reported once as
+    ``renderer:<type>``) give None: the default ``[custom_type] text`` line."""
+    for ext in runner.extensions:
+        renderer = ext.message_renderers.get(custom_type)
+        if renderer is None:
+            continue
+        theme = getattr(getattr(app, "themes", None), "theme", None)
+        try:
+            out = renderer(message, expanded=bool(getattr(app, "tools_expanded", False)), theme=theme)
+            if inspect.isawaitable(out):
+                close = getattr(out, "close", None)
+                if close is not None:
+                    close()
+                raise TypeError("a message renderer must return a Rich renderable or str, not a coroutine")
+            if out is None:
+                return None
+            if isinstance(out, str):
+                out = Text.from_ansi(out)
+            elif not is_renderable(out):
+                raise TypeError(f"a message renderer returned {type(out).__name__}, not a Rich renderable or str")
+            return CustomMessageBlock(out)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            runner.report(ext, f"renderer:{custom_type}", exc)
+            return None
+    return None
 
 
 def extension_commands(app: CommandContext) -> list[SlashCommand]:

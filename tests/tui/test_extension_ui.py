@@ -111,3 +111,56 @@ async def test_widgets_status_title_and_working_message(make_session, project: P
         assert app.query_one(StatusBar).info.statuses == ""
         await pilot.pause()
         assert "PLAN MODE" not in screen_text(app)
+
+
+RENDERER = """
+from rich.text import Text
+from pi_coder.extensions import CustomMessageSpec
+
+def extension(pi):
+    def draw(message, *, expanded, theme):
+        return Text(f"** {message.content.upper()} **")
+
+    def broken(message, *, expanded, theme):
+        raise ValueError("cannot draw")
+
+    pi.register_message_renderer("shout", draw)
+    pi.register_message_renderer("oops", broken)
+
+    @pi.command("shout")
+    def shout(args, ctx):
+        pi.send_message(CustomMessageSpec(custom_type="shout", content=args))
+        pi.send_message(CustomMessageSpec(custom_type="oops", content="plain " + args))
+"""
+
+
+def _renderer_app(session, project: Path) -> PiApp:
+    (project / "draw.py").write_text(textwrap.dedent(RENDERER))
+    runner = ExtensionRunner(str(project), models=session.models)
+    sources, _ = discover(cli_specs=["draw.py"], cwd=str(project), config_dir=project / "none")
+    load_extensions(runner, sources)
+    runner.bind(session)
+    return PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+
+
+async def test_message_renderer_live_and_resumed(make_session, project: Path) -> None:
+    from pi_coder.session.store import SessionStore
+    from pi_coder.tui.extension_ui import CustomMessageBlock
+
+    store = SessionStore.create(str(project), str(project / "sessions"))
+    session, _ = make_session([], store=store, no_session=False)
+    app = _renderer_app(session, project)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "/shout hey")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "** HEY **" in screen_text(app), what="rendered custom message")
+        assert len(app.query(CustomMessageBlock)) == 1
+        await wait_until(pilot, lambda: "[oops] plain hey" in screen_text(app), what="default after a failure")
+    path = session.session_file
+    assert path is not None
+    # Resumed: the stored custom_message entries are drawn by the renderer again.
+    resumed, _ = make_session([], store=SessionStore.open(path), no_session=False)
+    app = _renderer_app(resumed, project)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: "** HEY **" in screen_text(app), what="resumed rendering")
+        assert "[oops] plain hey" in screen_text(app)

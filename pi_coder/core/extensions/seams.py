@@ -223,6 +223,10 @@ def send_message(runner: RunnerHost, spec: Any, *, deliver_as: str, trigger_turn
         return
     session.agent.state.messages.append(message)
     session.store.append_custom_message(message.custom_type, message.content, message.display, message.details)
+    from pi_coder.agent.events import MessageEnd, MessageStart
+
+    session.emit_nowait(MessageStart(message=message))  # the TUI shows it, json mode writes it
+    session.emit_nowait(MessageEnd(message=message))
 
 
 def _spec_text(spec: Any) -> str:
