@@ -118,6 +118,8 @@ def create_agent_session(
         names = list(DEFAULT_TOOL_NAMES if tool_names is None else tool_names)
         extra = {"env_extra": markers, "secret_env_names": secret_env_names(models)}
         tools = _build_tools(cwd, names, tool_settings_from(plain, **extra)) if names else []
+    discovered = DiscoveredPaths()
+
     def resources() -> _Resources:
         return _load_resources(
             cwd,
@@ -127,6 +129,7 @@ def create_agent_session(
             append_system_prompt=append_system_prompt,
             context_files=context_files,
             skills=skills,
+            discovered=discovered,
         )
 
     res = resources()
@@ -158,8 +161,18 @@ def create_agent_session(
     session.project_trust = project_trust
     session.skills = res.skills
     session.resource_loader = resources
+    session.discovered_paths = discovered
     markers.session = session
     return session
+
+
+@dataclasses.dataclass(slots=True)
+class DiscoveredPaths:
+    """Skill and prompt-template paths extensions add (``resources_discover``, extensions §2.3),
+    read with the other resources at start and on ``/reload``."""
+
+    skills: list[str] = dataclasses.field(default_factory=list)
+    prompts: list[str] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass(slots=True)
@@ -180,6 +193,7 @@ def _load_resources(
     append_system_prompt: str | None,
     context_files: bool,
     skills: Any,
+    discovered: DiscoveredPaths | None = None,
 ) -> _Resources:
     """Context files, SYSTEM/APPEND_SYSTEM, templates and skills: read at start and on ``/reload``."""
     from pi_coder.core.context_files import load_project_context, read_prompt_argument
@@ -196,7 +210,11 @@ def _load_resources(
     append = read_prompt_argument(append_system_prompt, cwd) if append_system_prompt is not None else None
     if append is None and project.append_system is not None:
         append = project.append_system.content
-    found = skills() if callable(skills) else skills
+    extra = discovered or DiscoveredPaths()
+    if callable(skills):
+        found = skills(extra_paths=list(extra.skills)) if extra.skills else skills()
+    else:
+        found = skills
     notices.extend(getattr(found, "warnings", ()))
     listed = found.skills if hasattr(found, "skills") else found
 
@@ -212,7 +230,8 @@ def _load_resources(
             skills=listed,
         )
 
-    templates = load_templates(cwd, extra_paths=plain.prompts, warnings=notices, project_trusted=trusted)
+    prompt_paths = [*plain.prompts, *extra.prompts]
+    templates = load_templates(cwd, extra_paths=prompt_paths, warnings=notices, project_trusted=trusted)
     return _Resources(build_prompt, templates, found, [str(f.path) for f in project.context_files], notices)
 
 

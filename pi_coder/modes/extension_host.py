@@ -214,6 +214,7 @@ async def start(session: AgentSession, mode: str, ui: UIProtocol | None = None) 
         from pi_coder.core.extensions.events import SessionStartEvent
 
         await runner.notify("session_start", SessionStartEvent(reason="startup"))
+    await runner.discover_resources("startup")
 
 
 async def stop(session: AgentSession) -> None:

@@ -229,7 +229,7 @@ def _discover_local(options: CliOptions, models: Models, loaded: LoadedSettings,
 def _skill_loader(options: CliOptions, cwd: str, loaded: LoadedSettings, trusted: bool) -> Any:
     """A callable discovering the skills (extensions §5.2), called at start and on ``/reload``."""
 
-    def load() -> Any:
+    def load(extra_paths: Sequence[str] = ()) -> Any:  # extra: resources_discover paths
         from pi_coder.core.skills import load_skills
         from pi_coder.paths import config_dir
 
@@ -242,6 +242,7 @@ def _skill_loader(options: CliOptions, cwd: str, loaded: LoadedSettings, trusted
             project_paths=[str(p) for p in loaded.project_data.get("skills") or () if isinstance(p, str)],
             global_paths=[str(p) for p in loaded.global_data.get("skills") or () if isinstance(p, str)],
             claude_skills=loaded.settings.claude_skills,
+            extra_paths=extra_paths,
         )
 
     return load

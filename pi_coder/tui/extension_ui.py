@@ -305,3 +305,4 @@ async def start_extensions(app: CommandContext) -> None:
     runner.shutdown_requested = lambda: app.call_later(app.quit_app)
     runner.flush_errors()
     await runner.notify("session_start", SessionStartEvent(reason="startup"))
+    await runner.discover_resources("startup")

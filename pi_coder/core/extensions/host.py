@@ -35,6 +35,9 @@ class RunnerHost(Protocol):
     rediscover: Callable[[], list[Source]] | None
     reload_warnings: list[str]
     _starting: bool
+    last_model: Any
+    last_thinking_level: str | None
+    discovered_theme_paths: list[str]
 
     @property
     def session(self) -> AgentSession: ...
@@ -102,6 +105,8 @@ class RunnerHost(Protocol):
     ) -> Callable[[], Any]: ...
 
     async def on_session_event(self, event: Any) -> None: ...
+
+    async def discover_resources(self, reason: str) -> None: ...
 
     async def replace_session(self, kind: str, *, path: str | None = None, entry_id: str | None = None) -> bool: ...
 

@@ -88,6 +88,7 @@ class ExtensionRunner(SessionSeams):
         self._definitions: dict[str, Any] = {}
         """The registered definition (``ToolDefinition`` or ``AgentTool``) of each extension tool."""
         self.next_turn: list[Any] = []
+        self.discovered_theme_paths: list[str] = []
         self.rediscover: Callable[[], list[Source]] | None = None
         """Finds the sources again on ``/reload`` (new or removed files); None: reload the same ones."""
         self.reload_warnings: list[str] = []
@@ -111,6 +112,7 @@ class ExtensionRunner(SessionSeams):
 
         self._session = session
         session.extensions = self
+        self.last_model, self.last_thinking_level = session.model, session.thinking_level
         self._builtin_tools = {tool.name: tool for tool in session.agent.state.tools}
         seams.install(self, session)
         self.install_tools()
