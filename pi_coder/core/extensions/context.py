@@ -214,5 +214,15 @@ class ExtensionCommandContext(ExtensionContext):
     async def fork(self, entry_id: str, position: Literal["before", "at"] = "before") -> ReplaceResult:
         return ReplaceResult(await self._live().replace_session("fork", entry_id=entry_id))
 
+    async def navigate_tree(
+        self, target_id: str, *, summarize: bool = False, custom_instructions: str | None = None
+    ) -> ReplaceResult:
+        """Move to ``target_id`` in this session's tree (``session_before_tree``/``session_tree`` fire);
+        cancelled when nothing changed."""
+        session = self._live().session
+        before = session.store.leaf_id
+        await session.navigate_tree(target_id, summarize, custom_instructions)
+        return ReplaceResult(session.store.leaf_id == before)
+
     async def reload(self) -> ReplaceResult:
         return ReplaceResult(not await self._live().reload())
