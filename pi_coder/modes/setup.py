@@ -123,8 +123,8 @@ def prepare(
 
     Trust in the project folder is decided first (extensions §7.3), before anything the folder
     controls is read or the session store is created: ``ask_trust`` is called in interactive mode
-    when nothing else decides; ``trust_handlers`` are the extensions' ``project_trust`` handlers
-    (none yet).
+    when nothing else decides; ``trust_handlers`` come before the extensions' ``project_trust``
+    handlers.
 
     Raises:
         UserError: Invalid models.toml, unknown model or provider, missing key or no model at
@@ -139,7 +139,10 @@ def prepare(
     interactive = mode == "interactive"
     notices = list(options.warnings)
     loaded = load_settings(cwd, project_trusted=False)
-    trust = _decide_trust(options, cwd, loaded, ask_trust if interactive else None, trust_handlers, notices)
+    from pi_coder.modes import extension_host
+
+    handlers = [*trust_handlers, *extension_host.trust_handlers(options, cwd, loaded)]  # project_trust
+    trust = _decide_trust(options, cwd, loaded, ask_trust if interactive else None, handlers, notices)
     if trust.trusted and loaded.project_path.is_file():  # the gated project keys apply after all
         loaded = load_settings(cwd, project_trusted=True)
     # The scripted demo provider is only registered when asked for, so it never shows up as
@@ -148,7 +151,6 @@ def prepare(
     models = create_models(include_faux=wants_faux)
 
     from pi_coder.core.permissions.startup import BUILTIN_SPEC, configure_safety
-    from pi_coder.modes import extension_host
 
     if configure_safety(options.permission_mode, options.sandbox, loaded, cwd) and BUILTIN_SPEC not in options.extensions:
         options.extensions.append(BUILTIN_SPEC)

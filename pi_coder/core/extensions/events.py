@@ -35,6 +35,8 @@ __all__ = [
     "InputResult",
     "MessageEndResult",
     "ModelSelectEvent",
+    "ProjectTrustEvent",
+    "ProjectTrustResult",
     "ResourcesDiscoverEvent",
     "ResourcesResult",
     "SessionBeforeCompactEvent",
@@ -71,6 +73,22 @@ class CustomMessageSpec:
 
 
 # ---------------------------------------------------------------------------- session
+
+
+@dataclass(kw_only=True)
+class ProjectTrustEvent(_Json):
+    """Asked before the project folder's resources load (§7.3); pre-trust extensions only."""
+
+    cwd: str
+    type: Literal["project_trust"] = "project_trust"
+
+
+@dataclass(kw_only=True)
+class ProjectTrustResult:
+    """``trusted="yes"|"no"`` decides (the first such answer wins); ``remember`` saves it."""
+
+    trusted: Literal["yes", "no", "undecided"] = "undecided"
+    remember: bool = False
 
 
 @dataclass(kw_only=True)

@@ -89,6 +89,9 @@ class ExtensionRunner(SessionSeams):
         """The registered definition (``ToolDefinition`` or ``AgentTool``) of each extension tool."""
         self.next_turn: list[Any] = []
         self.discovered_theme_paths: list[str] = []
+        self.dry_run = False
+        """A throw-away runner (the ``project_trust`` pass): failures are not reported, the real
+        load reports them."""
         self.rediscover: Callable[[], list[Source]] | None = None
         """Finds the sources again on ``/reload`` (new or removed files); None: reload the same ones."""
         self.reload_warnings: list[str] = []
@@ -159,6 +162,8 @@ class ExtensionRunner(SessionSeams):
 
     def report(self, extension: Extension | None, event: str, exc: BaseException) -> None:
         """Record a failure of ``extension`` in ``event`` (reported once per identical error)."""
+        if self.dry_run:
+            return
         path = extension.path if extension is not None else "<extensions>"
         message = str(exc) or type(exc).__name__
         key = (path, event, message)
@@ -257,6 +262,26 @@ class ExtensionRunner(SessionSeams):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+    def project_trust_vote(self) -> Any:
+        """``project_trust(cwd)`` (§7.3): a ``core.trust.TrustVote`` from the first yes/no answer, or None.
+
+        Runs before any session or event loop exists, in a private loop.
+        """
+        from pi_coder.core.extensions.events import ProjectTrustEvent, ProjectTrustResult
+        from pi_coder.core.trust import TrustVote
+
+        async def ask() -> TrustVote | None:
+            async for _ext, ok, result in self.results("project_trust", ProjectTrustEvent(cwd=self.cwd), ProjectTrustResult):
+                if ok and result is not None and result.trusted in ("yes", "no"):
+                    return TrustVote(trusted=result.trusted == "yes", remember=bool(result.remember))
+            return None
+
+        loop = asyncio.new_event_loop()
+        try:
+            return loop.run_until_complete(ask())
+        finally:
+            loop.close()
 
     def request_shutdown(self) -> None:
         if self.shutdown_requested is not None:
