@@ -53,18 +53,18 @@ def tmux(tmp_path: Path) -> Iterator[Tmux]:
 
 
 def test_hello_command_completion_select_and_editor(tmux: Tmux) -> None:
-    tmux.wait_text("faux", timeout=30)  # the footer: the TUI is up
+    tmux.wait_text("faux", timeout=90)  # the footer: the TUI is up
     tmux.text("/hel")
-    tmux.wait_text("Say hello from an extension")  # listed in / completion with its description
+    tmux.wait_text("Say hello from an extension", timeout=60)  # listed in / completion with its description
     tmux.keys("Tab")
-    tmux.wait(lambda: "/hello" in tmux.screen() and "Say hello" not in tmux.screen(), "completion accepted")
+    tmux.wait(lambda: "/hello" in tmux.screen() and "Say hello" not in tmux.screen(), "completion accepted", timeout=60)
     tmux.keys("Enter")
-    tmux.wait_text("Pick a greeting")
-    tmux.wait_text("good morning")
+    tmux.wait_text("Pick a greeting", timeout=60)
+    tmux.wait_text("good morning", timeout=60)
     tmux.keys("Down")
     tmux.keys("Enter")
-    tmux.wait_text("good morning from the extension")
+    tmux.wait_text("good morning from the extension", timeout=60)
     assert "Pick a greeting" not in tmux.screen()
     tmux.keys("C-c", "C-c")
-    tmux.wait(tmux.exited, "pi to exit")
+    tmux.wait(tmux.exited, "pi to exit", timeout=60)
     assert "PI-EXIT=0" in tmux.screen()
