@@ -61,7 +61,8 @@ def test_hello_command_completion_select_and_editor(tmux: Tmux) -> None:
     tmux.keys("Enter")
     tmux.wait_text("Pick a greeting", timeout=60)
     tmux.wait_text("good morning", timeout=60)
-    tmux.keys("Down")
+    tmux.text("morning")  # the dialog's filter: only "good morning" is left
+    tmux.wait(lambda: "hello world" not in tmux.screen(), "the filtered list", timeout=60)
     tmux.keys("Enter")
     tmux.wait_text("good morning from the extension", timeout=60)
     assert "Pick a greeting" not in tmux.screen()
