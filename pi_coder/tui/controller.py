@@ -108,6 +108,8 @@ class TranscriptController:
                 await self._on_auto_retry_end(event)
             case se.Notice():
                 await self._on_notice(event)
+            case se.EntryAppendedEvent():
+                await self._on_entry_appended(event)
             case _:
                 pass
 
@@ -280,6 +282,23 @@ class TranscriptController:
     async def _on_auto_retry_end(self, event: Any) -> None:
         if not event.success and event.final_error:
             await self.note(f"Retry failed after {event.attempt} attempts: {event.final_error}", "error")
+
+    async def _on_entry_appended(self, event: Any) -> None:
+        """A ``custom`` entry an extension appended: shown only by its entry renderer (§3.6)."""
+        session: Any = getattr(self.view, "session", None)
+        runner = getattr(session, "extensions", None)
+        if runner is None:
+            return
+        entry_id = event.entry.get("id") if isinstance(event.entry, dict) else None
+        entry = session.store.get_entry(entry_id) if entry_id else None
+        custom_type = getattr(entry, "custom_type", None)
+        if entry is None or not custom_type:
+            return
+        from pi_coder.tui.extension_ui import render_custom_message
+
+        widget = render_custom_message(self.view, runner, custom_type, entry, kind="entry")
+        if widget is not None:
+            await self.add(widget)
 
     async def _on_notice(self, event: Any) -> None:
         await self.note(event.text, event.level, replace=event.level == "info")

@@ -178,12 +178,16 @@ class CustomMessageBlock(Static):
     DEFAULT_CSS = "CustomMessageBlock { height: auto; margin: 1 1 0 1; padding: 0 1; }"
 
 
-def render_custom_message(app: Any, runner: Any, custom_type: str, message: Any) -> Static | None:
-    """``register_message_renderer``'s rendering of ``message`` (the first extension registering
-    ``custom_type`` wins). ``None``, an awaitable or an exception (reported once as
-    ``renderer:<type>``) give None: the default ``[custom_type] text`` line."""
+def render_custom_message(
+    app: Any, runner: Any, custom_type: str, message: Any, *, kind: str = "message"
+) -> Static | None:
+    """``register_message_renderer``'s rendering of ``message`` (``kind="entry"``:
+    ``register_entry_renderer``'s of a custom entry); the first extension registering
+    ``custom_type`` wins. ``None``, an awaitable or an exception (reported once as
+    ``renderer:<type>``) give None: the default rendering."""
     for ext in runner.extensions:
-        renderer = ext.message_renderers.get(custom_type)
+        renderers = ext.entry_renderers if kind == "entry" else ext.message_renderers
+        renderer = renderers.get(custom_type)
         if renderer is None:
             continue
         theme = getattr(getattr(app, "themes", None), "theme", None)

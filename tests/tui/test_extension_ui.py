@@ -126,11 +126,14 @@ def extension(pi):
 
     pi.register_message_renderer("shout", draw)
     pi.register_message_renderer("oops", broken)
+    pi.register_entry_renderer("mark", lambda entry, *, expanded, theme: f"mark set: {entry.data['n']}")
 
     @pi.command("shout")
     def shout(args, ctx):
         pi.send_message(CustomMessageSpec(custom_type="shout", content=args))
         pi.send_message(CustomMessageSpec(custom_type="oops", content="plain " + args))
+        pi.append_entry("mark", {"n": 7})
+        pi.append_entry("hidden", {"n": 8})
 """
 
 
@@ -154,8 +157,10 @@ async def test_message_renderer_live_and_resumed(make_session, project: Path) ->
         await type_text(pilot, "/shout hey")
         await pilot.press("enter")
         await wait_until(pilot, lambda: "** HEY **" in screen_text(app), what="rendered custom message")
-        assert len(app.query(CustomMessageBlock)) == 1
         await wait_until(pilot, lambda: "[oops] plain hey" in screen_text(app), what="default after a failure")
+        await wait_until(pilot, lambda: "mark set: 7" in screen_text(app), what="entry renderer")
+        assert "hidden" not in screen_text(app)  # custom entries without a renderer stay invisible
+        assert len(app.query(CustomMessageBlock)) == 2  # the "shout" message and the "mark" entry
     path = session.session_file
     assert path is not None
     # Resumed: the stored custom_message entries are drawn by the renderer again.
