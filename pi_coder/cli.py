@@ -451,13 +451,10 @@ def _store_value(
         for part in (p.strip() for p in text.split(",")):
             if not part:
                 continue
-            # Patterns and +name/-name are checked by the start-up plan; MCP tools are known only
-            # once servers connect.
-            if part in tools or part.startswith(("mcp__", "+", "-")) or "*" in part:
-                if part not in valid:
-                    valid.append(part)
-            else:
-                opts.warnings.append(f'Unknown tool "{part}". Valid tools: {", ".join(tools)}')
+            # Names (an extension's too), patterns and +name/-name are checked by the start-up
+            # plan once extensions have loaded; MCP tools are known only once servers connect.
+            if part not in valid:
+                valid.append(part)
         opts.tools = valid
     else:
         setattr(opts, option.dest, text)

@@ -202,6 +202,7 @@ class Agent:
         get_api_key: Callable[[str], Any] | None = None,
         on_payload: Callable[[dict[str, Any]], Any] | None = None,
         on_response: Callable[[Any], Any] | None = None,
+        on_headers: Callable[[dict[str, str]], Any] | None = None,
         before_tool_call: Callable[..., Any] | None = None,
         after_tool_call: Callable[..., Any] | None = None,
         finish_turn: Callable[..., Any] | None = None,
@@ -224,6 +225,7 @@ class Agent:
         self.get_api_key = get_api_key
         self.on_payload = on_payload
         self.on_response = on_response
+        self.on_headers = on_headers
         self.before_tool_call = before_tool_call
         self.after_tool_call = after_tool_call
         self.finish_turn = finish_turn
@@ -444,6 +446,7 @@ class Agent:
             max_retry_delay_ms=self.max_retry_delay_ms,
             on_payload=self.on_payload,
             on_response=self.on_response,
+            on_headers=self.on_headers,
         )
 
     async def _process_event(self, event: AgentEvent, signal: AbortSignal) -> None:

@@ -45,6 +45,9 @@ class StreamOptions:
     metadata: dict[str, Any] | None = None
     on_payload: Callable[[dict[str, Any]], Any] | None = None
     on_response: Callable[[Any], Any] | None = None
+    on_headers: Callable[[dict[str, str]], Any] | None = None
+    """Called with the request headers (a mutable dict) before an HTTP request is sent; a dict
+    result replaces them, ``None`` values delete a header."""
 
 
 def resolve_cache_retention(value: str | None) -> str:

@@ -65,8 +65,10 @@ class ModelControls:
         """Models whose provider has a key."""
         return self.models.available_models()
 
-    def set_model(self, model: Model) -> None:
+    def set_model(self, model: Model, *, source: Literal["set", "cycle"] = "set") -> None:
         """Switch model: appends ``model_change``, saves the default, re-clamps thinking.
+
+        A clamped thinking level is announced before the model (extensions §2.3).
 
         Raises:
             MissingApiKeyError: The model's provider has no key.
@@ -76,11 +78,11 @@ class ModelControls:
         self.set_model_state(model)
         self._store().append_model_change(model.provider, model.id)
         self._save({"default_provider": model.provider, "default_model": model.id})
-        self._emit_nowait(ModelChanged(provider=model.provider, model_id=model.id))
         # The user's level, clamped to what this model can do; the clamp is not a choice and is not saved.
         choice = self._thinking_choice()
         self._apply_thinking(clamp_thinking_level(choice, model), force=False, save=False)
         self._thinking_asked = (choice, self.thinking_level)
+        self._emit_nowait(ModelChanged(provider=model.provider, model_id=model.id, source=source))
 
     def _thinking_choice(self) -> str:
         """The level the user asked for last (or started with), before any clamping to a model."""
@@ -103,7 +105,7 @@ class ModelControls:
             0,
         )
         model, thinking = pool[(index + (1 if direction >= 0 else -1)) % len(pool)]
-        self.set_model(model)
+        self.set_model(model, source="cycle")
         if thinking is not None:
             self.set_thinking_level(thinking)
         return model, self.thinking_level

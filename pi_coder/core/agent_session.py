@@ -83,7 +83,7 @@ class AgentSession:
         settings: LoadedSettings | Settings,
         model: Model | None,
         thinking_level: str | None,
-        build_system_prompt: Callable[[list[str]], str],
+        build_system_prompt: Callable[..., str],
         templates: dict[str, Any] | None = None,
         scoped_models: Sequence[tuple[Model, str | None]] = (),
         context_files: Sequence[str] = (),
@@ -139,6 +139,8 @@ class AgentSession:
             emit_nowait=self.emit_nowait,
             save=self._save,
         )
+        self.discovered_paths: Any = None
+        """``factory.DiscoveredPaths``: skill and template paths from ``resources_discover``."""
         self.extensions: ExtensionHooks | None = None
         """The loaded extensions (``core/extensions``), bound by the modes' start-up; None without any."""
         self.mcp: Any = None
@@ -536,10 +538,21 @@ class AgentSession:
             self._persist_run = self._can_call_model()
             await start()
             await self._settle()
+            if self.extensions is not None:
+                await self.extensions.settled(self._last_run_aborted())
         finally:
             self._persist_run = True
             self._busy = False
             self._idle.set()
+
+    def _last_run_aborted(self) -> bool:
+        for message in reversed(self.agent.state.messages):
+            role = getattr(message, "role", None)
+            if role == "assistant":
+                return getattr(message, "stop_reason", None) == "aborted"
+            if role in ("user", "toolResult"):
+                return False
+        return False
 
     async def _settle(self) -> None:
         while True:
@@ -602,8 +615,26 @@ class AgentSession:
         """Replace the agent transcript with the store's context (e.g. after a compaction entry)."""
         self.agent.state.messages = [*self._system_messages(), *self._store.build_session_context().messages]
 
+    def _prompt_text(self) -> str:
+        """The system prompt for the active tools (extension tools by their ``prompt_snippet``)."""
+        if self.extensions is None:
+            return self._build_prompt(self.tool_names)
+        tools, guidelines = self.extensions.prompt_tools(self.tool_names)
+        return self._build_prompt(tools, guidelines)
+
+    def refresh_system_prompt(self) -> None:
+        """Rebuild the leading system message's text after the active tools changed (its tool
+        declarations stay: the next request announces the difference)."""
+        messages = self.agent.state.messages
+        for index, message in enumerate(messages):
+            if getattr(message, "role", None) == "system":
+                prompt = self._prompt_text()
+                if message.content != prompt:
+                    messages[index] = message.model_copy(update={"content": prompt})
+                return
+
     def _system_messages(self) -> list[Any]:
-        prompt = self._build_prompt(self.tool_names)
+        prompt = self._prompt_text()
         system = create_initial_system_message(prompt, [t.declaration() for t in self.agent.state.tools])
         return [system] if system is not None else []
 
@@ -846,16 +877,36 @@ class AgentSession:
             KeyError: No entry has ``entry_id``.
         """
         await self._stop()
-        if summarize and self.summarize_branch is None:
+        old_leaf = self._store.leaf_id
+        controller = self._summary_controller = AbortController()
+        supplied: BranchSummaryResult | None = None
+        if self.extensions is not None and entry_id != old_leaf and self._store.get_entry(entry_id) is not None:
+            decision = await self.extensions.before_tree(entry_id, old_leaf, summarize, instructions, controller.signal)
+            if decision == "cancel":
+                self._summary_controller = None
+                return None
+            if decision is not None:
+                summary, instructions = decision
+                if summary is not None and summarize:
+                    supplied = BranchSummaryResult(summary=summary.summary, details=summary.details, from_hook=True)
+        if summarize and self.summarize_branch is None and supplied is None:
             await self.emit(Notice(level="warning", text="Branch summaries are not available; navigating without one."))
-        summarizer = None
-        if summarize and self.summarize_branch is not None:
+        summarizer: Callable[[BranchSummaryRequest], Awaitable[BranchSummaryResult | None]] | None = None
+        if supplied is not None:
+            hook_summary = supplied
+
+            async def from_extension(request: BranchSummaryRequest) -> BranchSummaryResult | None:
+                return hook_summary
+
+            summarizer = from_extension
+        elif summarize and self.summarize_branch is not None:
             summarize_branch = self.summarize_branch
 
-            def summarizer(request: BranchSummaryRequest) -> Awaitable[BranchSummaryResult | None]:
+            def from_model(request: BranchSummaryRequest) -> Awaitable[BranchSummaryResult | None]:
                 return summarize_branch(self, request)
 
-        controller = self._summary_controller = AbortController()
+            summarizer = from_model
+
         try:
             result = await ops.navigate(
                 self._store, entry_id, summarizer=summarizer, instructions=instructions, controller=controller
@@ -866,6 +917,10 @@ class AgentSession:
             return None
         self.reload_context()
         await self.emit(SessionSwitched(reason="tree", session_file=self.session_file))
+        if self.extensions is not None:
+            leaf = self._store.get_entry(self._store.leaf_id) if self._store.leaf_id else None
+            summary_entry = leaf if getattr(leaf, "type", None) == "branch_summary" else None
+            await self.extensions.tree_done(self._store.leaf_id, old_leaf, summary_entry, supplied is not None)
         return result.editor_text
 
     def set_session_name(self, name: str) -> None:

@@ -236,6 +236,29 @@ class AutoCompaction(RunHook):
         controller = self._controller = AbortController()
         leaf = store.leaf_id
         ready = preparation
+        hooks: Any = getattr(session, "extensions", None)
+        if hooks is not None:  # session_before_compact: cancel, or a summary of the extension's own
+            try:
+                decision = await hooks.before_compact(ready, instructions, reason, controller.signal)
+            finally:
+                self._controller = None
+            if decision == "cancel":
+                await hooks.compact_failed(reason, None, aborted=True, from_extension=True)
+                raise CompactionCancelled("Compaction cancelled by an extension")
+            if decision is not None:
+                result = CompactionResult(
+                    summary=str(decision.summary),
+                    first_kept_entry_id=decision.first_kept_entry_id or ready.first_kept_entry_id,
+                    tokens_before=decision.tokens_before if decision.tokens_before is not None else ready.tokens_before,
+                    details=decision.details if decision.details is not None else {},
+                )
+                entry_id = store.append_compaction(
+                    result.summary, result.first_kept_entry_id, result.tokens_before, decision.details, from_hook=True
+                )
+                session.reload_context()
+                await hooks.compacted(store.get_entry(entry_id), reason, from_extension=True)
+                return result
+            controller = self._controller = AbortController()
         try:
             signal = controller.signal
 
@@ -255,14 +278,22 @@ class AutoCompaction(RunHook):
                 reasoning=_reasoning(session),
                 retry=retried,
             )
+        except CompactionError as exc:
+            if hooks is not None:
+                await hooks.compact_failed(reason, str(exc), aborted=False, from_extension=False)
+            raise
         finally:
             self._controller = None
         if controller.signal.aborted:
+            if hooks is not None:
+                await hooks.compact_failed(reason, None, aborted=True, from_extension=False)
             raise CompactionCancelled("Compaction cancelled")
         if session.store is not store or store.leaf_id != leaf:
             raise CompactionError("The session changed while the summary was written; nothing was changed")
-        store.append_compaction(result.summary, result.first_kept_entry_id, result.tokens_before, result.details)
+        entry_id = store.append_compaction(result.summary, result.first_kept_entry_id, result.tokens_before, result.details)
         session.reload_context()
+        if hooks is not None:
+            await hooks.compacted(store.get_entry(entry_id), reason, from_extension=False)
         return result
 
     # ------------------------------------------------------------------ branch summaries

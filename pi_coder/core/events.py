@@ -87,6 +87,8 @@ class SessionSwitched(_JsonEvent):
 class ModelChanged(_JsonEvent):
     provider: str
     model_id: str
+    source: Literal["set", "cycle"] = "set"
+    """``cycle``: Ctrl+P / ``cycle_model``; ``set``: everything else (extensions' ``model_select``)."""
     type: Literal["model_changed"] = "model_changed"
 
 

@@ -14,7 +14,7 @@ from pi_coder.core.shell_env import SessionMarkers, secret_env_names
 from pi_coder.core.startup import PlanOptions, StartupPlan, plan_startup
 from pi_coder.session.store import SessionStore
 from pi_coder.settings import LoadedSettings, Settings
-from pi_coder.tools import DEFAULT_TOOL_NAMES
+from pi_coder.tools import ALL_TOOL_NAMES, DEFAULT_TOOL_NAMES
 
 if TYPE_CHECKING:
     from pi_coder.core.trust import TrustDecision
@@ -144,10 +144,12 @@ def create_agent_session(plan: StartupPlan | str | os.PathLike[str], **legacy: A
     tools: Sequence[Any] | None = plan.tools
     if tools is None:
         extra = {"env_extra": markers, "secret_env_names": secret_env_names(models)}
-        tools = _build_tools(cwd, list(plan.tool_names), tool_settings_from(plain, **extra)) if plan.tool_names else []
+        builtin = [name for name in plan.tool_names if name in ALL_TOOL_NAMES]  # extensions add theirs on bind
+        tools = _build_tools(cwd, builtin, tool_settings_from(plain, **extra)) if builtin else []
+    discovered = DiscoveredPaths()
 
     def resources() -> _Resources:
-        return _load_resources(cwd, plain, plan, trusted=trusted)
+        return _load_resources(cwd, plain, plan, trusted=trusted, discovered=discovered)
 
     res = resources()
     notices.extend(res.notices)
@@ -178,6 +180,7 @@ def create_agent_session(plan: StartupPlan | str | os.PathLike[str], **legacy: A
     session.project_trust = plan.project_trust
     session.skills = res.skills
     session.resource_loader = resources
+    session.discovered_paths = discovered
     markers.session = session
     if plan.session_name is not None and plan.store.name != plan.session_name:
         session.set_session_name(plan.session_name)
@@ -195,18 +198,29 @@ def _apply_run_overrides(plan: StartupPlan, plain: Settings) -> None:
 
 
 @dataclasses.dataclass(slots=True)
+class DiscoveredPaths:
+    """Skill and prompt-template paths extensions add (``resources_discover``, extensions §2.3),
+    read with the other resources at start and on ``/reload``."""
+
+    skills: list[str] = dataclasses.field(default_factory=list)
+    prompts: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass(slots=True)
 class _Resources:
-    build_prompt: Callable[[list[str]], str]
+    build_prompt: Callable[..., str]
     templates: dict[str, Any]
     skills: Any
     context_files: list[str]
     notices: list[str]
 
 
-def _load_resources(cwd: str, plain: Settings, plan: StartupPlan, *, trusted: bool) -> _Resources:
+def _load_resources(
+    cwd: str, plain: Settings, plan: StartupPlan, *, trusted: bool, discovered: DiscoveredPaths | None = None
+) -> _Resources:
     """Context files, SYSTEM/APPEND_SYSTEM, templates and skills: read at start and on ``/reload``."""
     from pi_coder.core.context_files import load_project_context, read_prompt_argument
-    from pi_coder.core.system_prompt import build_system_prompt
+    from pi_coder.core.system_prompt import ToolSpec, build_system_prompt
     from pi_coder.core.templates import load_templates
 
     notices: list[str] = []
@@ -222,15 +236,20 @@ def _load_resources(cwd: str, plain: Settings, plan: StartupPlan, *, trusted: bo
     if append is None and project.append_system is not None:
         append = project.append_system.content
     skills = plan.skills
-    found = skills() if callable(skills) else skills
+    extra = discovered or DiscoveredPaths()
+    if callable(skills):
+        found = skills(extra_paths=list(extra.skills)) if extra.skills else skills()
+    else:
+        found = skills
     notices.extend(getattr(found, "warnings", ()))
     listed = found.skills if hasattr(found, "skills") else found
 
-    def build_prompt(active: list[str]) -> str:
+    def build_prompt(active: Sequence[ToolSpec], guidelines: Sequence[str] = ()) -> str:
         return build_system_prompt(
             cwd=cwd,
             tools=active,
             tool_snippets=snippets,
+            guidelines=guidelines,
             context_files=project.context_files,
             custom_prompt=custom,
             append_prompt=append,
@@ -240,7 +259,7 @@ def _load_resources(cwd: str, plain: Settings, plan: StartupPlan, *, trusted: bo
     configured = plain.prompts if plan.discover_prompt_templates else []
     templates = load_templates(
         cwd,
-        extra_paths=[*configured, *plan.prompt_template_paths],
+        extra_paths=[*configured, *extra.prompts, *plan.prompt_template_paths],
         warnings=notices,
         project_trusted=trusted,
         discover=plan.discover_prompt_templates,

@@ -65,6 +65,25 @@ class ExtensionHooks(Protocol):
 
     async def on_agent_event(self, event: Any) -> Any: ...
 
+    async def before_tree(
+        self, target_id: str, old_leaf_id: str | None, user_wants_summary: bool, instructions: str | None, signal: Any
+    ) -> Any:
+        """``session_before_tree``: ``"cancel"``, ``(summary or None, instructions)``, or None."""
+        ...
+
+    async def tree_done(
+        self, new_leaf_id: str | None, old_leaf_id: str | None, summary_entry: Any, from_extension: bool
+    ) -> None: ...
+
+    async def settled(self, aborted: bool) -> None:
+        """``agent_settled``: a prompt's whole run (retries, follow-ups) is over."""
+        ...
+
+    def prompt_tools(self, names: Sequence[str]) -> tuple[list[str | tuple[str, str]], list[str]]:
+        """The system prompt's tool list (extension tools by snippet, unlisted without) and the
+        guideline bullets of the active extension tools."""
+        ...
+
     async def intercept_prompt(
         self, text: str, images: Sequence[Any] | None, source: str, streaming_behavior: str | None
     ) -> tuple[str, list[Any]] | None: ...

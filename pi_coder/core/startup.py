@@ -145,6 +145,8 @@ def plan_startup(
     skills: Any = None,
     stream_fn: Callable[..., Any] | None = None,
     tools: Sequence[Any] | None = None,
+    extension_tools: Sequence[str] = (),
+    extension_defaults: Sequence[str] | None = None,
 ) -> StartupPlan:
     """The plan for ``options``; reads only its arguments (no files, no network).
 
@@ -161,6 +163,9 @@ def plan_startup(
         skills: A ``SkillSet``, a list, or a callable giving one (called again on ``/reload``).
         stream_fn: The agent's stream function; default ``models.stream_simple``.
         tools: Ready tools (instead of the built-in ones).
+        extension_tools: Names of the tools loaded extensions registered: ``--tools`` patterns and
+            names match them too, and ``tool_names`` lists those to activate.
+        extension_defaults: Those of ``extension_tools`` active by default (None: all).
 
     Raises:
         UserError: ``--tools`` mixes plain names with ``+name``/``-name`` entries.
@@ -181,6 +186,8 @@ def plan_startup(
         no_builtin_tools=options.no_builtin_tools,
         exclude=options.exclude_tools,
         warnings=notices,
+        extension_tools=extension_tools,
+        extension_defaults=extension_defaults,
     )
     theme_paths = None
     if options.themes or options.no_themes:
@@ -220,8 +227,12 @@ def select_tools(
     exclude: Sequence[str] = (),
     default: Sequence[str] = DEFAULT_TOOL_NAMES,
     warnings: list[str] | None = None,
+    extension_tools: Sequence[str] = (),
+    extension_defaults: Sequence[str] | None = None,
 ) -> tuple[str, ...]:
-    """The built-in tools to enable, by Pi's rules.
+    """The tools to enable, by Pi's rules: built-in ones and ``extension_tools`` (extensions'
+    tools; ``extension_defaults`` of them, all when None, are active by default: ``no_builtin_tools``
+    keeps those, ``no_tools`` drops them too).
 
     ``entries`` (``-t/--tools``) is an allowlist of names and ``*`` patterns, or, when every
     entry is ``+name`` or ``-name``, a change to the default set. ``mcp__`` entries are for MCP
@@ -232,7 +243,11 @@ def select_tools(
         UserError: Plain names mixed with ``+name``/``-name`` entries.
     """
     sink = warnings if warnings is not None else []
+    known = [*ALL_TOOL_NAMES, *(name for name in extension_tools if name not in ALL_TOOL_NAMES)]
     base = [] if no_tools or no_builtin_tools else list(default)
+    if not no_tools:
+        defaults = extension_tools if extension_defaults is None else extension_defaults
+        base.extend(name for name in defaults if name not in base)
     builtin = [entry for entry in entries or () if not entry.startswith("mcp__")]
     relative = [entry for entry in builtin if entry[:1] in ("+", "-")]
     if relative and len(relative) != len(builtin):
@@ -243,8 +258,8 @@ def select_tools(
         selected = base
         for entry in relative:
             name = entry[1:]
-            if name not in ALL_TOOL_NAMES:
-                sink.append(_unknown_tool(name))
+            if name not in known:
+                sink.append(_unknown_tool(name, known))
             elif entry[0] == "+" and name not in selected:
                 selected.append(name)
             elif entry[0] == "-" and name in selected:
@@ -252,9 +267,9 @@ def select_tools(
     elif entries is not None:
         selected = []
         for entry in builtin:
-            matches = _matching(entry, ALL_TOOL_NAMES)
+            matches = _matching(entry, known)
             if not matches:
-                sink.append(_unknown_tool(entry))
+                sink.append(_unknown_tool(entry, known))
             selected.extend(name for name in matches if name not in selected)
     else:
         selected = base
@@ -267,5 +282,5 @@ def _matching(pattern: str, names: Sequence[str]) -> list[str]:
     return [pattern] if pattern in names else []
 
 
-def _unknown_tool(name: str) -> str:
-    return f'Unknown tool "{name}". Valid tools: {", ".join(ALL_TOOL_NAMES)}'
+def _unknown_tool(name: str, known: Sequence[str] = ALL_TOOL_NAMES) -> str:
+    return f'Unknown tool "{name}". Valid tools: {", ".join(known)}'

@@ -10,7 +10,7 @@ renderer never looks results up itself.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pi_coder.session.entries import BranchSummaryEntry, CompactionEntry, CustomMessageEntry, MessageEntry
@@ -131,6 +131,8 @@ class CustomBlock:
     custom_type: str
     text: str
     content: Any = None
+    message: Any = field(default=None, compare=False)
+    """The custom message itself (what an extension's message renderer gets)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +255,7 @@ def message_blocks(message: Any, results: Mapping[str, Any] | None = None, *, hi
         content = get(message, "content")
         return [
             CustomBlock(
-                str(get(message, "custom_type", "custom") or "custom"), content_text(content), content
+                str(get(message, "custom_type", "custom") or "custom"), content_text(content), content, message
             )
         ]
     return []

@@ -28,7 +28,17 @@ if TYPE_CHECKING:
     from pi_coder.modes.options import CliOptions
     from pi_coder.settings import LoadedSettings
 
-__all__ = ["bind", "error_line", "help_flags", "load_for_startup", "resolve_flags", "start", "stop"]
+__all__ = [
+    "bind",
+    "error_line",
+    "help_flags",
+    "load_for_startup",
+    "resolve_flags",
+    "select_tools",
+    "start",
+    "stop",
+    "trust_handlers",
+]
 
 
 def _has_entry_points() -> bool:
@@ -55,8 +65,33 @@ def _specs(data: dict[str, Any]) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
+def trust_handlers(options: CliOptions, cwd: str, loaded: LoadedSettings) -> list[Any]:
+    """The extensions' ``project_trust`` handlers (§7.3), as ``core.trust`` handlers.
+
+    Only when a decision is still open (no ``-a``/``-na``, the folder has project resources):
+    the pre-trust extensions (``-e``, global, entry points) load in a throw-away runner without
+    providers or error reports; the real load after trust imports nothing again.
+    """
+    if options.trust_flag is not None:
+        return []
+    from pi_coder.core.trust import canonical_path, project_resources
+
+    if not project_resources(canonical_path(cwd)):
+        return []
+    runner = load_for_startup(options, cwd, loaded, None, project_trusted=False, dry_run=True)
+    if runner is None or not runner.has("project_trust"):
+        return []
+    return [lambda folder, resources: runner.project_trust_vote()]
+
+
 def load_for_startup(
-    options: CliOptions, cwd: str, loaded: LoadedSettings, models: Models, *, project_trusted: bool
+    options: CliOptions,
+    cwd: str,
+    loaded: LoadedSettings,
+    models: Models | None,
+    *,
+    project_trusted: bool,
+    dry_run: bool = False,
 ) -> ExtensionRunner | None:
     """Discover and load the extensions; None when there is none to load.
 
@@ -87,6 +122,7 @@ def load_for_startup(
         flag_tokens=[FlagToken(name, value, pos) for name, value, pos in options.flag_tokens],
         messages=options.messages,
     )
+    runner.dry_run = dry_run
     from pi_coder.core.extensions.types import Extension, ExtensionLoadError
 
     def find() -> list[Any]:
@@ -164,6 +200,21 @@ def bind(runner: ExtensionRunner | None, session: AgentSession) -> None:
         runner.bind(session)
 
 
+def tool_names(runner: ExtensionRunner | None, *, default_active: bool = False) -> list[str]:
+    """The tools the loaded extensions registered (the start-up plan's ``--tools`` also matches them)."""
+    return [] if runner is None else runner.registered_tool_names(default_active=default_active)
+
+
+def select_tools(runner: ExtensionRunner | None, options: CliOptions, names: Sequence[str]) -> None:
+    """Activate exactly the plan's ``names`` (built-in and extension tools, §3.1) once extension
+    tools are registered; without tool options the extensions' tools simply join the built-ins."""
+    if runner is None:
+        return
+    if options.tools is None and not (options.exclude_tools or options.no_tools or options.no_builtin_tools):
+        return
+    runner.select_tools(list(names))
+
+
 def _short_name(path: str) -> str:
     if path.startswith("builtin:"):
         return path[len("builtin:") :]
@@ -196,6 +247,7 @@ async def start(session: AgentSession, mode: str, ui: UIProtocol | None = None) 
         from pi_coder.core.extensions.events import SessionStartEvent
 
         await runner.notify("session_start", SessionStartEvent(reason="startup"))
+    await runner.discover_resources("startup")
 
 
 async def stop(session: AgentSession) -> None:

@@ -58,7 +58,7 @@ class CliOptions:
     """``--models`` patterns, split on commas."""
     thinking: str | None = None
     tools: list[str] | None = None
-    """``-t/--tools`` entries split on commas: names, ``*`` patterns, ``+name``/``-name``, ``mcp__...``."""
+    """``-t/--tools`` entries split on commas: names (built-in or an extension's), ``*`` patterns, ``+name``/``-name``, ``mcp__...``."""
     no_tools: bool = False
     no_builtin_tools: bool = False
     """``-nbt``: no built-in tools by default; extension tools stay."""

@@ -107,8 +107,8 @@ def prepare(
 
     Trust in the project folder is decided first (extensions §7.3), before anything the folder
     controls is read or the session store is created: ``ask_trust`` is called in interactive mode
-    when nothing else decides; ``trust_handlers`` are the extensions' ``project_trust`` handlers
-    (none yet).
+    when nothing else decides; ``trust_handlers`` come before the extensions' ``project_trust``
+    handlers.
 
     Raises:
         UserError: Invalid models.toml, unknown model or provider, missing key or no model at
@@ -127,7 +127,10 @@ def prepare(
     interactive = mode == "interactive"
     notices = list(options.warnings)
     loaded = load_settings(cwd, project_trusted=False)
-    trust = _decide_trust(options, cwd, loaded, ask_trust if interactive else None, trust_handlers, notices)
+    from pi_coder.modes import extension_host
+
+    handlers = [*trust_handlers, *extension_host.trust_handlers(options, cwd, loaded)]  # project_trust
+    trust = _decide_trust(options, cwd, loaded, ask_trust if interactive else None, handlers, notices)
     if trust.trusted and loaded.project_path.is_file():  # the gated project keys apply after all
         loaded = load_settings(cwd, project_trusted=True)
     # The scripted demo provider is only registered when asked for, so it never shows up as
@@ -136,7 +139,6 @@ def prepare(
     models = create_models(include_faux=wants_faux)
 
     from pi_coder.core.permissions.startup import BUILTIN_SPEC, configure_safety
-    from pi_coder.modes import extension_host
 
     if configure_safety(options.permission_mode, options.sandbox, loaded, cwd) and BUILTIN_SPEC not in options.extensions:
         options.extensions.append(BUILTIN_SPEC)
@@ -173,6 +175,8 @@ def prepare(
         scoped_models=scoped or None,
         project_trust=trust,
         skills=_skill_loader(options, cwd, loaded, trust.trusted),
+        extension_tools=extension_host.tool_names(extensions),
+        extension_defaults=extension_host.tool_names(extensions, default_active=True),
     )
     # The settings' own warnings reach the user through the session's start-up notices.
     notices.extend(n for n in plan.notices if n not in loaded.warnings and n not in notices)
@@ -185,6 +189,7 @@ def prepare(
 
     session = create_agent_session(plan)
     extension_host.bind(extensions, session)
+    extension_host.select_tools(extensions, options, plan.tool_names)
     from pi_coder.modes import mcp_host
 
     mcp_host.setup(options, session, project_trusted=trust.trusted)
@@ -211,7 +216,7 @@ def _discover_local(options: CliOptions, models: Models, loaded: LoadedSettings,
 def _skill_loader(options: CliOptions, cwd: str, loaded: LoadedSettings, trusted: bool) -> Any:
     """A callable discovering the skills (extensions §5.2), called at start and on ``/reload``."""
 
-    def load() -> Any:
+    def load(extra_paths: Sequence[str] = ()) -> Any:  # extra: resources_discover paths
         from pi_coder.core.skills import load_skills
         from pi_coder.paths import config_dir
 
@@ -224,6 +229,7 @@ def _skill_loader(options: CliOptions, cwd: str, loaded: LoadedSettings, trusted
             project_paths=[str(p) for p in loaded.project_data.get("skills") or () if isinstance(p, str)],
             global_paths=[str(p) for p in loaded.global_data.get("skills") or () if isinstance(p, str)],
             claude_skills=loaded.settings.claude_skills,
+            extra_paths=extra_paths,
         )
 
     return load

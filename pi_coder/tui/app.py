@@ -33,7 +33,7 @@ from pi_coder.tui.keys import KEY_ACTIONS, bindings_for, display_keys, effective
 from pi_coder.tui.screens import navigation
 from pi_coder.tui.selection_copy import SelectionCopyMixin
 from pi_coder.tui.widgets.completion_menu import CompletionMenu
-from pi_coder.tui.widgets.panels import HeaderPanel, PendingMessages, StatusLine
+from pi_coder.tui.widgets.panels import ExtensionWidgets, HeaderPanel, PendingMessages, StatusLine
 from pi_coder.tui.widgets.prompt_editor import PromptEditor, PromptHistory
 from pi_coder.tui.widgets.status_bar import FooterInfo, StatusBar
 from pi_coder.tui.widgets.tool_call import ToolCallBlock
@@ -142,6 +142,10 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
                 history = []
         self.history = PromptHistory(history)
         self.controller: TranscriptController | None = None
+        self.working_message: str | None = None
+        """``ctx.ui.set_working_message``: the status line's text while a run is active."""
+        self.extension_statuses: dict[str, str] = {}
+        """``ctx.ui.set_status`` texts by key, shown in the footer."""
 
     def _keys_and_theme(self, keybindings: Mapping[str, str | list[str]] | None) -> Mapping[str, str | list[str]]:
         """The keymap to use (the ``[keybindings]`` setting unless given); sets the ``theme`` setting's theme."""
@@ -194,6 +198,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         with Vertical(id="bottom"):
             yield PendingMessages()
             yield StatusLine(animate=self.animations)
+            yield ExtensionWidgets(id="widgets-above")
             menu = CompletionMenu(
                 max_visible=getattr(getattr(self.session, "settings", None), "autocomplete_max_visible", 5)
             )
@@ -210,6 +215,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             if padding_x:  # setting ``editor_padding_x``: columns beyond the one inside the border
                 editor.styles.padding = (0, 1 + padding_x)
             yield editor
+            yield ExtensionWidgets(id="widgets-below")
             yield StatusBar()
 
     @property
@@ -351,7 +357,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             await controller.handle(event)
             return
         if kind == "agent_start":
-            self.status_line.start("Working...")
+            self.status_line.start(self.working_message or "Working...")
         elif kind == "agent_end":
             self.status_line.stop()
         elif kind == "queue_changed":
@@ -385,7 +391,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
 
     def _restore_status(self) -> None:
         if getattr(self.session, "is_streaming", False):
-            self.status_line.start("Working...")
+            self.status_line.start(self.working_message or "Working...")
         else:
             self.status_line.stop()
 
@@ -426,6 +432,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             info.provider = model.provider
             info.reasoning = bool(model.reasoning)
             info.thinking_level = getattr(session, "thinking_level", None)
+        info.statuses = " · ".join(self.extension_statuses.values())
         return info
 
     def refresh_footer(self) -> None:

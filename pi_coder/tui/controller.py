@@ -108,6 +108,8 @@ class TranscriptController:
                 await self._on_auto_retry_end(event)
             case se.Notice():
                 await self._on_notice(event)
+            case se.EntryAppendedEvent():
+                await self._on_entry_appended(event)
             case _:
                 pass
 
@@ -281,6 +283,23 @@ class TranscriptController:
         if not event.success and event.final_error:
             await self.note(f"Retry failed after {event.attempt} attempts: {event.final_error}", "error")
 
+    async def _on_entry_appended(self, event: Any) -> None:
+        """A ``custom`` entry an extension appended: shown only by its entry renderer (§3.6)."""
+        session: Any = getattr(self.view, "session", None)
+        runner = getattr(session, "extensions", None)
+        if runner is None:
+            return
+        entry_id = event.entry.get("id") if isinstance(event.entry, dict) else None
+        entry = session.store.get_entry(entry_id) if entry_id else None
+        custom_type = getattr(entry, "custom_type", None)
+        if entry is None or not custom_type:
+            return
+        from pi_coder.tui.extension_ui import render_custom_message
+
+        widget = render_custom_message(self.view, runner, custom_type, entry, kind="entry")
+        if widget is not None:
+            await self.add(widget)
+
     async def _on_notice(self, event: Any) -> None:
         await self.note(event.text, event.level, replace=event.level == "info")
 
@@ -323,11 +342,20 @@ class TranscriptController:
             case tx.SummaryBlock(kind=kind, summary=summary, tokens_before=tokens):
                 return SummaryBlock(kind, summary, tokens_before=tokens, expanded=self.view.tools_expanded)
             case tx.CustomBlock(custom_type=custom_type, text=text):
-                return MessageNote(f"[{custom_type}] {text}", "info")
+                return self._custom_widget(block) or MessageNote(f"[{custom_type}] {text}", "info")
             case tx.NoticeBlock(text=text, level=level):
                 return MessageNote(text, level)
             case _:
                 assert_never(block)
+
+    def _custom_widget(self, block: tx.CustomBlock) -> Widget | None:
+        """An extension's rendering of a custom message (extensions §3.6), or None for the default."""
+        runner = getattr(getattr(self.view, "session", None), "extensions", None)
+        if runner is None or block.message is None:
+            return None
+        from pi_coder.tui.extension_ui import render_custom_message
+
+        return render_custom_message(self.view, runner, block.custom_type, block.message)
 
     def _static_blocks(self, message: Any) -> list[Widget]:
         return [self.block_widget(block) for block in message_blocks(message)]

@@ -1,16 +1,19 @@
 """Extensions in the TUI (extensions §3.2, §4.2): ``ctx.ui`` dialogs, commands in ``/``, start and quit.
 
 Dialogs are modal screens that queue FIFO (Textual's screen stack); ``timeout`` or an aborted
-signal closes one with its cancel value. ``set_widget`` and ``set_working_message`` are not
-drawn yet.
+signal closes one with its cancel value. ``set_widget`` lines sit above (or below) the editor,
+``set_status`` texts form a footer line, ``set_working_message`` replaces the spinner's text
+while a run is active.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.protocol import is_renderable
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -26,7 +29,7 @@ if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
     from pi_coder.tui.context import CommandContext
 
-__all__ = ["ConfirmScreen", "SelectScreen", "TextScreen", "TuiUI", "bind_shortcuts", "extension_commands", "reload_extensions", "run_shortcut", "start_extensions"]
+__all__ = ["ConfirmScreen", "CustomMessageBlock", "render_custom_message", "SelectScreen", "TextScreen", "TuiUI", "bind_shortcuts", "extension_commands", "reload_extensions", "run_shortcut", "start_extensions"]
 
 
 class SelectScreen(PickerScreen[str]):
@@ -132,14 +135,23 @@ class TuiUI:
         self._app.call_later(self._app.notice, message, level)
 
     def set_status(self, key: str, text: str | None) -> None:
+        """A footer line: every extension status, in first-set order."""
         if text is None:
             self.statuses.pop(key, None)
         else:
             self.statuses[key] = text
-        self._app.status(" · ".join(self.statuses.values()) if self.statuses else "")
+        app: Any = self._app
+        app.extension_statuses = dict(self.statuses)
+        app.refresh_footer()
 
     def set_widget(self, key: str, lines: Sequence[str] | None, placement: str = "above_editor") -> None:
-        pass  # [later]: widgets by the editor
+        """Lines above the editor (or below it); ``None`` removes the widget."""
+        from pi_coder.tui.widgets.panels import ExtensionWidgets
+
+        app: Any = self._app
+        here, there = ("#widgets-below", "#widgets-above") if placement == "below_editor" else ("#widgets-above", "#widgets-below")
+        app.query_one(there, ExtensionWidgets).set_lines(key, None)
+        app.query_one(here, ExtensionWidgets).set_lines(key, lines)
 
     def set_title(self, title: str) -> None:
         self._app.title = title
@@ -151,7 +163,54 @@ class TuiUI:
         return str(self._app.editor.text)
 
     def set_working_message(self, text: str | None) -> None:
-        pass
+        """The status line's text while a run is active (``None``: the default ``Working...``)."""
+        app: Any = self._app
+        previous = app.working_message or "Working..."
+        app.working_message = text or None
+        line = app.status_line
+        if line.busy and line.label == previous:
+            line.start(app.working_message or "Working...")
+
+
+class CustomMessageBlock(Static):
+    """A custom message drawn by an extension's message renderer."""
+
+    DEFAULT_CSS = "CustomMessageBlock { height: auto; margin: 1 1 0 1; padding: 0 1; }"
+
+
+def render_custom_message(
+    app: Any, runner: Any, custom_type: str, message: Any, *, kind: str = "message"
+) -> Static | None:
+    """``register_message_renderer``'s rendering of ``message`` (``kind="entry"``:
+    ``register_entry_renderer``'s of a custom entry); the first extension registering
+    ``custom_type`` wins. ``None``, an awaitable or an exception (reported once as
+    ``renderer:<type>``) give None: the default rendering."""
+    for ext in runner.extensions:
+        renderers = ext.entry_renderers if kind == "entry" else ext.message_renderers
+        renderer = renderers.get(custom_type)
+        if renderer is None:
+            continue
+        theme = getattr(getattr(app, "themes", None), "theme", None)
+        try:
+            out = renderer(message, expanded=bool(getattr(app, "tools_expanded", False)), theme=theme)
+            if inspect.isawaitable(out):
+                close = getattr(out, "close", None)
+                if close is not None:
+                    close()
+                raise TypeError("a message renderer must return a Rich renderable or str, not a coroutine")
+            if out is None:
+                return None
+            if isinstance(out, str):
+                out = Text.from_ansi(out)
+            elif not is_renderable(out):
+                raise TypeError(f"a message renderer returned {type(out).__name__}, not a Rich renderable or str")
+            return CustomMessageBlock(out)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            runner.report(ext, f"renderer:{custom_type}", exc)
+            return None
+    return None
 
 
 def extension_commands(app: CommandContext) -> list[SlashCommand]:
@@ -250,3 +309,4 @@ async def start_extensions(app: CommandContext) -> None:
     runner.shutdown_requested = lambda: app.call_later(app.quit_app)
     runner.flush_errors()
     await runner.notify("session_start", SessionStartEvent(reason="startup"))
+    await runner.discover_resources("startup")

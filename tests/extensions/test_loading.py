@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from tests.extensions.conftest import write_ext
 from tests.modes.pirun import PiHome, RpcClient
@@ -194,3 +195,46 @@ def test_print_path_imports_each_module_once_and_no_textual(pi: PiHome) -> None:
     (pi.home / "settings.toml").write_text(f'extensions = ["{x}"]\n')
     assert pi.run("-e", str(x), "-e", str(x), "-p", "hi").returncode == 0
     assert (pi.project / "seen").read_text().split("\n")[:2] == ["1 False", "1 False"]
+
+
+TRUSTING = """
+import builtins
+
+builtins.__dict__.setdefault("_pi_trust_imports", 0)
+builtins._pi_trust_imports += 1
+
+def extension(pi):
+    @pi.on("project_trust")
+    def vote(event, ctx):
+        with open("voted", "a") as out:
+            out.write(f"{{event.cwd}} {{builtins._pi_trust_imports}}\\n")
+        return {{"trusted": "{answer}", "remember": {remember}}}
+"""
+
+
+def test_project_trust_handler_decides_and_remembers(pi: PiHome) -> None:
+    """§9 scenario 49: a global extension's ``project_trust`` answer lets the project's extensions load."""
+    write_ext(pi.home / "extensions", "trusting", TRUSTING.format(answer="yes", remember=True))
+    write_ext(pi.project / ".pi" / "extensions", "x", "open('marker', 'w').close()\ndef extension(pi):\n    pass\n")
+    pi.server.enqueue(Turn([Text("ok")]))
+    run = pi.run("-p", "hi")
+    assert run.returncode == 0, run.stderr
+    assert (pi.project / "marker").exists()
+    assert "not trusted" not in run.stderr
+    cwd = os.path.realpath(pi.project)
+    assert (pi.project / "voted").read_text() == f"{cwd} 1\n"  # asked once, the module imported once
+    assert json.loads((pi.home / "trust.json").read_text()) == {cwd: True}
+
+
+def test_project_trust_no_keeps_the_project_out_and_saves_nothing(pi: PiHome) -> None:
+    write_ext(pi.home / "extensions", "trusting", TRUSTING.format(answer="no", remember=False))
+    write_ext(pi.project / ".pi" / "extensions", "x", "open('marker', 'w').close()\ndef extension(pi):\n    pass\n")
+    pi.server.enqueue(Turn([Text("ok")]), Turn([Text("ok")]))
+    run = pi.run("-p", "hi")
+    assert run.returncode == 0, run.stderr
+    assert not (pi.project / "marker").exists()
+    assert not (pi.home / "trust.json").exists()
+    # -a decides first: no handler is asked.
+    (pi.project / "voted").unlink()
+    assert pi.run("-a", "-p", "hi").returncode == 0
+    assert (pi.project / "marker").exists() and not (pi.project / "voted").exists()

@@ -197,3 +197,48 @@ def test_rpc_select_timeout_and_eof(pi: PiHome) -> None:
     assert code == 0
     notes = [line["message"] for line in client.seen if line.get("method") == "notify"]
     assert notes[0] == "picked None"
+
+
+DECO = """
+def extension(pi):
+    @pi.command("deco")
+    def deco(args, ctx):
+        ctx.ui.set_widget("todo", ["[ ] one"])
+        ctx.ui.set_widget("foot", ["below"], placement="below_editor")
+        ctx.ui.set_widget("todo", None)
+        ctx.ui.set_status("mode", "PLAN")
+        ctx.ui.set_status("mode", None)
+        ctx.ui.set_title("pi - planning")
+        ctx.ui.set_working_message("Thinking deeply...")
+        ctx.ui.notify("decorated")
+"""
+
+
+def test_rpc_widget_status_title_requests(pi: PiHome) -> None:
+    ext = write_ext(pi.project, "deco", DECO)
+    client = RpcClient(pi, "--no-session", "-e", str(ext))
+    try:
+        client.call({"type": "prompt", "message": "/deco"})
+        client.wait_for(lambda line: line.get("method") == "notify")
+    finally:
+        client.close()
+    ui = [line for line in client.seen if line.get("type") == "extension_ui_request"]
+    shapes = [{k: v for k, v in line.items() if k not in ("type", "id")} for line in ui]
+    assert shapes == [
+        {"method": "setWidget", "widgetKey": "todo", "widgetLines": ["[ ] one"], "widgetPlacement": "aboveEditor"},
+        {"method": "setWidget", "widgetKey": "foot", "widgetLines": ["below"], "widgetPlacement": "belowEditor"},
+        {"method": "setWidget", "widgetKey": "todo", "widgetPlacement": "aboveEditor"},
+        {"method": "setStatus", "statusKey": "mode", "statusText": "PLAN"},
+        {"method": "setStatus", "statusKey": "mode"},
+        {"method": "setTitle", "title": "pi - planning"},
+        {"method": "notify", "message": "decorated", "notifyType": "info"},  # set_working_message: a no-op
+    ]
+    assert all(len(line["id"]) == 36 for line in ui)
+
+
+def test_print_mode_widget_status_title_are_no_ops(pi: PiHome) -> None:
+    ext = write_ext(pi.project, "deco", DECO)
+    run = pi.run("-e", str(ext), "-p", "/deco")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == ""
+    assert run.stderr.strip() == "[deco] decorated"

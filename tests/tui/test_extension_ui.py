@@ -9,7 +9,10 @@ from pi_coder.core.extensions.loader import discover, load_extensions
 from pi_coder.core.extensions.runner import ExtensionRunner
 from pi_coder.tui.app import PiApp
 from pi_coder.tui.extension_ui import ConfirmScreen, SelectScreen
+from pi_coder.tui.widgets.panels import ExtensionWidgets
+from pi_coder.tui.widgets.status_bar import StatusBar
 from tests.tui.helpers import type_text, wait_until
+from tests.tui.screen_text import screen_text
 
 EXT = """
 def extension(pi):
@@ -18,6 +21,20 @@ def extension(pi):
         choice = await ctx.ui.select("Greeting", ["hi there", "good morning"])
         if choice:
             ctx.ui.set_editor_text(choice)
+
+    @pi.command("deco")
+    def deco(args, ctx):
+        if args == "off":
+            ctx.ui.set_widget("todo", None)
+            ctx.ui.set_widget("foot", None)
+            ctx.ui.set_status("mode", None)
+            ctx.ui.set_working_message(None)
+            return
+        ctx.ui.set_widget("todo", ["[ ] one", "[x] two"])
+        ctx.ui.set_widget("foot", ["below the editor"], placement="below_editor")
+        ctx.ui.set_status("mode", "PLAN MODE")
+        ctx.ui.set_title("pi - planning")
+        ctx.ui.set_working_message("Thinking deeply...")
 
     @pi.command("sure")
     async def sure(args, ctx):
@@ -59,3 +76,96 @@ async def test_confirm_escape_is_false_and_status_shows(make_session, project: P
         await wait_until(pilot, lambda: app.screen is app.screen_stack[0], what="dialog closed")
         ui = session.extensions.ui
         await wait_until(pilot, lambda: ui.statuses.get("k") == "on False", what="status")
+        await pilot.pause()
+        assert "on False" in screen_text(app).splitlines()[-1]  # the footer's last line
+
+
+async def test_widgets_status_title_and_working_message(make_session, project: Path) -> None:
+    from pi_coder.agent.events import AgentStart
+
+    session, _ = make_session([])
+    app = _app(session, project)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "/deco")
+        await pilot.press("enter")
+        above = app.query_one("#widgets-above", ExtensionWidgets)
+        below = app.query_one("#widgets-below", ExtensionWidgets)
+        await wait_until(pilot, lambda: above.display and below.display, what="widgets shown")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "[ ] one" in text and "[x] two" in text and "below the editor" in text
+        lines = text.splitlines()
+        editor_top = app.editor.region.y
+        assert above.region.y + above.region.height <= editor_top < below.region.y  # above / below the editor
+        assert any("[ ] one" in line for line in lines[:editor_top])
+        assert app.query_one(StatusBar).info.statuses == "PLAN MODE"
+        assert "PLAN MODE" in lines[-1]  # the footer's third line
+        assert app.title == "pi - planning"
+        # While a run is active the spinner shows the working message instead of "Working...".
+        await app._dispatch(AgentStart(), app.controller)
+        assert app.status_line.label == "Thinking deeply..."
+        await type_text(pilot, "/deco off")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not above.display and not below.display, what="widgets gone")
+        assert app.status_line.label == "Working..."
+        assert app.query_one(StatusBar).info.statuses == ""
+        await pilot.pause()
+        assert "PLAN MODE" not in screen_text(app)
+
+
+RENDERER = """
+from rich.text import Text
+from pi_coder.extensions import CustomMessageSpec
+
+def extension(pi):
+    def draw(message, *, expanded, theme):
+        return Text(f"** {message.content.upper()} **")
+
+    def broken(message, *, expanded, theme):
+        raise ValueError("cannot draw")
+
+    pi.register_message_renderer("shout", draw)
+    pi.register_message_renderer("oops", broken)
+    pi.register_entry_renderer("mark", lambda entry, *, expanded, theme: f"mark set: {entry.data['n']}")
+
+    @pi.command("shout")
+    def shout(args, ctx):
+        pi.send_message(CustomMessageSpec(custom_type="shout", content=args))
+        pi.send_message(CustomMessageSpec(custom_type="oops", content="plain " + args))
+        pi.append_entry("mark", {"n": 7})
+        pi.append_entry("hidden", {"n": 8})
+"""
+
+
+def _renderer_app(session, project: Path) -> PiApp:
+    (project / "draw.py").write_text(textwrap.dedent(RENDERER))
+    runner = ExtensionRunner(str(project), models=session.models)
+    sources, _ = discover(cli_specs=["draw.py"], cwd=str(project), config_dir=project / "none")
+    load_extensions(runner, sources)
+    runner.bind(session)
+    return PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+
+
+async def test_message_renderer_live_and_resumed(make_session, project: Path) -> None:
+    from pi_coder.session.store import SessionStore
+    from pi_coder.tui.extension_ui import CustomMessageBlock
+
+    store = SessionStore.create(str(project), str(project / "sessions"))
+    session, _ = make_session([], store=store, no_session=False)
+    app = _renderer_app(session, project)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "/shout hey")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "** HEY **" in screen_text(app), what="rendered custom message")
+        await wait_until(pilot, lambda: "[oops] plain hey" in screen_text(app), what="default after a failure")
+        await wait_until(pilot, lambda: "mark set: 7" in screen_text(app), what="entry renderer")
+        assert "hidden" not in screen_text(app)  # custom entries without a renderer stay invisible
+        assert len(app.query(CustomMessageBlock)) == 2  # the "shout" message and the "mark" entry
+    path = session.session_file
+    assert path is not None
+    # Resumed: the stored custom_message entries are drawn by the renderer again.
+    resumed, _ = make_session([], store=SessionStore.open(path), no_session=False)
+    app = _renderer_app(resumed, project)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: "** HEY **" in screen_text(app), what="resumed rendering")
+        assert "[oops] plain hey" in screen_text(app)

@@ -491,6 +491,15 @@ def _seconds(value_ms: int | None, default_s: float) -> float:
     return value_ms / 1000 if value_ms is not None and value_ms >= 0 else default_s
 
 
+async def _edited_headers(hook: Callable[..., Any], headers: dict[str, str]) -> dict[str, str]:
+    """``on_headers``: edits in place or a returned dict; ``None`` values remove a header."""
+    mutable: dict[str, Any] = dict(headers)
+    replaced = await call_hook(hook, mutable)
+    if isinstance(replaced, dict):
+        mutable = replaced
+    return {str(k): str(v) for k, v in mutable.items() if v is not None}
+
+
 async def post_and_stream(
     writer: StreamWriter,
     options: StreamOptions,
@@ -511,6 +520,8 @@ async def post_and_stream(
     replaced = await call_hook(options.on_payload, payload)
     if isinstance(replaced, dict):
         payload = replaced
+    if options.on_headers is not None:
+        headers = await _edited_headers(options.on_headers, headers)
     body = json.dumps(payload).encode()
     context = options.http if options.http is not None else _http.DEFAULT_HTTP
     conf = context.settings

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pi_coder.core.extensions.bus import EventBus
     from pi_coder.core.extensions.events import CustomMessageSpec
     from pi_coder.core.extensions.exec import ExecResult
-    from pi_coder.core.extensions.runner import ExtensionRunner
+    from pi_coder.core.extensions.host import RunnerHost
 
 __all__ = ["ExtensionAPI"]
 
@@ -38,7 +38,7 @@ _H = TypeVar("_H", bound=Handler)
 class ExtensionAPI:
     """The ``pi`` object of one extension. ``pi.path`` is its identity, ``pi.name`` its short name."""
 
-    def __init__(self, runner: ExtensionRunner, extension: Extension) -> None:
+    def __init__(self, runner: RunnerHost, extension: Extension) -> None:
         self._runner = runner
         self._ext = extension
         self._stale = False
@@ -58,7 +58,7 @@ class ExtensionAPI:
         """The event bus shared by the extensions of this runtime."""
         return self._live().bus
 
-    def _live(self) -> ExtensionRunner:
+    def _live(self) -> RunnerHost:
         if self._stale:
             raise StaleContextError(f"Extension {self.name}: this pi object belongs to a replaced session")
         return self._runner

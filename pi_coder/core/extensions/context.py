@@ -1,22 +1,22 @@
 """``ctx`` and ``ctx.ui`` (§4): what handlers, commands and tools receive.
 
 ``UIProtocol`` is implemented by the TUI (``pi_coder.tui.extension_ui``), RPC
-(``pi_coder.modes.rpc_ui``) and, here, :class:`NoUI` for print and json mode (confirm is False,
-dialogs None, notify on stderr).
+(``pi_coder.modes.rpc_ui``) and :class:`NoUI` (print and json mode); they live in
+:mod:`pi_coder.core.extensions.ui` and are re-exported here.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi_coder.core.extensions.types import StaleContextError
+from pi_coder.core.extensions.ui import NotifyLevel, NoUI, UIProtocol, WidgetPlacement
 
 if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
     from pi_coder.core.agent_session import AgentSession
-    from pi_coder.core.extensions.runner import ExtensionRunner
+    from pi_coder.core.extensions.host import RunnerHost
     from pi_coder.core.extensions.types import Extension
 
 __all__ = [
@@ -30,87 +30,6 @@ __all__ = [
     "UIProtocol",
     "WidgetPlacement",
 ]
-
-NotifyLevel = Literal["info", "warning", "error"]
-WidgetPlacement = Literal["above_editor", "below_editor"]
-
-
-class UIProtocol(Protocol):
-    """What a mode offers extensions. ``source`` is the calling extension's name."""
-
-    async def confirm(
-        self, title: str, message: str, *, timeout: float | None = None, signal: AbortSignal | None = None
-    ) -> bool: ...
-
-    async def select(
-        self, title: str, options: Sequence[str], *, timeout: float | None = None, signal: AbortSignal | None = None
-    ) -> str | None: ...
-
-    async def input(
-        self, title: str, placeholder: str = "", *, timeout: float | None = None, signal: AbortSignal | None = None
-    ) -> str | None: ...
-
-    async def editor(
-        self, title: str, prefill: str = "", *, timeout: float | None = None, signal: AbortSignal | None = None
-    ) -> str | None: ...
-
-    def notify(self, message: str, level: NotifyLevel = "info", *, source: str = "") -> None: ...
-
-    def set_status(self, key: str, text: str | None) -> None: ...
-
-    def set_widget(self, key: str, lines: Sequence[str] | None, placement: WidgetPlacement = "above_editor") -> None: ...
-
-    def set_title(self, title: str) -> None: ...
-
-    def set_editor_text(self, text: str) -> None: ...
-
-    def get_editor_text(self) -> str: ...
-
-    def set_working_message(self, text: str | None) -> None: ...
-
-
-class NoUI:
-    """Print and json mode: no dialogs (their cancel values at once), notify on stderr."""
-
-    has_ui = False
-
-    async def confirm(self, title: str, message: str, **_: Any) -> bool:
-        return False
-
-    async def select(self, title: str, options: Sequence[str], **_: Any) -> str | None:
-        return None
-
-    async def input(self, title: str, placeholder: str = "", **_: Any) -> str | None:
-        return None
-
-    async def editor(self, title: str, prefill: str = "", **_: Any) -> str | None:
-        return None
-
-    def notify(self, message: str, level: NotifyLevel = "info", *, source: str = "") -> None:
-        prefix = f"[{source}] " if source else ""
-        label = "" if level == "info" else f"{level}: "
-        try:
-            print(f"{prefix}{label}{message}", file=sys.stderr, flush=True)
-        except (OSError, ValueError):
-            pass
-
-    def set_status(self, key: str, text: str | None) -> None:
-        pass
-
-    def set_widget(self, key: str, lines: Sequence[str] | None, placement: WidgetPlacement = "above_editor") -> None:
-        pass
-
-    def set_title(self, title: str) -> None:
-        pass
-
-    def set_editor_text(self, text: str) -> None:
-        pass
-
-    def get_editor_text(self) -> str:
-        return ""
-
-    def set_working_message(self, text: str | None) -> None:
-        pass
 
 
 class BoundUI:
@@ -210,13 +129,13 @@ class ReplaceResult:
 class ExtensionContext:
     """``ctx`` of event handlers and tools (§4.1)."""
 
-    def __init__(self, runner: ExtensionRunner, extension: Extension) -> None:
+    def __init__(self, runner: RunnerHost, extension: Extension) -> None:
         self._runner = runner
         self._ext = extension
         self._stale = False
         self.ui = BoundUI(runner.ui, extension.name)
 
-    def _live(self) -> ExtensionRunner:
+    def _live(self) -> RunnerHost:
         if self._stale:
             raise StaleContextError(f"Extension {self._ext.name}: this ctx belongs to a replaced session")
         return self._runner
@@ -294,6 +213,16 @@ class ExtensionCommandContext(ExtensionContext):
 
     async def fork(self, entry_id: str, position: Literal["before", "at"] = "before") -> ReplaceResult:
         return ReplaceResult(await self._live().replace_session("fork", entry_id=entry_id))
+
+    async def navigate_tree(
+        self, target_id: str, *, summarize: bool = False, custom_instructions: str | None = None
+    ) -> ReplaceResult:
+        """Move to ``target_id`` in this session's tree (``session_before_tree``/``session_tree`` fire);
+        cancelled when nothing changed."""
+        session = self._live().session
+        before = session.store.leaf_id
+        await session.navigate_tree(target_id, summarize, custom_instructions)
+        return ReplaceResult(session.store.leaf_id == before)
 
     async def reload(self) -> ReplaceResult:
         return ReplaceResult(not await self._live().reload())

@@ -17,10 +17,13 @@ from pi_coder.core.extensions.errors import ExtensionErrorEvent, coerce_result
 from pi_coder.core.extensions.errors import JsonPayload as _Json
 
 __all__ = [
+    "AfterProviderResponseEvent",
     "AgentSettledEvent",
     "BeforeAgentStartEvent",
     "BeforeAgentStartResult",
+    "BeforeProviderHeadersEvent",
     "BeforeProviderRequestEvent",
+    "BranchSummarySpec",
     "CancelResult",
     "CompactionResult",
     "ContextEvent",
@@ -32,12 +35,18 @@ __all__ = [
     "InputResult",
     "MessageEndResult",
     "ModelSelectEvent",
+    "ProjectTrustEvent",
+    "ProjectTrustResult",
+    "ResourcesDiscoverEvent",
+    "ResourcesResult",
     "SessionBeforeCompactEvent",
     "SessionBeforeCompactResult",
     "SessionBeforeForkEvent",
     "SessionBeforeSwitchEvent",
     "SessionBeforeTreeEvent",
+    "SessionBeforeTreeResult",
     "SessionCompactEvent",
+    "SessionCompactFailedEvent",
     "SessionShutdownEvent",
     "SessionStartEvent",
     "SessionTreeEvent",
@@ -64,6 +73,22 @@ class CustomMessageSpec:
 
 
 # ---------------------------------------------------------------------------- session
+
+
+@dataclass(kw_only=True)
+class ProjectTrustEvent(_Json):
+    """Asked before the project folder's resources load (§7.3); pre-trust extensions only."""
+
+    cwd: str
+    type: Literal["project_trust"] = "project_trust"
+
+
+@dataclass(kw_only=True)
+class ProjectTrustResult:
+    """``trusted="yes"|"no"`` decides (the first such answer wins); ``remember`` saves it."""
+
+    trusted: Literal["yes", "no", "undecided"] = "undecided"
+    remember: bool = False
 
 
 @dataclass(kw_only=True)
@@ -135,18 +160,61 @@ class SessionCompactEvent(_Json):
 
 
 @dataclass(kw_only=True)
+class SessionCompactFailedEvent(_Json):
+    reason: str = "manual"
+    error_message: str | None = None
+    aborted: bool = False
+    will_retry: bool = False
+    from_extension: bool = False
+    type: Literal["session_compact_failed"] = "session_compact_failed"
+
+
+@dataclass(kw_only=True)
+class ResourcesDiscoverEvent(_Json):
+    cwd: str
+    reason: Literal["startup", "reload"] = "startup"
+    type: Literal["resources_discover"] = "resources_discover"
+
+
+@dataclass(kw_only=True)
+class ResourcesResult:
+    """Extra skill, prompt-template and theme paths (folded over every handler)."""
+
+    skill_paths: list[str] = field(default_factory=list)
+    prompt_paths: list[str] = field(default_factory=list)
+    theme_paths: list[str] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
 class SessionBeforeTreeEvent(_Json):
     target_id: str
     old_leaf_id: str | None = None
     user_wants_summary: bool = False
     custom_instructions: str | None = None
+    signal: Any = None
     type: Literal["session_before_tree"] = "session_before_tree"
+
+
+@dataclass(kw_only=True)
+class BranchSummarySpec:
+    """A branch summary an extension supplies (stored with ``fromHook: true``; no model call)."""
+
+    summary: str
+    details: Any = None
+
+
+@dataclass(kw_only=True)
+class SessionBeforeTreeResult:
+    cancel: bool = False
+    summary: BranchSummarySpec | dict[str, Any] | str | None = None
+    custom_instructions: str | None = None
 
 
 @dataclass(kw_only=True)
 class SessionTreeEvent(_Json):
     new_leaf_id: str | None = None
     old_leaf_id: str | None = None
+    summary_entry: Any = None
     from_extension: bool = False
     type: Literal["session_tree"] = "session_tree"
 
@@ -239,6 +307,21 @@ class BeforeProviderRequestEvent(_Json):
     payload: dict[str, Any]
     model: Any = None
     type: Literal["before_provider_request"] = "before_provider_request"
+
+
+@dataclass(kw_only=True)
+class BeforeProviderHeadersEvent(_Json):
+    """Set a key to add or override a header, to ``None`` to delete it (later handlers see edits)."""
+
+    headers: dict[str, Any]
+    type: Literal["before_provider_headers"] = "before_provider_headers"
+
+
+@dataclass(kw_only=True)
+class AfterProviderResponseEvent(_Json):
+    status: int
+    headers: dict[str, str] = field(default_factory=dict)
+    type: Literal["after_provider_response"] = "after_provider_response"
 
 
 @dataclass(kw_only=True)

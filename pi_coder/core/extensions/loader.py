@@ -19,28 +19,18 @@ import inspect
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal
+from typing import Any
 
-from pi_coder.core.extensions.types import Extension, ExtensionLoadError
+from pi_coder.core.extensions.types import Extension, ExtensionLoadError, Source
 
 __all__ = ["Source", "discover", "load_extensions", "reimport", "rerun_factories"]
 
-SourceKind = Literal["file", "package", "module", "entry_point"]
 ENTRY_POINT_GROUP = "pi_coder.extensions"
 BUILTIN_PACKAGE = "pi_coder.extensions.builtin"
 
 
-@dataclass(slots=True, frozen=True)
-class Source:
-    identity: str
-    name: str
-    kind: SourceKind
-    target: str
-    """The file or package folder, the dotted module, or ``module:attr`` of an entry point."""
-    scope: Literal["cli", "project", "global", "entry_point"]
 
 
 class _Found:

@@ -20,13 +20,12 @@ from pi_coder.core.extensions.bus import EventBus
 from pi_coder.core.extensions.context import ExtensionCommandContext, ExtensionContext, NoUI, UIProtocol
 from pi_coder.core.extensions.errors import ExtensionErrorEvent, coerce_result
 from pi_coder.core.extensions.seams import SessionSeams
-from pi_coder.core.extensions.types import Command, Extension, Handler, ToolInfo
+from pi_coder.core.extensions.types import Command, Extension, Handler, Source, ToolInfo
 
 if TYPE_CHECKING:
     from pi_coder.ai.models import Models
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.core.extensions.api import ExtensionAPI
-    from pi_coder.core.extensions.loader import Source
 
 __all__ = ["ErrorSink", "ExtensionRunner", "FlagToken"]
 
@@ -86,7 +85,13 @@ class ExtensionRunner(SessionSeams):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._builtin_tools: dict[str, Any] = {}
         self._tools: dict[str, tuple[Any, Extension | None]] = {}
+        self._definitions: dict[str, Any] = {}
+        """The registered definition (``ToolDefinition`` or ``AgentTool``) of each extension tool."""
         self.next_turn: list[Any] = []
+        self.discovered_theme_paths: list[str] = []
+        self.dry_run = False
+        """A throw-away runner (the ``project_trust`` pass): failures are not reported, the real
+        load reports them."""
         self.rediscover: Callable[[], list[Source]] | None = None
         """Finds the sources again on ``/reload`` (new or removed files); None: reload the same ones."""
         self.reload_warnings: list[str] = []
@@ -110,6 +115,7 @@ class ExtensionRunner(SessionSeams):
 
         self._session = session
         session.extensions = self
+        self.last_model, self.last_thinking_level = session.model, session.thinking_level
         self._builtin_tools = {tool.name: tool for tool in session.agent.state.tools}
         seams.install(self, session)
         self.install_tools()
@@ -156,6 +162,8 @@ class ExtensionRunner(SessionSeams):
 
     def report(self, extension: Extension | None, event: str, exc: BaseException) -> None:
         """Record a failure of ``extension`` in ``event`` (reported once per identical error)."""
+        if self.dry_run:
+            return
         path = extension.path if extension is not None else "<extensions>"
         message = str(exc) or type(exc).__name__
         key = (path, event, message)
@@ -255,6 +263,26 @@ class ExtensionRunner(SessionSeams):
         task.add_done_callback(self._tasks.discard)
         return task
 
+    def project_trust_vote(self) -> Any:
+        """``project_trust(cwd)`` (§7.3): a ``core.trust.TrustVote`` from the first yes/no answer, or None.
+
+        Runs before any session or event loop exists, in a private loop.
+        """
+        from pi_coder.core.extensions.events import ProjectTrustEvent, ProjectTrustResult
+        from pi_coder.core.trust import TrustVote
+
+        async def ask() -> TrustVote | None:
+            async for _ext, ok, result in self.results("project_trust", ProjectTrustEvent(cwd=self.cwd), ProjectTrustResult):
+                if ok and result is not None and result.trusted in ("yes", "no"):
+                    return TrustVote(trusted=result.trusted == "yes", remember=bool(result.remember))
+            return None
+
+        loop = asyncio.new_event_loop()
+        try:
+            return loop.run_until_complete(ask())
+        finally:
+            loop.close()
+
     def request_shutdown(self) -> None:
         if self.shutdown_requested is not None:
             self.shutdown_requested()
@@ -273,6 +301,7 @@ class ExtensionRunner(SessionSeams):
         previous_active = [t.name for t in session.agent.state.tools]
         pool: dict[str, tuple[Any, Extension | None]] = {name: (t, None) for name, t in self._builtin_tools.items()}
         owners: dict[str, Extension] = {}
+        definitions: dict[str, Any] = {}
         active = list(previous_active) if self._tools else list(self._builtin_tools)
         for ext in self.extensions:
             for definition in ext.tools:
@@ -282,12 +311,15 @@ class ExtensionRunner(SessionSeams):
                         self.report(ext, "register_tool", ValueError(f'tool "{name}" is already registered by {owners[name].name}'))
                     continue
                 owners[name] = ext
+                definitions[name] = definition
                 pool[name] = (adapt_tool(self, ext, definition), ext)
                 fresh = name not in self._tools
                 if (fresh or name in activate) and getattr(definition, "default_active", True) and name not in active:
                     active.append(name)
         self._tools = pool
+        self._definitions = definitions
         session.agent.state.tools = [pool[n][0] for n in active if n in pool]
+        session.refresh_system_prompt()
 
     def add_host_tools(self, tools: Sequence[Any], remove: Sequence[str] = ()) -> None:
         """Tools the host adds after start (MCP servers) join the built-ins' pool; ``remove`` leave it."""
@@ -303,6 +335,47 @@ class ExtensionRunner(SessionSeams):
         if unknown:
             self.report(extension, "set_active_tools", ValueError(f"unknown tools: {', '.join(unknown)}"))
         self.session.agent.state.tools = [self._tools[n][0] for n in dict.fromkeys(names) if n in self._tools]
+        self.session.refresh_system_prompt()
+
+    def select_tools(self, names: Sequence[str]) -> None:
+        """The start-up plan's ``--tools`` choice once extension tools are registered: exactly
+        ``names`` (built-in or extension; already checked by the plan) are active."""
+        chosen = [n for n in dict.fromkeys(names) if n in self._tools]
+        self.session.agent.state.tools = [self._tools[n][0] for n in chosen]
+        self.session.refresh_system_prompt()
+
+    def tool_names_known(self) -> list[str]:
+        return list(self._tools)
+
+    def registered_tool_names(self, *, default_active: bool = False) -> list[str]:
+        """The names of the tools extensions registered (first registration wins), before or after
+        binding; ``default_active`` keeps only those active by default."""
+        names: dict[str, None] = {}
+        for ext in self.extensions:
+            for definition in ext.tools:
+                if not default_active or getattr(definition, "default_active", True):
+                    names.setdefault(definition.name, None)
+        return list(names)
+
+    def prompt_tools(self, names: Sequence[str]) -> tuple[list[str | tuple[str, str]], list[str]]:
+        """The system prompt's tool list and extra guidelines for the active ``names`` (§3.1).
+
+        Built-in and host tools are listed by name (their own snippets); an extension tool is
+        listed with its ``prompt_snippet`` and unlisted without one; the ``prompt_guidelines`` of
+        active extension tools follow the built-in guidelines.
+        """
+        tools: list[str | tuple[str, str]] = []
+        guidelines: list[str] = []
+        for name in names:
+            definition = self._definitions.get(name)
+            if definition is None:
+                tools.append(name)
+                continue
+            snippet = getattr(definition, "prompt_snippet", None)
+            if snippet:
+                tools.append((name, snippet))
+            guidelines.extend(str(g) for g in getattr(definition, "prompt_guidelines", None) or ())
+        return tools, guidelines
 
     def all_tool_infos(self) -> list[ToolInfo]:
         infos = []

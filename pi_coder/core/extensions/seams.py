@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pi_coder.agent.types import AgentTool
     from pi_coder.core.agent_session import AgentSession
-    from pi_coder.core.extensions.runner import ExtensionRunner
+    from pi_coder.core.extensions.host import RunnerHost
     from pi_coder.core.extensions.types import Extension
 
 __all__ = ["SessionSeams", "adapt_tool", "install", "reload", "send_message"]
@@ -54,7 +54,7 @@ def _copy_message(message: Any) -> Any:
 # ---------------------------------------------------------------------------- tools
 
 
-def adapt_tool(runner: ExtensionRunner, ext: Extension, definition: Any) -> AgentTool:
+def adapt_tool(runner: RunnerHost, ext: Extension, definition: Any) -> AgentTool:
     """An ``AgentTool`` for a ``ToolDefinition`` (its ``execute`` gets ``ctx``); ``AgentTool``s pass through."""
     from pi_coder.agent.types import AgentTool
 
@@ -75,7 +75,7 @@ def adapt_tool(runner: ExtensionRunner, ext: Extension, definition: Any) -> Agen
     )
 
 
-def install(runner: ExtensionRunner, session: AgentSession) -> None:
+def install(runner: RunnerHost, session: AgentSession) -> None:
     """Wrap the agent's hooks (keeping any already set) and listen to session events."""
     from pi_coder.agent.types import AfterToolCallResult, BeforeToolCallResult
 
@@ -159,6 +159,32 @@ def install(runner: ExtensionRunner, session: AgentSession) -> None:
                 event.payload = value
         return event.payload
 
+    inner_headers, inner_response = agent.on_headers, agent.on_response
+
+    async def on_headers(headers: dict[str, str]) -> Any:
+        if inner_headers is not None:
+            replaced = await _maybe(inner_headers(headers))
+            if isinstance(replaced, dict):
+                headers = replaced
+        if not runner.has("before_provider_headers"):
+            return headers
+        event = E.BeforeProviderHeadersEvent(headers=headers)
+        for ext, handler in runner.handlers("before_provider_headers"):
+            ok, value = await runner.call(ext, "before_provider_headers", handler, event, runner.context(ext))
+            if ok and isinstance(value, dict):
+                event.headers = value
+        return event.headers
+
+    async def on_response(response: Any) -> None:
+        if inner_response is not None:
+            await _maybe(inner_response(response))
+        if runner.has("after_provider_response"):
+            status = int(response.get("status", 0)) if isinstance(response, dict) else 0
+            headers = dict(response.get("headers") or {}) if isinstance(response, dict) else {}
+            await runner.notify("after_provider_response", E.AfterProviderResponseEvent(status=status, headers=headers))
+
+    agent.on_headers = on_headers
+    agent.on_response = on_response
     agent.before_tool_call = before_tool_call
     agent.after_tool_call = after_tool_call
     agent.transform_context = transform_context
@@ -199,6 +225,12 @@ def _with_prompt(messages: list[Any], prompt: str) -> list[Any]:
     return messages
 
 
+def _resolve_path(cwd: str, path: str) -> str:
+    import os
+
+    return os.path.join(cwd, os.path.expanduser(path))
+
+
 # ---------------------------------------------------------------------------- messages
 
 
@@ -208,7 +240,7 @@ def _custom_message(spec: Any) -> Any:
     return CustomMessage(custom_type=spec.custom_type, content=spec.content, display=spec.display, details=spec.details)
 
 
-def send_message(runner: ExtensionRunner, spec: Any, *, deliver_as: str, trigger_turn: bool) -> None:
+def send_message(runner: RunnerHost, spec: Any, *, deliver_as: str, trigger_turn: bool) -> None:
     session = runner.session
     message = _custom_message(spec)
     if deliver_as == "next_turn":
@@ -223,6 +255,10 @@ def send_message(runner: ExtensionRunner, spec: Any, *, deliver_as: str, trigger
         return
     session.agent.state.messages.append(message)
     session.store.append_custom_message(message.custom_type, message.content, message.display, message.details)
+    from pi_coder.agent.events import MessageEnd, MessageStart
+
+    session.emit_nowait(MessageStart(message=message))  # the TUI shows it, json mode writes it
+    session.emit_nowait(MessageEnd(message=message))
 
 
 def _spec_text(spec: Any) -> str:
@@ -238,11 +274,16 @@ class SessionSeams:
     """The methods ``AgentSession`` calls on ``session.extensions`` (mixed into the runner)."""
 
     _starting = False
+    last_model: Any = None
+    """The model before the latest change (``model_select.previous_model``); set at bind."""
+    last_thinking_level: str | None = None
+    discovered_theme_paths: list[str]
+    """Theme paths ``resources_discover`` returned (not read by the TUI yet)."""
     run_system_prompt: str | None
     """Set by the runner: the system prompt ``before_agent_start`` chose for the current run."""
 
-    async def intercept_prompt(  # type: ignore[misc]  # a mixin of ExtensionRunner: self is the runner
-        self: ExtensionRunner,
+    async def intercept_prompt(  # a mixin of the runner: self is the runner
+        self: RunnerHost,
         text: str,
         images: Sequence[Any] | None,
         source: str,
@@ -269,8 +310,8 @@ class SessionSeams:
                     event.images = list(result.images)
         return event.text, event.images
 
-    def prompt_starter(  # type: ignore[misc]  # a mixin of ExtensionRunner: self is the runner
-        self: ExtensionRunner,
+    def prompt_starter(  # a mixin of the runner: self is the runner
+        self: RunnerHost,
         message: Any,
         text: str,
         images: Sequence[Any],
@@ -311,7 +352,7 @@ class SessionSeams:
 
         return start
 
-    async def on_agent_event(self: ExtensionRunner, event: Any) -> Any:  # type: ignore[misc]
+    async def on_agent_event(self: RunnerHost, event: Any) -> Any:
         """Dispatch an agent event (before it is persisted); ``message_end`` may replace the message."""
         kind = event.type
         if kind == "agent_start":
@@ -340,13 +381,139 @@ class SessionSeams:
                     break
         return event
 
-    async def on_session_event(self: ExtensionRunner, event: Any) -> None:  # type: ignore[misc]
-        if getattr(event, "type", None) == "model_changed" and self.has("model_select"):
-            model = self.session.model
-            await self.notify("model_select", E.ModelSelectEvent(model=model, source="set"))
+    async def before_compact(
+        self: RunnerHost, preparation: Any, instructions: str | None, reason: str, signal: Any
+    ) -> Any:
+        """``session_before_compact``: ``"cancel"``, the last supplied ``CompactionResult``, or None."""
+        if not self.has("session_before_compact"):
+            return None
+        event = E.SessionBeforeCompactEvent(
+            preparation=preparation,
+            branch_entries=list(self.session.store.get_branch()),
+            custom_instructions=instructions,
+            reason=reason,
+            signal=signal,
+        )
+        supplied: Any = None
+        async for _ext, ok, result in self.results("session_before_compact", event, E.SessionBeforeCompactResult):
+            if not ok or result is None:
+                continue
+            if result.cancel:
+                return "cancel"
+            if result.compaction is not None:  # last wins
+                value = result.compaction
+                supplied = value if isinstance(value, E.CompactionResult) else E.CompactionResult(**value)
+        return supplied
 
-    async def on_user_bash(  # type: ignore[misc]  # a mixin of ExtensionRunner: self is the runner
-        self: ExtensionRunner,
+    async def compacted(self: RunnerHost, entry: Any, reason: str, *, from_extension: bool) -> None:
+        if self.has("session_compact"):
+            event = E.SessionCompactEvent(compaction_entry=entry, from_extension=from_extension, reason=reason)
+            await self.notify("session_compact", event)
+
+    async def compact_failed(
+        self: RunnerHost, reason: str, error: str | None, *, aborted: bool, from_extension: bool
+    ) -> None:
+        if self.has("session_compact_failed"):
+            event = E.SessionCompactFailedEvent(
+                reason=reason, error_message=error, aborted=aborted, from_extension=from_extension
+            )
+            await self.notify("session_compact_failed", event)
+
+    async def before_tree(
+        self: RunnerHost,
+        target_id: str,
+        old_leaf_id: str | None,
+        user_wants_summary: bool,
+        instructions: str | None,
+        signal: Any,
+    ) -> Any:
+        """``session_before_tree``: ``"cancel"``, ``(summary, instructions)`` (last wins), or None."""
+        if not self.has("session_before_tree"):
+            return None
+        event = E.SessionBeforeTreeEvent(
+            target_id=target_id,
+            old_leaf_id=old_leaf_id,
+            user_wants_summary=user_wants_summary,
+            custom_instructions=instructions,
+            signal=signal,
+        )
+        summary: Any = None
+        changed = False
+        async for _ext, ok, result in self.results("session_before_tree", event, E.SessionBeforeTreeResult):
+            if not ok or result is None:
+                continue
+            if result.cancel:
+                return "cancel"
+            if result.summary is not None:
+                value = result.summary
+                if isinstance(value, str):
+                    value = E.BranchSummarySpec(summary=value)
+                summary = value if isinstance(value, E.BranchSummarySpec) else E.BranchSummarySpec(**value)
+                changed = True
+            if result.custom_instructions is not None:
+                event.custom_instructions = result.custom_instructions
+                changed = True
+        return (summary, event.custom_instructions) if changed else None
+
+    async def tree_done(
+        self: RunnerHost, new_leaf_id: str | None, old_leaf_id: str | None, summary_entry: Any, from_extension: bool
+    ) -> None:
+        if self.has("session_tree"):
+            event = E.SessionTreeEvent(
+                new_leaf_id=new_leaf_id, old_leaf_id=old_leaf_id, summary_entry=summary_entry, from_extension=from_extension
+            )
+            await self.notify("session_tree", event)
+
+    async def discover_resources(self: RunnerHost, reason: str) -> None:
+        """``resources_discover`` (fold): extra skill and template paths, read at once (relative
+        paths resolve against cwd); theme paths are kept in ``discovered_theme_paths``."""
+        if not self.has("resources_discover"):
+            return
+        event = E.ResourcesDiscoverEvent(cwd=self.cwd, reason=reason)
+        found: dict[str, list[str]] = {"skill_paths": [], "prompt_paths": [], "theme_paths": []}
+        async for _ext, ok, result in self.results("resources_discover", event, E.ResourcesResult):
+            if not ok or result is None:
+                continue
+            for name, paths in found.items():
+                for path in getattr(result, name) or ():
+                    full = _resolve_path(self.cwd, str(path))
+                    if full not in paths:
+                        paths.append(full)
+        self.discovered_theme_paths = found["theme_paths"]
+        session = self.session
+        target = session.discovered_paths
+        if target is None or (target.skills, target.prompts) == (found["skill_paths"], found["prompt_paths"]):
+            return
+        target.skills[:] = found["skill_paths"]
+        target.prompts[:] = found["prompt_paths"]
+        for warning in session.reload_resources():
+            self.report(None, "resources_discover", RuntimeError(warning))
+
+    async def settled(self: RunnerHost, aborted: bool) -> None:
+        """``agent_settled(aborted)``: once per prompt, after its whole run (step 9 of §2.2)."""
+        if self.has("agent_settled"):
+            await self.notify("agent_settled", E.AgentSettledEvent(aborted=aborted))
+
+    async def on_session_event(self: RunnerHost, event: Any) -> None:
+        """``model_select`` and ``thinking_level_select`` (with the previous values)."""
+        kind = getattr(event, "type", None)
+        if kind == "model_changed":
+            previous, self.last_model = self.last_model, self.session.model
+            if self.has("model_select"):
+                source = getattr(event, "source", "set")
+                await self.notify(
+                    "model_select", E.ModelSelectEvent(model=self.last_model, previous_model=previous, source=source)
+                )
+        elif kind == "thinking_level_changed":
+            level = event.thinking_level
+            previous_level, self.last_thinking_level = self.last_thinking_level, level
+            if level != previous_level and self.has("thinking_level_select"):
+                await self.notify(
+                    "thinking_level_select", E.ThinkingLevelSelectEvent(level=level, previous_level=previous_level)
+                )
+
+    async def on_user_bash(  # a mixin of the runner: self is the runner
+        self: RunnerHost,
         command: str,
         exclude_from_context: bool,
         signal: Any,
@@ -384,8 +551,8 @@ class SessionSeams:
             exclude_from_context=exclude_from_context or None,
         )
 
-    async def before_replace(  # type: ignore[misc]  # a mixin of ExtensionRunner: self is the runner
-        self: ExtensionRunner,
+    async def before_replace(  # a mixin of the runner: self is the runner
+        self: RunnerHost,
         reason: str,
         *,
         target: str | None = None,
@@ -403,7 +570,7 @@ class SessionSeams:
         await self.shutdown(reason, target)
         return True
 
-    async def after_replace(self: ExtensionRunner, reason: str, previous: str | None) -> None:  # type: ignore[misc]
+    async def after_replace(self: RunnerHost, reason: str, previous: str | None) -> None:
         """Fresh ``pi`` objects (factories re-run without re-importing), then ``session_start``."""
         from pi_coder.core.extensions.loader import rerun_factories
 
@@ -411,7 +578,7 @@ class SessionSeams:
         await self.notify("session_start", E.SessionStartEvent(reason=reason, previous_session_file=previous))
 
 
-async def reload(runner: ExtensionRunner) -> bool:
+async def reload(runner: RunnerHost) -> bool:
     """``/reload``: shutdown, re-import every extension, ``session_start("reload")``. False during a run."""
     from pi_coder.core.extensions.loader import reimport
 
@@ -426,4 +593,5 @@ async def reload(runner: ExtensionRunner) -> bool:
     runner.install_tools()
     session.reload_context()
     await runner.notify("session_start", E.SessionStartEvent(reason="reload"))
+    await runner.discover_resources("reload")
     return True

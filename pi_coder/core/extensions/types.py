@@ -19,6 +19,8 @@ __all__ = [
     "Flag",
     "Handler",
     "Shortcut",
+    "Source",
+    "SourceKind",
     "StaleContextError",
     "ToolDefinition",
     "ToolInfo",
@@ -127,3 +129,16 @@ class Extension:
         self.providers.clear()
         self.message_renderers.clear()
         self.entry_renderers.clear()
+
+
+SourceKind = Literal["file", "package", "module", "entry_point"]
+
+
+@dataclass(slots=True, frozen=True)
+class Source:
+    identity: str
+    name: str
+    kind: SourceKind
+    target: str
+    """The file or package folder, the dotted module, or ``module:attr`` of an entry point."""
+    scope: Literal["cli", "project", "global", "entry_point"]

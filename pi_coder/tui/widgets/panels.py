@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
@@ -12,7 +13,7 @@ from textual.widgets import Static
 
 from pi_coder.tui.format import format_duration, shorten_home, truncate_line
 
-__all__ = ["HeaderPanel", "PendingMessages", "StatusLine"]
+__all__ = ["ExtensionWidgets", "HeaderPanel", "PendingMessages", "StatusLine"]
 
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -89,6 +90,29 @@ class PendingMessages(Static):
         lines.append(Text("↳ Alt+Up to edit all queued messages", style="dim italic"))
         self.update(Group(*lines))
         self.add_class("-visible")
+
+
+class ExtensionWidgets(Static):
+    """Lines extensions set with ``ctx.ui.set_widget(key, lines)``, by key in first-set order
+    (extensions §4.2); hidden while there is none."""
+
+    DEFAULT_CSS = """
+    ExtensionWidgets { height: auto; padding: 0 1; display: none; }
+    ExtensionWidgets.-visible { display: block; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.widgets: dict[str, list[str]] = {}
+
+    def set_lines(self, key: str, lines: Sequence[str] | None) -> None:
+        if lines is None:
+            self.widgets.pop(key, None)
+        else:
+            self.widgets[key] = [str(line) for line in lines]
+        rows = [line for block in self.widgets.values() for line in block]
+        self.update(Text("\n").join(Text.from_ansi(row) for row in rows))
+        self.set_class(bool(rows), "-visible")
 
 
 class StatusLine(Static):

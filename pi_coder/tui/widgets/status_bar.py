@@ -32,6 +32,8 @@ class FooterInfo:
     provider: str | None = None
     reasoning: bool = False
     thinking_level: str | None = None
+    statuses: str = ""
+    """Extension statuses (``ctx.ui.set_status``), a third line when set."""
 
 
 def _context_style(percent: float | None) -> str:
@@ -86,14 +88,16 @@ def render_footer(info: FooterInfo, width: int) -> Table:
     grid.add_column(justify="right", no_wrap=True)
     grid.add_row(line1, "")
     grid.add_row(left, right)
+    if info.statuses:
+        grid.add_row(Text(info.statuses, style="dim", no_wrap=True, overflow="ellipsis"), "")
     return grid
 
 
 class StatusBar(Static):
-    """Two dim lines at the bottom of the screen."""
+    """Two dim lines at the bottom of the screen (three with extension statuses)."""
 
     DEFAULT_CSS = """
-    StatusBar { height: 2; padding: 0 1; }
+    StatusBar { height: auto; padding: 0 1; }
     """
 
     def __init__(self, info: FooterInfo | None = None) -> None:
