@@ -130,6 +130,7 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
         self.cwd = cwd
         self.cwd_display = cwd_display if cwd_display is not None else shorten_home(cwd)
         self._branch_fixed = branch
+        self._statuses: dict[str, str] = {}
         self.animations = animate
         self.hide_thinking = hide_thinking
         self.tools_expanded = False
@@ -382,7 +383,13 @@ class PiApp(KeyActionsMixin, NavigationMixin, ExternalEditorMixin, SelectionCopy
             info.provider = model.provider
             info.reasoning = bool(model.reasoning)
             info.thinking_level = getattr(session, "thinking_level", None)
+        info.statuses = [text for _key, text in sorted(self._statuses.items())]
         return info
+
+    def show_statuses(self, statuses: dict[str, str]) -> None:
+        """Extension statuses (``ctx.ui.set_status``), shown on the footer's third line."""
+        self._statuses = dict(statuses)
+        self.refresh_footer()
 
     def refresh_footer(self) -> None:
         try:

@@ -136,7 +136,7 @@ class TuiUI:
             self.statuses.pop(key, None)
         else:
             self.statuses[key] = text
-        self._app.status(" · ".join(self.statuses.values()) if self.statuses else "")
+        self._app.show_statuses(dict(self.statuses))
 
     def set_widget(self, key: str, lines: Sequence[str] | None, placement: str = "above_editor") -> None:
         pass  # [later]: widgets by the editor

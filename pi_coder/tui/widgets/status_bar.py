@@ -1,8 +1,11 @@
-"""Footer: cwd, git branch, session name; tokens, cost, context usage; model and thinking level."""
+"""Footer: cwd, git branch, session name; tokens, cost, context usage; model and thinking level.
+
+Extension statuses (``ctx.ui.set_status``, e.g. the permission mode) get a third line, as in Pi.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.table import Table
 from rich.text import Text
@@ -32,6 +35,8 @@ class FooterInfo:
     provider: str | None = None
     reasoning: bool = False
     thinking_level: str | None = None
+    statuses: list[str] = field(default_factory=list)
+    """Extension status texts, ordered by their keys (a third line when there are any)."""
 
 
 def _context_style(percent: float | None) -> str:
@@ -86,6 +91,8 @@ def render_footer(info: FooterInfo, width: int) -> Table:
     grid.add_column(justify="right", no_wrap=True)
     grid.add_row(line1, "")
     grid.add_row(left, right)
+    if info.statuses:
+        grid.add_row(Text(" ".join(info.statuses), style="dim", no_wrap=True, overflow="ellipsis"), "")
     return grid
 
 
@@ -105,4 +112,5 @@ class StatusBar(Static):
 
     def show(self, info: FooterInfo) -> None:
         self.info = info
+        self.styles.height = 3 if info.statuses else 2
         self.update(render_footer(info, self.size.width))
