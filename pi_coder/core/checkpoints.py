@@ -193,6 +193,7 @@ class Checkpoints(RunHook):
         self._known: str | None = None
         self._counted = False
         self._pruned = False
+        self._prune_task: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ wiring
 
@@ -358,27 +359,35 @@ class Checkpoints(RunHook):
                 if outside:
                     fields["outside"] = outside
                 session.store.append_checkpoint(fields)
-            await self._auto_prune()
+            self._auto_prune()
         except (GitError, OSError) as exc:
             await self._disable("error", f"Checkpoints are off for this session: {exc}")
         return False
 
-    async def _auto_prune(self) -> None:
+    def _auto_prune(self) -> None:
+        """Once per session, in the background (the run ends without waiting for ``git gc``)."""
         if self._pruned:
             return
         self._pruned = True
+        self._prune_task = asyncio.get_running_loop().create_task(self._prune())
+
+    async def _prune(self) -> None:
         settings = self.session.settings.checkpoints
         limit = settings.max_store_mb * 1024 * 1024
         marker = self.repo.dir / "pruned"
         import time
 
         try:
-            due = time.time() - marker.stat().st_mtime > 86400
-        except OSError:
-            due = True
-        if due or (limit and self.repo.disk_bytes() > limit):
-            marker.touch()
-            await self.repo.prune(settings.max_age_days, limit)
+            try:
+                due = time.time() - marker.stat().st_mtime > 86400
+            except OSError:  # first use of this shadow repository: nothing old to prune yet
+                marker.touch()
+                due = False
+            if due or (limit and await asyncio.to_thread(self.repo.disk_bytes) > limit):
+                marker.touch()
+                await self.repo.prune(settings.max_age_days, limit)
+        except (GitError, OSError) as exc:
+            _log.warning("checkpoint pruning failed: %s", exc)
 
     # ------------------------------------------------------------------ reading
 
