@@ -46,7 +46,7 @@ def _operands(argv: list[str | None]) -> list[str]:
     return out
 
 
-def _candidates(argv: list[str | None], name: str) -> list[str]:
+def _candidates(argv: list[str | None], name: str, cwd: str) -> list[str]:
     words = [w for w in argv if w is not None]
     if name in _PATH_ARGS:
         return _operands(argv)
@@ -55,8 +55,9 @@ def _candidates(argv: list[str | None], name: str) -> list[str]:
         if len(operands) < 2:
             return operands
         *sources, dest = operands
-        found = [dest] + [os.path.join(dest, os.path.basename(s.rstrip("/"))) for s in sources]
-        return found + (sources if name in ("mv", "rsync") else [])
+        into = dest.endswith("/") or os.path.isdir(os.path.join(cwd, os.path.expanduser(dest)))
+        found = [os.path.join(dest, os.path.basename(s.rstrip("/"))) for s in sources] if into else [dest]
+        return found + (sources if name == "mv" else [])
     if name in _IN_PLACE and any(w == "-i" or w.startswith(("-i", "--in-place")) for w in words[1:]):
         return _operands(argv)
     if name == "dd":
@@ -97,7 +98,7 @@ def outside_targets(command: str, cwd: str) -> list[str]:
         words = [w for w in cmd.writes if w is not None]
         name = cmd.name
         if name is not None:
-            words += [w for w in _candidates(cmd.argv, name) if _looks_like_path(w)]
+            words += [w for w in _candidates(cmd.argv, name, cwd) if _looks_like_path(w)]
         for word in words:
             if word == "/dev/null" or word.startswith("/dev/") or word.startswith("/proc/"):
                 continue
