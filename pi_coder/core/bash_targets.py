@@ -10,11 +10,12 @@ folder. A program that writes files on its own (a build, a script, ``python -c``
 in a variable) is not seen: those files are not part of the snapshot.
 
 A folder among the targets (``rm -r ../old``, ``cp x ../dir/``) stands for the files under it,
-up to :data:`MAX_FILES_PER_FOLDER`.
+up to :data:`MAX_FILES_PER_FOLDER`; a glob (``rm ../logs/*.txt``) stands for what it matches now.
 """
 
 from __future__ import annotations
 
+import glob
 import os
 
 __all__ = ["MAX_FILES_PER_FOLDER", "outside_targets"]
@@ -102,9 +103,12 @@ def outside_targets(command: str, cwd: str) -> list[str]:
         for word in words:
             if word == "/dev/null" or word.startswith("/dev/") or word.startswith("/proc/"):
                 continue
-            full = os.path.realpath(os.path.join(cwd, os.path.expanduser(word)))
-            if _inside(full, root):
-                continue
-            for path in _expand(full):
-                seen.setdefault(path)
+            joined = os.path.join(cwd, os.path.expanduser(word))
+            matches = sorted(glob.glob(joined))[:MAX_FILES_PER_FOLDER] if glob.has_magic(joined) else [joined]
+            for match in matches:
+                full = os.path.realpath(match)
+                if _inside(full, root):
+                    continue
+                for path in _expand(full):
+                    seen.setdefault(path)
     return list(seen)

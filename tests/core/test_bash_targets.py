@@ -34,6 +34,7 @@ def tree(tmp_path: Path) -> tuple[Path, Path]:
         ("echo $(touch ../out/sub.txt)", ["sub.txt"]),
         ("echo x > inside.txt && sed -i s/a/b/ local.txt", []),  # inside the folder: the snapshot has them
         ("echo x > /dev/null", []),
+        ("rm ../out/*.txt", ["f.txt"]),
         ('python -c "open(\'../out/p.txt\', \'w\')"', []),  # a program's own writes are not seen
     ],
 )
