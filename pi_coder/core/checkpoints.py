@@ -1,9 +1,11 @@
 """Checkpoints: file snapshots tied to the session tree, for /undo, /redo and code restores.
 
 Before the first file-changing tool call of a run (``write``, ``edit``, ``bash`` and any tool
-not known to be read-only) the working folder is snapshotted into a shadow git repository
-(:mod:`pi_coder.core.shadow_git`); files outside the folder that ``write``/``edit`` touch are
-kept as blobs. After the run a second snapshot is taken and, when files changed, a
+not marked ``read_only``) the working folder is snapshotted into a shadow git repository
+(:mod:`pi_coder.core.shadow_git`); files outside the folder that ``write``/``edit`` touch, or that
+a bash command names as targets (:mod:`pi_coder.core.bash_targets`), are kept as blobs. A user
+``!`` command run while idle gets the same pair of snapshots, with its ``bashExecution`` entry as
+the undo point. After the run a second snapshot is taken and, when files changed, a
 ``checkpoint`` entry is appended to the session::
 
     {"type": "checkpoint", "id": ..., "parentId": ..., "timestamp": ...,
@@ -15,7 +17,9 @@ Pi keeps such entries as unknown ones, so session files stay interchangeable.
 Restoring code to a point of the tree only touches the files that runs changed between the
 present branch and that point; the present is snapshotted first (so a restore can be redone), and
 files that were changed by hand since pi last saw them are reported as conflicts and left alone
-unless the caller forces the restore.
+unless the caller forces the restore. Each restore appends a ``kind: "restore"`` checkpoint entry
+whose ``redo`` field holds what ``/redo`` needs, so redo works after a restart; a redo's entry
+names the restore it reversed (``redid``).
 """
 
 from __future__ import annotations

@@ -106,11 +106,15 @@ class StatusBar(Static):
     def __init__(self, info: FooterInfo | None = None) -> None:
         super().__init__("")
         self.info = info or FooterInfo()
+        self._lines = 2
 
     def on_mount(self) -> None:
         self.show(self.info)
 
     def show(self, info: FooterInfo) -> None:
         self.info = info
-        self.styles.height = 3 if info.statuses else 2
+        lines = 3 if info.statuses else 2
+        if self._lines != lines:  # only on a change: setting a style relayouts the screen
+            self._lines = lines
+            self.styles.height = lines
         self.update(render_footer(info, self.size.width))
