@@ -188,7 +188,13 @@ class ShadowRepo:
                     skipped.append(rel)
                 else:
                     add.append(rel)
+            last = self._last_snapshot()
+            if not add and last is not None:
+                # Only snapshots change the shadow index, and "last" records the tree written
+                # from it (it is removed while the index is being changed: see below).
+                return Snapshot(commit=last[0], tree=last[1], skipped_large=skipped)
             if add:
+                (self.dir / "last").unlink(missing_ok=True)  # a crash from here on: no shortcut
                 data = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in add)
                 # Many new blobs (a first snapshot): stream them into one pack instead of one loose
                 # object file each, which is what makes a first snapshot slow (3-15 s for 10,000
@@ -197,14 +203,22 @@ class ShadowRepo:
                 bulk = ["-c", "core.bigFileThreshold=1"] if len(add) > _BULK_FROM else []
                 await self.git(*bulk, "update-index", "-z", "--add", "--remove", "--stdin", stdin=data)
             tree = (await self.git("write-tree")).decode().strip()
-            last = self._last_snapshot()
             if last is not None and last[1] == tree:
+                (self.dir / "last").write_text(f"{last[0]} {tree}\n")
                 return Snapshot(commit=last[0], tree=tree, skipped_large=skipped)
             commit = (await self.git("commit-tree", tree, "-m", message)).decode().strip()
             now = int(time.time())
-            await self.git("update-ref", f"refs/pi/s/{now}-{commit}", commit)
+            # A loose ref file, as update-ref would write it (the name is new, so no lock race).
+            await asyncio.to_thread(self._write_ref, f"refs/pi/s/{now}-{commit}", commit)
             (self.dir / "last").write_text(f"{commit} {tree}\n")
             return Snapshot(commit=commit, tree=tree, skipped_large=skipped)
+
+    def _write_ref(self, name: str, sha: str) -> None:
+        path = self.git_dir / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.with_name(path.name + ".lock")
+        temp.write_text(sha + "\n")
+        os.replace(temp, path)
 
     def _last_snapshot(self) -> tuple[str, str] | None:
         try:
