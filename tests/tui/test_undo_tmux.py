@@ -55,7 +55,7 @@ def _undo(tmux: Tmux, made: Path) -> None:
         tmux.text("/undo")
         tmux.wait_text("/undo")
         tmux.keys("Enter")
-        tmux.wait(lambda: not made.exists() or tmux.screen().count(BUSY) > busy, "/undo to answer", timeout=30)
+        tmux.wait(lambda b=busy: not made.exists() or tmux.screen().count(BUSY) > b, "/undo to answer", timeout=30)
         if not made.exists():
             return
     raise AssertionError("/undo kept finding the agent busy")

@@ -18,12 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pi_coder.core.permissions.policy import MODES, Policy
-
-if TYPE_CHECKING:
-    from pi_coder.core.extensions.api import ExtensionAPI
 
 __all__ = ["CYCLE_KEY", "PLAN_PROMPT", "configure", "current_policy", "register"]
 
@@ -105,11 +102,12 @@ def set_mode(policy: Policy, mode: str, ctx: Any) -> None:
     _status(ctx, policy)
 
 
-def register(pi: ExtensionAPI) -> None:
+def register(pi: Any) -> None:
+    """The extension factory (``pi`` is its ``ExtensionAPI``). Handlers answer with plain dicts of
+    the result fields, so this package does not import the extension system (no import cycle)."""
     policy = _policy
     if policy is None:
         return
-    from pi_coder.core.extensions.events import BeforeAgentStartResult, ToolCallResult
 
     async def judge(
         tool_name: str, args: dict[str, Any], read_only: bool, what: str, ctx: Any, ask_reason: bool = True
@@ -151,7 +149,7 @@ def register(pi: ExtensionAPI) -> None:
     async def on_tool_call(event: Any, ctx: Any) -> Any:
         what = _describe(event.tool_name, event.input)
         reason = await judge(event.tool_name, event.input, _tool_read_only(ctx, event.tool_name), what, ctx)
-        return None if reason is None else ToolCallResult(block=True, reason=reason)
+        return None if reason is None else {"block": True, "reason": reason}
 
     async def on_user_bash(event: Any, ctx: Any) -> Any:
         """``!cmd``: the bash rules and the mode decide, as for the bash tool (``!`` in the dialog)."""
@@ -160,14 +158,12 @@ def register(pi: ExtensionAPI) -> None:
         reason = await judge("bash", {"command": command}, False, f"{prefix}{command.strip()}", ctx, ask_reason=False)
         if reason is None:
             return None
-        from pi_coder.core.extensions.events import ShellOutcome, UserBashResult
-
-        return UserBashResult(result=ShellOutcome(output=f"Not run: {reason}", exit_code=None, cancelled=True))
+        return {"result": {"output": f"Not run: {reason}", "exit_code": None, "cancelled": True}}
 
     async def on_before_agent_start(event: Any, ctx: Any) -> Any:
         if policy.mode != "plan":
             return None
-        return BeforeAgentStartResult(system_prompt=(event.system_prompt or "") + PLAN_PROMPT)
+        return {"system_prompt": (event.system_prompt or "") + PLAN_PROMPT}
 
     async def approve_plan(ctx: Any) -> None:
         runner = ctx._live()
