@@ -1,12 +1,13 @@
 """Cost of checkpoint snapshots: a 10,000-file folder, first snapshot and one with a few changes.
 
-Run: .venv/bin/python bench/checkpoints.py [files]
+Run: .venv/bin/python bench/checkpoints.py [files] [rounds]   (prints the median of the rounds)
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -15,7 +16,7 @@ from pathlib import Path
 from pi_coder.core.shadow_git import ShadowRepo
 
 
-async def main(count: int) -> None:
+async def one_round(count: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp, "repo")
         for i in range(count):
@@ -24,28 +25,35 @@ async def main(count: int) -> None:
             (folder / f"mod{i:05d}.py").write_text(f"# module {i}\n" + "x = 1\n" * 20)
         repo = ShadowRepo(work, Path(tmp, "shadow"))
         limit = 10 * 1024 * 1024
+        out: dict[str, float] = {}
         t = time.perf_counter()
         await repo.count_files(50_000)
-        counted = time.perf_counter() - t
+        out["count files (first run only)"] = time.perf_counter() - t
         t = time.perf_counter()
         await repo.snapshot(limit)
-        first = time.perf_counter() - t
+        out["first snapshot"] = time.perf_counter() - t
         t = time.perf_counter()
         await repo.snapshot(limit)
-        unchanged = time.perf_counter() - t
+        out["snapshot, nothing changed"] = time.perf_counter() - t
         for i in range(5):
             (work / f"pkg{i:03d}" / f"mod{i * 100:05d}.py").write_text("changed\n")
         (work / "new_file.py").write_text("new\n")
-        os.unlink(work / "pkg099" / "mod09999.py") if count >= 10_000 else None
+        if count >= 10_000:
+            os.unlink(work / "pkg099" / "mod09999.py")
         t = time.perf_counter()
         await repo.snapshot(limit)
-        few = time.perf_counter() - t
-        print(f"files: {count}")
-        print(f"count files (first run only): {counted * 1000:.0f} ms")
-        print(f"first snapshot:               {first * 1000:.0f} ms")
-        print(f"snapshot, nothing changed:    {unchanged * 1000:.0f} ms")
-        print(f"snapshot, 7 files changed:    {few * 1000:.0f} ms")
+        out["snapshot, 7 files changed"] = time.perf_counter() - t
+        return out
+
+
+async def main(count: int, rounds: int) -> None:
+    results = [await one_round(count) for _ in range(rounds)]
+    print(f"files: {count}, rounds: {rounds} (median, min-max)")
+    for key in results[0]:
+        values = [r[key] * 1000 for r in results]
+        print(f"{key + ':':32}{statistics.median(values):6.0f} ms  ({min(values):.0f}-{max(values):.0f})")
 
 
 if __name__ == "__main__":
-    asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000))
+    args = [int(a) for a in sys.argv[1:]]
+    asyncio.run(main(args[0] if args else 10_000, args[1] if len(args) > 1 else 5))

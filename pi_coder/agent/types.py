@@ -108,6 +108,8 @@ class AgentTool:
     execution_mode: ToolExecutionMode | None = None
     prepare_arguments: Callable[[Any], Any] | None = None
     constrained_sampling: bool | None = None
+    read_only: bool = False
+    """The tool never changes anything: plan mode allows it and checkpoints take no snapshot for it."""
 
     def json_schema(self) -> dict[str, Any]:
         """The parameters' JSON schema (a fresh copy)."""

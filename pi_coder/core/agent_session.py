@@ -699,6 +699,8 @@ class AgentSession:
 
         try:
             await self.emit(BashExecutionStart(command=command, exclude_from_context=exclude_from_context))
+            ran_idle = not self.is_streaming
+            await self.checkpoints.before_user_bash(command)  # so /undo covers it
             handled = None
             if self.extensions is not None:
                 handled = await self.extensions.on_user_bash(
@@ -725,6 +727,8 @@ class AgentSession:
             self._pending_bash.append(message)
         else:
             self._append_bash(message)
+            if ran_idle and self._store.leaf_id is not None:
+                await self.checkpoints.after_user_bash(self._store.leaf_id)
         await self.emit(BashExecutionEnd(message=message))
         return message
 

@@ -1,9 +1,11 @@
 """Checkpoints: file snapshots tied to the session tree, for /undo, /redo and code restores.
 
 Before the first file-changing tool call of a run (``write``, ``edit``, ``bash`` and any tool
-not known to be read-only) the working folder is snapshotted into a shadow git repository
-(:mod:`pi_coder.core.shadow_git`); files outside the folder that ``write``/``edit`` touch are
-kept as blobs. After the run a second snapshot is taken and, when files changed, a
+not marked ``read_only``) the working folder is snapshotted into a shadow git repository
+(:mod:`pi_coder.core.shadow_git`); files outside the folder that ``write``/``edit`` touch, or that
+a bash command names as targets (:mod:`pi_coder.core.bash_targets`), are kept as blobs. A user
+``!`` command run while idle gets the same pair of snapshots, with its ``bashExecution`` entry as
+the undo point. After the run a second snapshot is taken and, when files changed, a
 ``checkpoint`` entry is appended to the session::
 
     {"type": "checkpoint", "id": ..., "parentId": ..., "timestamp": ...,
@@ -15,7 +17,9 @@ Pi keeps such entries as unknown ones, so session files stay interchangeable.
 Restoring code to a point of the tree only touches the files that runs changed between the
 present branch and that point; the present is snapshotted first (so a restore can be redone), and
 files that were changed by hand since pi last saw them are reported as conflicts and left alone
-unless the caller forces the restore.
+unless the caller forces the restore. Each restore appends a ``kind: "restore"`` checkpoint entry
+whose ``redo`` field holds what ``/redo`` needs, so redo works after a restart; a redo's entry
+names the restore it reversed (``redid``).
 """
 
 from __future__ import annotations
@@ -31,7 +35,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pi_coder.core.events import Notice
 from pi_coder.core.session_hooks import RunHook
 from pi_coder.core.shadow_git import GitError, ShadowRepo, git_available, remove_file, write_file
-from pi_coder.session.entries import MessageEntry, UnknownEntry
+from pi_coder.session.entries import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomMessageEntry,
+    MessageEntry,
+    UnknownEntry,
+)
 
 if TYPE_CHECKING:
     from pi_coder.agent import Agent
@@ -161,6 +171,18 @@ def _is_prompt(entry: SessionEntry) -> bool:
     return isinstance(entry, MessageEntry) and entry.role == "user"
 
 
+def _is_point(entry: SessionEntry) -> bool:
+    """An undo point: a prompt or a user ``!`` command (undoing it goes back to before it)."""
+    return isinstance(entry, MessageEntry) and entry.role in ("user", "bashExecution")
+
+
+def _bash_text(entry: MessageEntry) -> str:
+    """``!cmd`` (``!!cmd`` when kept out of the context) for the editor."""
+    command = str(entry.message_field("command") or "")
+    excluded = entry.message_field("excludeFromContext")
+    return ("!!" if excluded else "!") + command
+
+
 class Checkpoints(RunHook):
     """The checkpoint feature of one :class:`AgentSession` (``session.checkpoints``)."""
 
@@ -173,9 +195,9 @@ class Checkpoints(RunHook):
         self._prompt_id: str | None = None
         self._outside: dict[str, str | None] = {}
         self._known: str | None = None
-        self._redo: list[_Redo] = []
         self._counted = False
         self._pruned = False
+        self._prune_task: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ wiring
 
@@ -225,7 +247,6 @@ class Checkpoints(RunHook):
                 self._prompt_id = leaf.id
         elif kind == "session_switched" and getattr(event, "reason", None) in ("new", "switch", "fork"):
             self._reset_run()
-            self._redo.clear()
             self._known = None
 
     def _reset_run(self) -> None:
@@ -233,7 +254,6 @@ class Checkpoints(RunHook):
 
     async def before_prompt(self, session: SessionHost) -> None:
         self._reset_run()
-        self._redo.clear()
 
     def _mutating(self, name: str) -> bool:
         if name in READ_ONLY_TOOLS:
@@ -255,8 +275,34 @@ class Checkpoints(RunHook):
                 path = getattr(args, "path", None) or (args.get("path") if isinstance(args, dict) else None)
                 if isinstance(path, str):
                     await self._keep_outside(path)
+            elif name == "bash":
+                command = getattr(args, "command", None) or (args.get("command") if isinstance(args, dict) else None)
+                if isinstance(command, str):
+                    await self._keep_bash_targets(command)
         except (GitError, OSError) as exc:
             await self._disable("error", f"Checkpoints are off for this session: {exc}")
+
+    async def _keep_bash_targets(self, command: str) -> None:
+        from pi_coder.core.bash_targets import outside_targets
+
+        for path in await asyncio.to_thread(outside_targets, command, self.session.cwd):
+            await self._keep_outside(path)
+
+    # ------------------------------------------------------------------ user shell commands
+
+    async def before_user_bash(self, command: str) -> None:
+        """Before a ``!`` command: snapshot like a mutating tool call (during a run, the run's snapshot)."""
+        await self.before_tool("bash", {"command": command})
+
+    async def after_user_bash(self, entry_id: str) -> None:
+        """After a ``!`` command run while idle: record its changes, with its entry as the undo point."""
+        if self._before is None:
+            return
+        self._prompt_id = entry_id
+        try:
+            await self.after_run(self.session, None)  # type: ignore[arg-type]  # uses only .store
+        finally:
+            self._reset_run()
 
     async def _keep_outside(self, path: str) -> None:
         full = await asyncio.to_thread(_resolve, self.session.cwd, path)
@@ -317,27 +363,35 @@ class Checkpoints(RunHook):
                 if outside:
                     fields["outside"] = outside
                 session.store.append_checkpoint(fields)
-            await self._auto_prune()
+            self._auto_prune()
         except (GitError, OSError) as exc:
             await self._disable("error", f"Checkpoints are off for this session: {exc}")
         return False
 
-    async def _auto_prune(self) -> None:
+    def _auto_prune(self) -> None:
+        """Once per session, in the background (the run ends without waiting for ``git gc``)."""
         if self._pruned:
             return
         self._pruned = True
+        self._prune_task = asyncio.get_running_loop().create_task(self._prune())
+
+    async def _prune(self) -> None:
         settings = self.session.settings.checkpoints
         limit = settings.max_store_mb * 1024 * 1024
         marker = self.repo.dir / "pruned"
         import time
 
         try:
-            due = time.time() - marker.stat().st_mtime > 86400
-        except OSError:
-            due = True
-        if due or (limit and self.repo.disk_bytes() > limit):
-            marker.touch()
-            await self.repo.prune(settings.max_age_days, limit)
+            try:
+                due = time.time() - marker.stat().st_mtime > 86400
+            except OSError:  # first use of this shadow repository: nothing old to prune yet
+                marker.touch()
+                due = False
+            if due or (limit and await asyncio.to_thread(self.repo.disk_bytes) > limit):
+                marker.touch()
+                await self.repo.prune(settings.max_age_days, limit)
+        except (GitError, OSError) as exc:
+            _log.warning("checkpoint pruning failed: %s", exc)
 
     # ------------------------------------------------------------------ reading
 
@@ -353,7 +407,9 @@ class Checkpoints(RunHook):
             prompt_id = raw.get("promptId") if isinstance(raw.get("promptId"), str) else None
             prompt_entry = store.get_entry(prompt_id) if prompt_id else None
             prompt = ""
-            if isinstance(prompt_entry, MessageEntry):
+            if isinstance(prompt_entry, MessageEntry) and prompt_entry.role == "bashExecution":
+                prompt = _bash_text(prompt_entry)
+            elif isinstance(prompt_entry, MessageEntry):
                 from pi_coder.core._queue import user_text
 
                 prompt = user_text(prompt_entry.message)
@@ -389,8 +445,8 @@ class Checkpoints(RunHook):
         if target is None:
             raise KeyError(f"Entry {target_id} not found")
         current = store.get_branch()
-        point = store.get_branch(target.parent_id) if _is_prompt(target) and target.parent_id else []
-        if not _is_prompt(target):
+        point = store.get_branch(target.parent_id) if _is_point(target) and target.parent_id else []
+        if not _is_point(target):
             point = store.get_branch(target_id)
         common = 0
         while common < min(len(current), len(point)) and current[common].id == point[common].id:
@@ -485,7 +541,7 @@ class Checkpoints(RunHook):
 
     def _last_prompt(self) -> MessageEntry | None:
         for entry in reversed(self.session.store.get_branch()):
-            if isinstance(entry, MessageEntry) and _is_prompt(entry):
+            if isinstance(entry, MessageEntry) and _is_point(entry):
                 return entry
         return None
 
@@ -504,24 +560,56 @@ class Checkpoints(RunHook):
             )
         return result
 
+    def _redo_step(self) -> tuple[str, _Redo] | None:
+        """The latest restore on the present branch not yet redone, while nothing new was said.
+
+        Read from the session's restore entries (their ``redo`` field), so ``/redo`` works after a
+        restart too. A message or a run's checkpoint after the restore ends the chance to redo.
+        """
+        redone: set[str] = set()
+        for entry in reversed(self.session.store.get_branch()):
+            raw = entry.raw if isinstance(entry, UnknownEntry) and entry.type == "checkpoint" else None
+            if raw is None:
+                if isinstance(entry, (MessageEntry, CustomMessageEntry, CompactionEntry, BranchSummaryEntry)):
+                    return None
+                continue
+            if raw.get("kind") != "restore":
+                return None
+            if isinstance(raw.get("redid"), str):
+                redone.add(raw["redid"])
+                continue
+            data = raw.get("redo")
+            if isinstance(data, dict) and entry.id not in redone and isinstance(data.get("present"), str):
+                kept = data.get("outside")
+                outside: dict[Any, Any] = kept if isinstance(kept, dict) else {}
+                leaf = data.get("leaf")
+                return entry.id, _Redo(
+                    leaf if isinstance(leaf, str) else None,
+                    data["present"],
+                    [p for p in data.get("paths") or [] if isinstance(p, str)],
+                    {str(k): v if isinstance(v, str) else None for k, v in outside.items()},
+                    str(data.get("afterUndo") or data["present"]),
+                )
+        return None
+
     async def redo(self, force: bool = False) -> RestoreResult:
         """Reverse the last undo (while nothing new was sent)."""
         self._check_idle()
-        if not self._redo:
+        found = self._redo_step()
+        if found is None:
             return RestoreResult(message="Nothing to redo")
-        step = self._redo[-1]
+        undo_id, step = found
         plan = _Plan(step.present, step.paths, step.outside, step.after_undo, {})
         result, _present, outside_before = await self._apply(plan, force)
         if not result.applied:
             result.message = _conflict_text(result.conflicts)
             return result
-        self._redo.pop()
         store = self.session.store
         if step.leaf is None:
             store.reset_leaf()
         else:
             store.branch(step.leaf)
-        self._record(_present, plan, outside_before)
+        self._record(_present, plan, outside_before, redid=undo_id)
         await self._reloaded()
         files = _count(result.restored)
         result.message = "Redid the last undone prompt" + (f"; restored {files}" if files else "")
@@ -543,6 +631,7 @@ class Checkpoints(RunHook):
         if raw is not None and isinstance(raw.get("promptId"), str) and store.get_entry(raw["promptId"]):
             entry_id = raw["promptId"]
         leaf = store.leaf_id
+        pending = self._redo_step() if mode == "conversation" else None
         result = RestoreResult(applied=True)
         present: str | None = None
         plan: _Plan | None = None
@@ -553,26 +642,51 @@ class Checkpoints(RunHook):
             if not result.applied:
                 result.message = _conflict_text(result.conflicts)
                 return result
-        if mode in ("conversation", "both"):
+        target = store.get_entry(entry_id)
+        if mode in ("conversation", "both") and isinstance(target, MessageEntry) and target.role == "bashExecution":
+            if target.parent_id is None:
+                store.reset_leaf()
+            else:
+                store.branch(target.parent_id)
+            await self._reloaded()
+            result.editor_text = _bash_text(target)
+        elif mode in ("conversation", "both"):
             result.editor_text = await self.session.navigate_tree(entry_id)
-        self._record(present, plan, outside_before)
+        redo = None
         if plan is not None and present is not None:
-            self._redo.append(
-                _Redo(
-                    leaf if mode != "code" else store.leaf_id,
-                    present,
-                    plan.paths,
-                    outside_before,
-                    self._known or present,
-                )
-            )
+            redo = _Redo(leaf if mode != "code" else store.leaf_id, present, plan.paths, outside_before, self._known or present)
+        elif pending is not None:
+            redo = pending[1]  # a conversation-only move keeps an earlier code restore redoable
+        self._record(present, plan, outside_before, redo=redo)
         files = _count(result.restored)
         result.message = f"Restored {files}" if files else "No files to restore"
         return result
 
-    def _record(self, present: str | None, plan: _Plan | None, outside_before: dict[str, str | None]) -> None:
-        """Append a ``kind: "restore"`` checkpoint entry at the (new) leaf, so a restart keeps the restore."""
+    def _record(
+        self,
+        present: str | None,
+        plan: _Plan | None,
+        outside_before: dict[str, str | None],
+        *,
+        redo: _Redo | None = None,
+        redid: str | None = None,
+    ) -> None:
+        """Append a ``kind: "restore"`` checkpoint entry at the (new) leaf, so a restart keeps the restore.
+
+        ``redo``: what ``/redo`` needs to reverse this restore (kept in the entry, so it survives a
+        restart); ``redid``: the restore entry this one reversed.
+        """
         fields: dict[str, Any] = {"kind": "restore", "promptId": None, "files": []}
+        if redo is not None:
+            fields["redo"] = {
+                "leaf": redo.leaf,
+                "present": redo.present,
+                "paths": redo.paths,
+                "outside": redo.outside,
+                "afterUndo": redo.after_undo,
+            }
+        if redid is not None:
+            fields["redid"] = redid
         if present is not None and plan is not None and self._known is not None:
             fields.update(snapshot=present, after=self._known, files=plan.paths)
             outside = {path: [outside_before.get(path), blob] for path, blob in plan.outside.items()}

@@ -382,6 +382,7 @@ class McpManager:
             description=str(description),
             parameters=params_model(tool.get("inputSchema"), name),
             execute=execute,
+            read_only=bool((tool.get("annotations") or {}).get("readOnlyHint")),
         )
 
     async def call(self, server_name: str, tool: str, arguments: dict[str, Any], signal: Any, on_update: Any) -> Any:

@@ -125,6 +125,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         self.cwd = cwd
         self.cwd_display = cwd_display if cwd_display is not None else shorten_home(cwd)
         self._branch_fixed = branch
+        self._statuses: dict[str, str] = {}
         self.animations = animate
         self.hide_thinking = hide_thinking
         self.tools_expanded = False
@@ -144,7 +145,6 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         self.controller: TranscriptController | None = None
         self.working_message: str | None = None
         """``ctx.ui.set_working_message``: the status line's text while a run is active."""
-        self.extension_statuses: dict[str, str] = {}
         """``ctx.ui.set_status`` texts by key, shown in the footer."""
 
     def _keys_and_theme(self, keybindings: Mapping[str, str | list[str]] | None) -> Mapping[str, str | list[str]]:
@@ -432,8 +432,13 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             info.provider = model.provider
             info.reasoning = bool(model.reasoning)
             info.thinking_level = getattr(session, "thinking_level", None)
-        info.statuses = " · ".join(self.extension_statuses.values())
+        info.statuses = [text for _key, text in sorted(self._statuses.items())]
         return info
+
+    def show_statuses(self, statuses: dict[str, str]) -> None:
+        """Extension statuses (``ctx.ui.set_status``), shown on the footer's third line."""
+        self._statuses = dict(statuses)
+        self.refresh_footer()
 
     def refresh_footer(self) -> None:
         try:

@@ -135,14 +135,12 @@ class TuiUI:
         self._app.call_later(self._app.notice, message, level)
 
     def set_status(self, key: str, text: str | None) -> None:
-        """A footer line: every extension status, in first-set order."""
+        """A footer line: every extension status, ordered by key."""
         if text is None:
             self.statuses.pop(key, None)
         else:
             self.statuses[key] = text
-        app: Any = self._app
-        app.extension_statuses = dict(self.statuses)
-        app.refresh_footer()
+        self._app.show_statuses(dict(self.statuses))
 
     def set_widget(self, key: str, lines: Sequence[str] | None, placement: str = "above_editor") -> None:
         """Lines above the editor (or below it); ``None`` removes the widget."""

@@ -98,7 +98,7 @@ async def test_widgets_status_title_and_working_message(make_session, project: P
         editor_top = app.editor.region.y
         assert above.region.y + above.region.height <= editor_top < below.region.y  # above / below the editor
         assert any("[ ] one" in line for line in lines[:editor_top])
-        assert app.query_one(StatusBar).info.statuses == "PLAN MODE"
+        assert app.query_one(StatusBar).info.statuses == ["PLAN MODE"]
         assert "PLAN MODE" in lines[-1]  # the footer's third line
         assert app.title == "pi - planning"
         # While a run is active the spinner shows the working message instead of "Working...".
@@ -108,7 +108,7 @@ async def test_widgets_status_title_and_working_message(make_session, project: P
         await pilot.press("enter")
         await wait_until(pilot, lambda: not above.display and not below.display, what="widgets gone")
         assert app.status_line.label == "Working..."
-        assert app.query_one(StatusBar).info.statuses == ""
+        assert app.query_one(StatusBar).info.statuses == []
         await pilot.pause()
         assert "PLAN MODE" not in screen_text(app)
 

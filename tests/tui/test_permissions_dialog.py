@@ -60,3 +60,50 @@ async def test_ask_dialog_allow_once_and_deny(make_session, project: Path) -> No
     assert not (project / "no.txt").exists()
     results = [m for m in session.messages if getattr(m, "role", None) == "toolResult"]
     assert results[-1].is_error and "The user denied this tool call." in results[-1].content[0].text
+
+
+async def test_footer_shows_the_mode_unless_auto(make_session, project: Path) -> None:
+    """The mode is a footer item (its third line), not a transcript line; `auto` shows nothing."""
+    from pi_coder.tui.widgets.status_bar import StatusBar
+    from tests.tui.screen_text import screen_text
+
+    session, _ = make_session([])
+    app = _app(session, project, "plan")
+    try:
+        async with app.run_test(size=(110, 32)) as pilot:
+            bar = app.query_one(StatusBar)
+            await wait_until(pilot, lambda: bar.info.statuses == ["mode: plan"], what="the mode in the footer")
+            await pilot.pause()
+            footer = screen_text(app).splitlines()[-3:]
+            assert footer[-1].strip() == "mode: plan", footer
+            assert footer[0].strip() == "~/project" and "(faux) faux-1" in footer[1], footer
+            assert bar.size.height == 3
+            transcript = "\n".join(screen_text(app).splitlines()[:-3])
+            assert "mode: plan" not in transcript
+
+            await type_text(pilot, "/permissions ask")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: bar.info.statuses == ["mode: ask"], what="the new mode")
+            await type_text(pilot, "/permissions auto")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: bar.info.statuses == [], what="auto: no footer item")
+            await wait_until(pilot, lambda: bar.size.height == 2, what="the footer back to two lines")
+    finally:
+        gate.configure(None)
+
+
+def test_footer_mode_snapshot(snap_compare, make_session, project: Path) -> None:
+    """How the footer looks with the mode item (pytest-textual-snapshot)."""
+    session, _ = make_session([])
+    app = _app(session, project, "accept-edits")
+
+    async def run_before(pilot) -> None:
+        from pi_coder.tui.widgets.status_bar import StatusBar
+
+        bar = app.query_one(StatusBar)
+        await wait_until(pilot, lambda: bar.size.height == 3, what="the footer's mode line")
+
+    try:
+        assert snap_compare(app, terminal_size=(100, 20), run_before=run_before)
+    finally:
+        gate.configure(None)

@@ -72,6 +72,7 @@ def adapt_tool(runner: RunnerHost, ext: Extension, definition: Any) -> AgentTool
         execute=execute,
         execution_mode=definition.execution_mode,
         prepare_arguments=definition.prepare_arguments,
+        read_only=bool(getattr(definition, "read_only", False)),
     )
 
 

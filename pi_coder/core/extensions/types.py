@@ -57,6 +57,8 @@ class ToolDefinition:
     default_active: bool = True
     render_call: Callable[..., Any] | None = None
     render_result: Callable[..., Any] | None = None
+    read_only: bool = False
+    """Never changes anything: allowed in plan mode, no checkpoint snapshot."""
 
 
 @dataclass(slots=True, kw_only=True)

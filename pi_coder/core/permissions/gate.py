@@ -4,24 +4,23 @@
 whenever a permission mode other than ``auto`` or any rule is configured; ``configure`` hands it
 the policy first. It registers:
 
-- ``tool_call``: the policy's decision; "ask" opens a dialog through ``ctx.ui`` (TUI dialog, RPC
+- ``tool_call``: the policy's decision (a tool marked ``read_only`` counts like ``read``);
+- ``user_bash``: the same decision for ``!``/``!!`` commands, as if the bash tool ran them; a
+  refused command is not run and its message says why; "ask" opens a dialog through ``ctx.ui`` (TUI dialog, RPC
   ``extension_ui_request``); with no UI (print, json) the call is refused with one stderr line;
 - ``before_agent_start``: in plan mode, the planning instructions appended to the system prompt;
 - ``agent_end``: in plan mode with a UI, once the run is idle, "execute the plan" or keep planning;
 - ``/permissions [mode]`` and the ``alt+m`` key (cycle the modes); the footer status shows the
-  mode when it is not ``auto``.
+  mode when it is not ``auto`` (the TUI footer's status line).
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pi_coder.core.permissions.policy import MODES, Policy
-
-if TYPE_CHECKING:
-    from pi_coder.core.extensions.api import ExtensionAPI
 
 __all__ = ["CYCLE_KEY", "PLAN_PROMPT", "configure", "current_policy", "register"]
 
@@ -67,6 +66,15 @@ def _describe(tool_name: str, args: dict[str, Any]) -> str:
     return tool_name
 
 
+def _tool_read_only(ctx: Any, name: str) -> bool:
+    """The ``read_only`` flag of the active tool ``name`` (extension or MCP tool)."""
+    try:
+        tools = ctx._live().session.agent.state.tools
+    except Exception:
+        return False
+    return any(getattr(t, "name", None) == name and getattr(t, "read_only", False) for t in tools)
+
+
 def _stderr(text: str) -> None:
     with contextlib.suppress(OSError, ValueError):
         print(f"pi: {text}", file=sys.stderr, flush=True)
@@ -94,26 +102,29 @@ def set_mode(policy: Policy, mode: str, ctx: Any) -> None:
     _status(ctx, policy)
 
 
-def register(pi: ExtensionAPI) -> None:
+def register(pi: Any) -> None:
+    """The extension factory (``pi`` is its ``ExtensionAPI``). Handlers answer with plain dicts of
+    the result fields, so this package does not import the extension system (no import cycle)."""
     policy = _policy
     if policy is None:
         return
-    from pi_coder.core.extensions.events import BeforeAgentStartResult, ToolCallResult
 
-    async def on_tool_call(event: Any, ctx: Any) -> Any:
-        decision = policy.decide(event.tool_name, event.input)
+    async def judge(
+        tool_name: str, args: dict[str, Any], read_only: bool, what: str, ctx: Any, ask_reason: bool = True
+    ) -> str | None:
+        """None when the call may run, else the reason it may not (asking the user when needed)."""
+        decision = policy.decide(tool_name, args, tool_read_only=read_only)
         if decision.action == "allow":
             return None
-        what = _describe(event.tool_name, event.input)
         if decision.action == "deny":
             if not ctx.has_ui:
                 _stderr(f"refused {what} ({decision.reason})")
-            return ToolCallResult(block=True, reason=decision.reason)
+            return decision.reason
         if not ctx.has_ui:
             _stderr(
                 f"refused {what}: it needs approval and there is no one to ask (permission mode {policy.mode})"
             )
-            return ToolCallResult(block=True, reason=f"Permission needed and no one could approve it: {what}")
+            return f"Permission needed and no one could approve it: {what}"
         title = f"Allow {what}?" + (f" ({decision.reason})" if decision.reason else "")
         choice = await ctx.ui.select(title, list(ASK_OPTIONS), signal=ctx.signal)
         if choice == ALLOW_ONCE:
@@ -128,17 +139,31 @@ def register(pi: ExtensionAPI) -> None:
                     ctx.ui.notify(f"Could not save the rule: {exc}", "warning")
             return None
         reason = None
-        if choice == DENY:
+        if choice == DENY and ask_reason:
             reason = await ctx.ui.input("Reason for the model (optional)", "", signal=ctx.signal)
         text = "The user denied this tool call."
         if reason:
             text += f" Reason: {reason.strip()}"
-        return ToolCallResult(block=True, reason=text)
+        return text
+
+    async def on_tool_call(event: Any, ctx: Any) -> Any:
+        what = _describe(event.tool_name, event.input)
+        reason = await judge(event.tool_name, event.input, _tool_read_only(ctx, event.tool_name), what, ctx)
+        return None if reason is None else {"block": True, "reason": reason}
+
+    async def on_user_bash(event: Any, ctx: Any) -> Any:
+        """``!cmd``: the bash rules and the mode decide, as for the bash tool (``!`` in the dialog)."""
+        command = event.command
+        prefix = "!!" if event.exclude_from_context else "!"
+        reason = await judge("bash", {"command": command}, False, f"{prefix}{command.strip()}", ctx, ask_reason=False)
+        if reason is None:
+            return None
+        return {"result": {"output": f"Not run: {reason}", "exit_code": None, "cancelled": True}}
 
     async def on_before_agent_start(event: Any, ctx: Any) -> Any:
         if policy.mode != "plan":
             return None
-        return BeforeAgentStartResult(system_prompt=(event.system_prompt or "") + PLAN_PROMPT)
+        return {"system_prompt": (event.system_prompt or "") + PLAN_PROMPT}
 
     async def approve_plan(ctx: Any) -> None:
         runner = ctx._live()
@@ -183,6 +208,7 @@ def register(pi: ExtensionAPI) -> None:
         ctx.ui.notify(f"Permission mode: {policy.mode}")
 
     pi.on("tool_call", on_tool_call)
+    pi.on("user_bash", on_user_bash)
     pi.on("before_agent_start", on_before_agent_start)
     pi.on("agent_end", on_agent_end)
     pi.on("session_start", on_session_start)

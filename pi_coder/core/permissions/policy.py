@@ -73,7 +73,9 @@ class Policy:
         self.cwd = cwd
         self.read_only_tools = READ_ONLY_TOOLS | read_only_tools
 
-    def decide(self, tool_name: str, args: dict[str, Any]) -> Decision:
+    def decide(self, tool_name: str, args: dict[str, Any], *, tool_read_only: bool = False) -> Decision:
+        """The decision for one call; ``tool_read_only``: the tool is marked read-only (extension
+        ``read_only=True``, MCP ``readOnlyHint``), so it counts like ``read``."""
         mode = self.mode
         analysis = analyze(str(args.get("command", ""))) if tool_name == "bash" else None
         secrets = mode != "auto"
@@ -93,7 +95,7 @@ class Policy:
                     "ask", f"The command cannot be checked against the deny rules ({why}).", suggestion
                 )
             return Decision("allow")
-        read_only = tool_name in self.read_only_tools or (analysis is not None and is_read_only(analysis))
+        read_only = tool_read_only or tool_name in self.read_only_tools or (analysis is not None and is_read_only(analysis))
         if mode == "plan":
             if verdict == "ask":
                 return Decision("ask", "An ask rule covers this call.", suggestion)

@@ -44,6 +44,13 @@ async def _run(app: CommandContext, step: str, verb: str, **kwargs: Any) -> None
         return
     if result.editor_text is not None:
         app.editor.set_text(result.editor_text)
+    emit = getattr(app.session, "emit", None)
+    if result.applied and emit is not None:
+        from pi_coder.core.events import Notice
+
+        # Through the session's events, so it lands after the transcript rebuilt for the move.
+        await emit(Notice(level="info", text=result.message))
+        return
     await app.notice(result.message, "info" if result.applied else "warning")
 
 

@@ -1,8 +1,11 @@
-"""Footer: cwd, git branch, session name; tokens, cost, context usage; model and thinking level."""
+"""Footer: cwd, git branch, session name; tokens, cost, context usage; model and thinking level.
+
+Extension statuses (``ctx.ui.set_status``, e.g. the permission mode) get a third line, as in Pi.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.table import Table
 from rich.text import Text
@@ -32,8 +35,8 @@ class FooterInfo:
     provider: str | None = None
     reasoning: bool = False
     thinking_level: str | None = None
-    statuses: str = ""
-    """Extension statuses (``ctx.ui.set_status``), a third line when set."""
+    statuses: list[str] = field(default_factory=list)
+    """Extension status texts, ordered by their keys (a third line when there are any)."""
 
 
 def _context_style(percent: float | None) -> str:
@@ -89,7 +92,7 @@ def render_footer(info: FooterInfo, width: int) -> Table:
     grid.add_row(line1, "")
     grid.add_row(left, right)
     if info.statuses:
-        grid.add_row(Text(info.statuses, style="dim", no_wrap=True, overflow="ellipsis"), "")
+        grid.add_row(Text(" ".join(info.statuses), style="dim", no_wrap=True, overflow="ellipsis"), "")
     return grid
 
 
@@ -103,10 +106,15 @@ class StatusBar(Static):
     def __init__(self, info: FooterInfo | None = None) -> None:
         super().__init__("")
         self.info = info or FooterInfo()
+        self._lines = 2
 
     def on_mount(self) -> None:
         self.show(self.info)
 
     def show(self, info: FooterInfo) -> None:
         self.info = info
+        lines = 3 if info.statuses else 2
+        if self._lines != lines:  # only on a change: setting a style relayouts the screen
+            self._lines = lines
+            self.styles.height = lines
         self.update(render_footer(info, self.size.width))
