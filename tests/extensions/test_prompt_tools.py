@@ -90,3 +90,11 @@ def test_tool_patterns_and_relative_entries_cover_extension_tools(pi: PiHome) ->
     assert run.returncode == 0, run.stderr
     assert sorted(_tools(pi, 2)) == ["git_config", "quiet"]
     assert "Unknown tool" not in run.stderr
+
+
+def test_no_tools_drops_extension_tools_too(pi: PiHome) -> None:
+    ext = write_ext(pi.project, "tools", TOOLS)
+    pi.server.enqueue(Turn([Text("ok")]))
+    run = pi.run("-e", str(ext), "-nt", "-p", "hi")
+    assert run.returncode == 0, run.stderr
+    assert _tools(pi) == []

@@ -184,3 +184,15 @@ def test_tool_search_finds_nothing(pi: PiHome, sse_server: SSEServer) -> None:
     done = pi.run("-p", "find")
     assert done.returncode == 0, done.stderr
     assert result_text(sse_server.requests[1].json["messages"][-1]["content"][0]) == 'No undeclared tool matches "weather".'
+
+
+def test_no_tools_declares_no_mcp_tools(pi: PiHome, sse_server: SSEServer) -> None:
+    """``-nt``: no tools at all, MCP ones included (Pi's rule); ``-t mcp__...`` still picks some."""
+    write_mcp(pi.home / "mcp.json", {"tiny": tiny()})
+    sse_server.enqueue(Turn(blocks=[Text("none")]), Turn(blocks=[Text("one")]))
+    done = pi.run("-nt", "-p", "hi")
+    assert done.returncode == 0, done.stderr
+    assert sse_server.requests[0].json.get("tools", []) == []
+    done = pi.run("-nt", "-t", "mcp__tiny__add", "-p", "hi")
+    assert done.returncode == 0, done.stderr
+    assert [t["name"] for t in sse_server.requests[1].json.get("tools", [])] == ["mcp__tiny__add"]
