@@ -19,6 +19,7 @@ import inspect
 import logging
 import os
 from collections.abc import Awaitable, Callable, Sequence
+from types import CoroutineType
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_coder.agent import Agent, AgentError
@@ -322,7 +323,7 @@ class AgentSession:
         """Send ``event`` to every listener in order, awaiting async ones."""
         for listener in tuple(self._listeners):
             result = listener(event)
-            if inspect.isawaitable(result):
+            if result is not None and (type(result) is CoroutineType or inspect.isawaitable(result)):
                 await result
 
     def emit_nowait(self, event: Event) -> None:
