@@ -628,9 +628,25 @@ def main(argv: list[str] | None = None) -> int:
     # httpx's __init__ imports its command-line client (click + rich, ~60 ms) whenever those are
     # installed, and falls back to a stub on ImportError; pi never uses that client.
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    _skip_pydantic_plugin_scan()
     from pi_coder.modes.launch import run_guarded
 
     return run_guarded(opts, run_interactive=_run_interactive, ask_trust=_ask_trust)
+
+
+def _skip_pydantic_plugin_scan() -> None:
+    """Start pydantic's plugin cache empty, as ``PYDANTIC_DISABLE_PLUGINS`` would, for this process only.
+
+    On the first model validation pydantic reads the entry points of every installed distribution
+    to find its plugins: a tenth of the TUI's start-up, and pi's models use no plugins. The
+    environment variable itself would reach every command the agent runs, so the cache is set.
+    """
+    try:
+        from pydantic.plugin import _loader
+    except ImportError:  # a pydantic without this module: nothing to skip
+        return
+    if getattr(_loader, "_plugins", False) is None:
+        _loader._plugins = {}
 
 
 def _run_interactive(session: Any, initial_messages: list[str], notices: list[str], **options: Any) -> int:

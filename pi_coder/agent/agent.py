@@ -8,11 +8,13 @@ is awaited in subscription order, so each event is a barrier for the loop.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from itertools import compress
 from operator import attrgetter
+from types import CoroutineType
 from typing import Any
 
 from pi_coder.agent.events import AgentEnd, AgentEvent, MessageEnd, MessageStart, TurnEnd
@@ -391,8 +393,7 @@ class Agent:
             context = AgentContext(messages=list(state._messages), tools=list(state._tools))
             config = self._loop_config(signal, skip_initial_steering_poll)
 
-            async def emit(event: AgentEvent) -> None:
-                await self._process_event(event, signal)
+            emit = functools.partial(self._process_event, signal=signal)  # a coroutine function
 
             try:
                 if prompts is None:
@@ -469,7 +470,7 @@ class Agent:
             state._streaming_message = None
         for listener in tuple(self._listeners.values()):
             result = listener(event, signal)
-            if result is not None and inspect.isawaitable(result):
+            if result is not None and (type(result) is CoroutineType or inspect.isawaitable(result)):
                 await result
 
     async def _handle_run_failure(self, exc: Exception, signal: AbortSignal) -> None:

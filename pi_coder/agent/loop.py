@@ -14,6 +14,7 @@ import asyncio
 import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable
+from types import CoroutineType
 from typing import Any
 
 from pi_coder.agent._reconcile import ToolLedger, declare_tool_changes
@@ -208,12 +209,34 @@ async def run_agent_loop_continue(
 
 
 def _awaiting(emit: Emit) -> Callable[[AgentEvent], Awaitable[None]]:
+    """``emit`` as a coroutine function (an ``async def`` is used as it is: one frame less per event)."""
+    if inspect.iscoroutinefunction(emit):
+        return emit
+
     async def awaited(event: AgentEvent) -> None:
         result = emit(event)
-        if result is not None and inspect.isawaitable(result):
+        if result is not None and (type(result) is CoroutineType or inspect.isawaitable(result)):
             await result
 
     return awaited
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _snapshot(message: AssistantMessage) -> AssistantMessage:
+    """What ``message.model_copy()`` gives (a shallow copy: its own field dict, shared values),
+    without pydantic's generic copy path; the loop takes one per streamed event."""
+    if getattr(message, "__pydantic_private__", None) is not None:
+        return message.model_copy()
+    copy = _new(type(message))
+    _set(copy, "__dict__", message.__dict__.copy())
+    extra = message.__pydantic_extra__
+    _set(copy, "__pydantic_extra__", None if extra is None else extra.copy())
+    _set(copy, "__pydantic_fields_set__", message.__pydantic_fields_set__.copy())
+    _set(copy, "__pydantic_private__", None)
+    return copy
 
 
 # ---------------------------------------------------------------------------- core loop
@@ -370,12 +393,12 @@ async def stream_assistant_response(
             if kind == "start":
                 partial = event.partial
                 context.messages.append(partial)
-                await emit(MessageStart(message=partial.model_copy()))
+                await emit(MessageStart(message=_snapshot(partial)))
             elif kind in _BLOCK_EVENTS:
                 if partial is not None:
                     partial = event.partial
                     context.messages[-1] = partial
-                    await emit(MessageUpdate(message=partial.model_copy(), assistant_message_event=event))
+                    await emit(MessageUpdate(message=_snapshot(partial), assistant_message_event=event))
             elif kind == "done" or kind == "error":
                 break  # anything after the terminal event is never read
     finally:

@@ -221,6 +221,14 @@ class EventStream(Generic[T, R]):
         self._queue.append(event)
         self._wake()
 
+    def push_update(self, event: T) -> None:
+        """``push`` for an event that is never terminal (a provider's deltas): fewer calls per event."""
+        if not self._done:
+            self._queue.append(event)
+            waiter = self._waiter
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
+
     def end(self, result: R | None = None) -> None:
         self._done = True
         if result is not None:

@@ -20,6 +20,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from types import CoroutineType
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_coder.agent import Agent, AgentError
@@ -327,7 +328,7 @@ class AgentSession:
         """Send ``event`` to every listener in order, awaiting async ones."""
         for listener in tuple(self._listeners):
             result = listener(event)
-            if inspect.isawaitable(result):
+            if result is not None and (type(result) is CoroutineType or inspect.isawaitable(result)):
                 await result
 
     def emit_nowait(self, event: Event) -> None:

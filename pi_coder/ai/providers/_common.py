@@ -144,6 +144,7 @@ class StreamWriter:
         "secret",
         "_content",
         "_push",
+        "_update",
         "_json",
         "_dirty",
         "_open",
@@ -161,6 +162,7 @@ class StreamWriter:
         """The API key, scrubbed from any error message."""
         self._content = self.output.content
         self._push = self.stream.push
+        self._update = self.stream.push_update
         self._json: dict[int, str] = {}
         self._dirty: set[int] = set()
         self._open = -1
@@ -187,7 +189,7 @@ class StreamWriter:
         if index != self._open:
             self._open_block(index, "text")
         self._parts.append(delta)
-        self._push(TextDeltaEvent(content_index=index, delta=delta, partial=self.output))
+        self._update(TextDeltaEvent(content_index=index, delta=delta, partial=self.output))
 
     def end_text(self, index: int) -> None:
         self._apply_parts()
@@ -207,7 +209,7 @@ class StreamWriter:
         if index != self._open:
             self._open_block(index, "thinking")
         self._parts.append(delta)
-        self._push(ThinkingDeltaEvent(content_index=index, delta=delta, partial=self.output))
+        self._update(ThinkingDeltaEvent(content_index=index, delta=delta, partial=self.output))
 
     def signature_delta(self, index: int, delta: str) -> None:
         fields = self._content[index].__dict__
@@ -233,7 +235,7 @@ class StreamWriter:
         text += delta
         self._json[index] = text
         self._dirty.add(index)
-        self._push(ToolCallDeltaEvent(content_index=index, delta=delta, partial=self.output))
+        self._update(ToolCallDeltaEvent(content_index=index, delta=delta, partial=self.output))
 
     def end_tool_call(self, index: int) -> None:
         block = self._content[index]
@@ -425,7 +427,7 @@ class ContentWatchdog:
 
 def _has_content(events: list[ServerSentEvent]) -> bool:
     for event in events:
-        if event.event != "ping" and b'"ping"' not in event.raw[:40]:
+        if event.event != "ping" and event.raw.find(b'"ping"', 0, 40) < 0:
             return True
     return False
 
@@ -461,7 +463,10 @@ async def pump_sse(
     flush = writer.flush
     touch = watchdog.touch if watchdog is not None else None
     try:
-        async for chunk in response.aiter_bytes():
+        # Without a content encoding the raw body is the body: skip httpx's decoder layer per chunk.
+        encoding = response.headers.get("content-encoding", "").strip().lower()
+        chunks = response.aiter_raw() if encoding in ("", "identity") else response.aiter_bytes()
+        async for chunk in chunks:
             events = decode(chunk)
             if events:
                 if touch is not None and _has_content(events):
