@@ -59,6 +59,14 @@ _OPTIONS: tuple[_Option, ...] = (
         _MODE,
         "MODE",
     ),
+    _Option(
+        "tui_mode",
+        ("--tui-mode",),
+        "value",
+        "TUI mode: fullscreen (the only one; Pi's regular scrollback mode is not supported).",
+        _MODE,
+        "MODE",
+    ),
     _Option("provider", ("--provider",), "value", "Look up --model in this provider only.", _MODEL, "NAME"),
     _Option(
         "model",
@@ -441,6 +449,12 @@ def _store_value(
         getattr(opts, option.dest).append(text)
     elif option.dest == "exclude_tools":
         opts.exclude_tools = [part.strip() for part in text.split(",") if part.strip()]
+    elif option.dest == "tui_mode":
+        if text != "fullscreen":
+            raise UsageError(
+                f'Invalid --tui-mode "{text}": pi_coder\'s TUI is full-screen only (use fullscreen or leave it out)'
+            )
+        opts.tui_mode = text
     elif option.dest in ("permission_mode", "sandbox"):
         valid_values = _PERMISSION_MODES if option.dest == "permission_mode" else _SANDBOX_MODES
         if text not in valid_values:

@@ -108,3 +108,9 @@ def test_help_command_declares_every_option() -> None:
     declared = {opt for param in command.params for opt in param.opts}
     expected = {flag for option in _OPTIONS if option.dest != "help" for flag in option.flags}
     assert expected <= declared
+
+
+def test_tui_mode_accepts_fullscreen_and_refuses_regular() -> None:
+    assert parse_args(["--tui-mode", "fullscreen"]).tui_mode == "fullscreen"
+    with pytest.raises(UsageError, match="full-screen only"):
+        parse_args(["--tui-mode", "regular"])

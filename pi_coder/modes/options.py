@@ -40,6 +40,8 @@ class CliOptions:
 
     print: bool = False
     mode: str | None = None
+    tui_mode: str | None = None
+    """``--tui-mode``: only ``fullscreen`` (pi_coder's TUI has no regular-scrollback mode)."""
     """``text``, ``json`` or ``rpc`` (validated by the parser)."""
     continue_session: bool = False
     resume: bool = False
