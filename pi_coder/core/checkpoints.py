@@ -487,6 +487,25 @@ class Checkpoints(RunHook):
         plan = self._plan(entry_id)
         return plan.target is not None and bool(plan.paths or plan.outside)
 
+    async def hand_edits(self, entry_id: str) -> builtins.list[str]:
+        """Files changed by hand since pi last saw them that restoring code to ``entry_id`` would overwrite.
+
+        Lets a caller confirm before a long step (``/tree`` summarising the branch); ``restore``
+        checks again. Snapshots the present (kept, shared with the restore's own snapshot).
+        """
+        self._check_idle()
+        store = self.session.store
+        entry = store.get_entry(entry_id)
+        if entry is None:
+            raise KeyError(f"Entry {entry_id} not found")
+        raw = _checkpoint(entry)
+        if raw is not None and isinstance(raw.get("promptId"), str) and store.get_entry(raw["promptId"]):
+            entry_id = raw["promptId"]
+        plan = self._plan(entry_id)
+        if plan.target is None and not plan.outside:
+            return []
+        return await self._conflicts(plan, await self._snapshot_or_raise())
+
     async def _conflicts(self, plan: _Plan, present: str) -> builtins.list[str]:
         if plan.expected is None or plan.target is None:
             out: builtins.list[str] = []
@@ -616,11 +635,19 @@ class Checkpoints(RunHook):
         return result
 
     async def restore(
-        self, entry_id: str, mode: RestoreMode = "both", force: bool = False, _redo_leaf: str | None = None
+        self,
+        entry_id: str,
+        mode: RestoreMode = "both",
+        force: bool = False,
+        _redo_leaf: str | None = None,
+        *,
+        summarize: bool = False,
+        instructions: str | None = None,
     ) -> RestoreResult:
         """Restore code, conversation or both to the point of ``entry_id`` (a user message: before it).
 
         A checkpoint entry's id means its prompt. Raises ``KeyError`` for an unknown id.
+        ``summarize``/``instructions``: as for ``navigate_tree`` (``/tree`` summarising the branch left).
         """
         self._check_idle()
         store = self.session.store
@@ -651,7 +678,7 @@ class Checkpoints(RunHook):
             await self._reloaded()
             result.editor_text = _bash_text(target)
         elif mode in ("conversation", "both"):
-            result.editor_text = await self.session.navigate_tree(entry_id)
+            result.editor_text = await self.session.navigate_tree(entry_id, summarize, instructions)
         redo = None
         if plan is not None and present is not None:
             redo = _Redo(leaf if mode != "code" else store.leaf_id, present, plan.paths, outside_before, self._known or present)
