@@ -89,6 +89,8 @@ class CheckpointHost(Protocol):
 
     def reload_context(self) -> None: ...
 
+    async def fork(self, entry_id: str) -> str | None: ...
+
 
 @dataclass(slots=True, kw_only=True)
 class CheckpointInfo:
@@ -688,6 +690,26 @@ class Checkpoints(RunHook):
         files = _count(result.restored)
         result.message = f"Restored {files}" if files else "No files to restore"
         return result
+
+    async def fork(self, entry_id: str, force: bool = False) -> tuple[RestoreResult, str | None]:
+        """``/fork`` with code: restore the files to before ``entry_id``, then fork the session there.
+
+        The restore's redo step is carried into the new session file (its leaf: the fork's), so
+        ``/redo`` there brings the files back. Returns (the restore, the fork's editor text; None
+        when an extension cancelled the fork, the files staying restored and redoable here).
+        """
+        result = await self.restore(entry_id, "code", force=force)
+        if not result.applied:
+            return result, None
+        store = self.session.store
+        last = store.get_leaf_entry()
+        redo = last.raw.get("redo") if isinstance(last, UnknownEntry) and last.type == "checkpoint" else None
+        text = await self.session.fork(entry_id)
+        if text is not None and isinstance(redo, dict):
+            carried = dict(redo, leaf=self.session.store.leaf_id)
+            self.session.store.append_checkpoint({"kind": "restore", "promptId": None, "files": [], "redo": carried})
+            self.session.reload_context()
+        return result, text
 
     def _record(
         self,

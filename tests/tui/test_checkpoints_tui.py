@@ -120,9 +120,18 @@ async def test_fork_with_code_restores_files_then_branches(
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="restore question")
         await pilot.press("enter")  # Conversation and code
         await wait_until(pilot, lambda: app.editor.text == "change it", what="forked")
-        assert session.session_file != str(session_file)
+        forked = session.session_file
+        assert forked != str(session_file)
         assert (pi.project / "a.txt").read_text() == "original\n"
         assert not (pi.project / "new.txt").exists()
+        assert (pi.project / "gone.txt").read_text() == "kept\n"
+        # The restore is undoable in the new session: /redo brings the files back, the fork stays.
+        app.editor.set_text("")
+        await _command(app, pilot, "/redo")
+        await wait_until(pilot, lambda: (pi.project / "a.txt").read_text() == "changed\n", what="redo")
+        assert (pi.project / "new.txt").read_text() == "created\n"
+        assert not (pi.project / "gone.txt").exists()
+        assert session.session_file == forked
 
 
 async def test_tree_without_checkpoints_after_the_point_asks_nothing_new(

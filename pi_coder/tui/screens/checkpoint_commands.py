@@ -11,6 +11,7 @@ __all__ = [
     "ask_restore_mode",
     "checkpoints_command",
     "confirm_hand_edits",
+    "fork_with_code",
     "redo_command",
     "restore_both",
     "restore_code",
@@ -169,6 +170,23 @@ async def restore_both(
     else:
         await app.notice(result.message)
     return True, result.editor_text
+
+
+async def fork_with_code(app: CommandContext, entry_id: str) -> tuple[bool, str | None]:
+    """``/fork`` with "Conversation and code" (hand edits confirmed); returns (restored, fork text)."""
+    force = await confirm_hand_edits(app, entry_id)
+    if force is None:
+        return False, None
+    try:
+        result, text = await _feature(app).fork(entry_id, force=force)
+    except Exception as exc:
+        await app.notice(f"Fork failed: {exc}", "error")
+        return False, None
+    if not result.applied:
+        await app.notice(result.message, "warning")
+        return False, None
+    await app.notice(result.message)
+    return True, text
 
 
 async def undo_command(app: CommandContext, args: str) -> None:

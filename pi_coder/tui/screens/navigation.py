@@ -203,17 +203,21 @@ async def open_fork(app: CommandContext) -> None:
     entry_id = await app.push_screen_wait(ForkPicker(candidates))
     if entry_id is None:
         return
-    from pi_coder.tui.screens.checkpoint_commands import ask_restore_mode, restore_code
+    from pi_coder.tui.screens.checkpoint_commands import ask_restore_mode, fork_with_code, restore_code
 
     mode = await ask_restore_mode(app, entry_id, "the fork")
     if mode is None:
         return
-    if mode in ("code", "both") and not await restore_code(app, entry_id):
-        return
     if mode == "code":
+        await restore_code(app, entry_id)
         return
     try:
-        text = await session.fork(entry_id)
+        if mode == "both":
+            done, text = await fork_with_code(app, entry_id)
+            if not done:
+                return
+        else:
+            text = await session.fork(entry_id)
     except Exception as exc:
         await app.notice(f"Fork failed: {exc}", "error")
         return
