@@ -323,3 +323,27 @@ async def test_escape_on_the_restore_question_goes_back_to_the_tree(
         await wait_until(pilot, lambda: isinstance(app.screen, TreeScreen), what="back to the tree")
         assert session.store.leaf_id == leaf
         assert (pi.project / "a.txt").read_text() == "changed\n"
+
+
+async def test_fork_with_code_keeps_hand_edits_when_refused(
+    tmp_path: Path, project: Path, sse_server: SSEServer, make_session
+) -> None:
+    """/fork, "Conversation and code", a.txt edited by hand: refusing the overwrite changes nothing."""
+    pi, session_file = _written_session(tmp_path, sse_server)
+    (pi.project / "a.txt").write_text("mine\n")
+    session, _ = make_session([], store=SessionStore.open(session_file), model=None)
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _command(app, pilot, "/fork")
+        await wait_until(pilot, lambda: isinstance(app.screen, ForkPicker), what="fork picker")
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="restore question")
+        await pilot.press("enter")  # Conversation and code
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="hand-edit confirmation")
+        assert "a.txt" in screen_text(app)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "Restore cancelled" in screen_text(app), what="cancel notice")
+        assert session.session_file == str(session_file)  # no fork either
+        assert (pi.project / "a.txt").read_text() == "mine\n"
+        assert (pi.project / "new.txt").exists()
