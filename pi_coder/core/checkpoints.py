@@ -89,6 +89,8 @@ class CheckpointHost(Protocol):
 
     def reload_context(self) -> None: ...
 
+    async def fork(self, entry_id: str) -> str | None: ...
+
 
 @dataclass(slots=True, kw_only=True)
 class CheckpointInfo:
@@ -487,6 +489,25 @@ class Checkpoints(RunHook):
         plan = self._plan(entry_id)
         return plan.target is not None and bool(plan.paths or plan.outside)
 
+    async def hand_edits(self, entry_id: str) -> builtins.list[str]:
+        """Files changed by hand since pi last saw them that restoring code to ``entry_id`` would overwrite.
+
+        Lets a caller confirm before a long step (``/tree`` summarising the branch); ``restore``
+        checks again. Snapshots the present (kept, shared with the restore's own snapshot).
+        """
+        self._check_idle()
+        store = self.session.store
+        entry = store.get_entry(entry_id)
+        if entry is None:
+            raise KeyError(f"Entry {entry_id} not found")
+        raw = _checkpoint(entry)
+        if raw is not None and isinstance(raw.get("promptId"), str) and store.get_entry(raw["promptId"]):
+            entry_id = raw["promptId"]
+        plan = self._plan(entry_id)
+        if plan.target is None and not plan.outside:
+            return []
+        return await self._conflicts(plan, await self._snapshot_or_raise())
+
     async def _conflicts(self, plan: _Plan, present: str) -> builtins.list[str]:
         if plan.expected is None or plan.target is None:
             out: builtins.list[str] = []
@@ -616,11 +637,19 @@ class Checkpoints(RunHook):
         return result
 
     async def restore(
-        self, entry_id: str, mode: RestoreMode = "both", force: bool = False, _redo_leaf: str | None = None
+        self,
+        entry_id: str,
+        mode: RestoreMode = "both",
+        force: bool = False,
+        _redo_leaf: str | None = None,
+        *,
+        summarize: bool = False,
+        instructions: str | None = None,
     ) -> RestoreResult:
         """Restore code, conversation or both to the point of ``entry_id`` (a user message: before it).
 
         A checkpoint entry's id means its prompt. Raises ``KeyError`` for an unknown id.
+        ``summarize``/``instructions``: as for ``navigate_tree`` (``/tree`` summarising the branch left).
         """
         self._check_idle()
         store = self.session.store
@@ -651,7 +680,7 @@ class Checkpoints(RunHook):
             await self._reloaded()
             result.editor_text = _bash_text(target)
         elif mode in ("conversation", "both"):
-            result.editor_text = await self.session.navigate_tree(entry_id)
+            result.editor_text = await self.session.navigate_tree(entry_id, summarize, instructions)
         redo = None
         if plan is not None and present is not None:
             redo = _Redo(leaf if mode != "code" else store.leaf_id, present, plan.paths, outside_before, self._known or present)
@@ -661,6 +690,26 @@ class Checkpoints(RunHook):
         files = _count(result.restored)
         result.message = f"Restored {files}" if files else "No files to restore"
         return result
+
+    async def fork(self, entry_id: str, force: bool = False) -> tuple[RestoreResult, str | None]:
+        """``/fork`` with code: restore the files to before ``entry_id``, then fork the session there.
+
+        The restore's redo step is carried into the new session file (its leaf: the fork's), so
+        ``/redo`` there brings the files back. Returns (the restore, the fork's editor text; None
+        when an extension cancelled the fork, the files staying restored and redoable here).
+        """
+        result = await self.restore(entry_id, "code", force=force)
+        if not result.applied:
+            return result, None
+        store = self.session.store
+        last = store.get_leaf_entry()
+        redo = last.raw.get("redo") if isinstance(last, UnknownEntry) and last.type == "checkpoint" else None
+        text = await self.session.fork(entry_id)
+        if text is not None and isinstance(redo, dict):
+            carried = dict(redo, leaf=self.session.store.leaf_id)
+            self.session.store.append_checkpoint({"kind": "restore", "promptId": None, "files": [], "redo": carried})
+            self.session.reload_context()
+        return result, text
 
     def _record(
         self,

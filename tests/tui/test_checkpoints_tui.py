@@ -14,7 +14,7 @@ import pytest
 from pi_coder.ai.providers.faux import faux_message, faux_tool_call
 from pi_coder.session.entries import MessageEntry
 from pi_coder.session.store import SessionStore
-from pi_coder.tui.screens.dialogs import ChoiceDialog
+from pi_coder.tui.screens.dialogs import ChoiceDialog, ConfirmDialog
 from pi_coder.tui.screens.fork_picker import ForkPicker
 from pi_coder.tui.screens.tree_view import TreeScreen
 from tests.modes.pirun import PiHome
@@ -27,15 +27,17 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 
 def _written_session(tmp_path: Path, server: SSEServer) -> tuple[PiHome, Path]:
-    """``pi -p "change it"``: the model overwrites a.txt and creates new.txt; returns the session file."""
+    """``pi -p "change it"``: the model overwrites a.txt, creates new.txt and removes gone.txt with bash."""
     pi = PiHome(tmp_path, server)
     (pi.project / "a.txt").write_text("original\n")
+    (pi.project / "gone.txt").write_text("kept\n")
     server.enqueue(
         Turn(
             [
                 Text("Writing."),
                 ToolCall("write", {"path": "a.txt", "content": "changed\n"}, id="w1"),
                 ToolCall("write", {"path": "new.txt", "content": "created\n"}, id="w2"),
+                ToolCall("bash", {"command": "rm gone.txt"}, id="b1"),
             ]
         ),
         Turn([Text("Done.")]),
@@ -43,6 +45,7 @@ def _written_session(tmp_path: Path, server: SSEServer) -> tuple[PiHome, Path]:
     run = pi.run("-p", "change it")
     assert run.returncode == 0, run.stderr
     assert (pi.project / "a.txt").read_text() == "changed\n"
+    assert not (pi.project / "gone.txt").exists()
     (session_file,) = pi.session_files()
     return pi, session_file
 
@@ -96,9 +99,11 @@ async def test_tree_offers_code_and_conversation_restores(
         if choice == "conversation":
             assert (pi.project / "a.txt").read_text() == "changed\n"
             assert (pi.project / "new.txt").exists()
+            assert not (pi.project / "gone.txt").exists()
         else:
             assert (pi.project / "a.txt").read_text() == "original\n"
-            assert not (pi.project / "new.txt").exists()
+            assert not (pi.project / "new.txt").exists()  # created after the point: removed
+            assert (pi.project / "gone.txt").read_text() == "kept\n"  # deleted after it: back
 
 
 async def test_fork_with_code_restores_files_then_branches(
@@ -115,9 +120,18 @@ async def test_fork_with_code_restores_files_then_branches(
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="restore question")
         await pilot.press("enter")  # Conversation and code
         await wait_until(pilot, lambda: app.editor.text == "change it", what="forked")
-        assert session.session_file != str(session_file)
+        forked = session.session_file
+        assert forked != str(session_file)
         assert (pi.project / "a.txt").read_text() == "original\n"
         assert not (pi.project / "new.txt").exists()
+        assert (pi.project / "gone.txt").read_text() == "kept\n"
+        # The restore is undoable in the new session: /redo brings the files back, the fork stays.
+        app.editor.set_text("")
+        await _command(app, pilot, "/redo")
+        await wait_until(pilot, lambda: (pi.project / "a.txt").read_text() == "changed\n", what="redo")
+        assert (pi.project / "new.txt").read_text() == "created\n"
+        assert not (pi.project / "gone.txt").exists()
+        assert session.session_file == forked
 
 
 async def test_tree_without_checkpoints_after_the_point_asks_nothing_new(
@@ -170,3 +184,166 @@ async def test_undo_and_redo_in_the_tui(project: Path, make_session) -> None:
         await _command(app, pilot, "/redo")
         await wait_until(pilot, lambda: (project / "a.txt").read_text() == "changed\n", what="redo")
         assert any(isinstance(e, MessageEntry) and e.role == "user" for e in session.store.get_branch())
+
+
+async def _pick_in_tree(app, pilot, entry_id: str, presses: list[str]) -> None:
+    """/tree, highlight ``entry_id``, Enter, then answer the restore question with ``presses`` + Enter."""
+    await _command(app, pilot, "/tree")
+    await wait_until(pilot, lambda: isinstance(app.screen, TreeScreen), what="tree")
+    await pilot.pause()
+    app.screen.tree_list.highlighted = app.screen.model.index_of(entry_id)
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: "Code only" in screen_text(app), what="restore question")
+    await pilot.press(*presses, "enter")
+
+
+@pytest.mark.parametrize("answer", ["keep", "overwrite"])
+async def test_tree_code_restore_lists_hand_edits_and_asks(
+    tmp_path: Path, project: Path, sse_server: SSEServer, make_session, answer: str
+) -> None:
+    """a.txt changed by hand after the run: "Code only" lists it and overwrites it only when confirmed."""
+    pi, session_file = _written_session(tmp_path, sse_server)
+    (pi.project / "a.txt").write_text("mine\n")
+    session, _ = make_session([], store=SessionStore.open(session_file), model=None)
+    prompt_id = _prompt_id(session.store)
+    entries = len(session.store.get_entries())
+    app = make_app(session)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await _pick_in_tree(app, pilot, prompt_id, ["down", "down"])  # Code only
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="hand-edit confirmation")
+        text = screen_text(app)
+        assert "changed by hand" in text and "a.txt" in text and "new.txt" not in text
+        if answer == "keep":
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: "Restore cancelled" in screen_text(app), what="cancel notice")
+            assert (pi.project / "a.txt").read_text() == "mine\n"
+            assert (pi.project / "new.txt").read_text() == "created\n"
+            assert not (pi.project / "gone.txt").exists()
+            assert len(session.store.get_entries()) == entries  # nothing recorded
+        else:
+            await pilot.press("enter")
+            await wait_until(
+                pilot, lambda: (pi.project / "a.txt").read_text() == "original\n", what="overwritten"
+            )
+            assert not (pi.project / "new.txt").exists()
+            assert (pi.project / "gone.txt").read_text() == "kept\n"
+
+
+async def test_tree_conversation_and_code_with_hand_edit_kept_changes_nothing(
+    tmp_path: Path, project: Path, sse_server: SSEServer, make_session
+) -> None:
+    pi, session_file = _written_session(tmp_path, sse_server)
+    (pi.project / "a.txt").write_text("mine\n")
+    session, _ = make_session([], store=SessionStore.open(session_file), model=None)
+    prompt_id = _prompt_id(session.store)
+    leaf = session.store.leaf_id
+    app = make_app(session)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await _pick_in_tree(app, pilot, prompt_id, [])  # Conversation and code
+        await wait_until(pilot, lambda: "Summarize branch?" in screen_text(app), what="summary question")
+        await pilot.press("enter")  # No summary
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="hand-edit confirmation")
+        await pilot.press("n")
+        await wait_until(pilot, lambda: "Restore cancelled" in screen_text(app), what="cancel notice")
+        assert session.store.leaf_id == leaf and app.editor.text == ""
+        assert (pi.project / "a.txt").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("choice", ["both", "code"])
+async def test_a_tree_restore_is_itself_undoable_with_redo(
+    tmp_path: Path, project: Path, sse_server: SSEServer, make_session, choice: str
+) -> None:
+    """The present is snapshotted before the files go back, so /redo brings the agent's changes back."""
+    pi, session_file = _written_session(tmp_path, sse_server)
+    session, _ = make_session([], store=SessionStore.open(session_file), model=None)
+    prompt_id = _prompt_id(session.store)
+    leaf = session.store.leaf_id
+    app = make_app(session)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await _pick_in_tree(app, pilot, prompt_id, [] if choice == "both" else ["down", "down"])
+        if choice == "both":
+            await wait_until(pilot, lambda: "Summarize branch?" in screen_text(app), what="summary question")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.editor.text == "change it", what="moved")
+        await wait_until(pilot, lambda: (pi.project / "a.txt").read_text() == "original\n", what="restored")
+        assert (pi.project / "gone.txt").exists()
+        app.editor.set_text("")
+        await _command(app, pilot, "/redo")
+        await wait_until(pilot, lambda: (pi.project / "a.txt").read_text() == "changed\n", what="redo")
+        assert (pi.project / "new.txt").read_text() == "created\n"
+        assert not (pi.project / "gone.txt").exists()
+        assert session.store.get_entry(leaf) in session.store.get_branch()  # the conversation is back too
+
+
+@pytest.mark.parametrize("choice", ["conversation", "code"])
+async def test_fork_conversation_only_and_code_only(
+    tmp_path: Path, project: Path, sse_server: SSEServer, make_session, choice: str
+) -> None:
+    pi, session_file = _written_session(tmp_path, sse_server)
+    session, _ = make_session([], store=SessionStore.open(session_file), model=None)
+    leaf = session.store.leaf_id
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _command(app, pilot, "/fork")
+        await wait_until(pilot, lambda: isinstance(app.screen, ForkPicker), what="fork picker")
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="restore question")
+        await pilot.press(*(["down"] if choice == "conversation" else ["down", "down"]), "enter")
+        if choice == "conversation":
+            await wait_until(pilot, lambda: app.editor.text == "change it", what="forked")
+            assert session.session_file != str(session_file)
+            assert (pi.project / "a.txt").read_text() == "changed\n"
+            assert not (pi.project / "gone.txt").exists()
+        else:
+            await wait_until(pilot, lambda: (pi.project / "a.txt").read_text() == "original\n", what="restored")
+            assert session.session_file == str(session_file)  # no fork: the conversation stays
+            assert session.store.get_entry(leaf) in session.store.get_branch()
+            assert not (pi.project / "new.txt").exists()
+            assert (pi.project / "gone.txt").read_text() == "kept\n"
+            assert app.editor.text == ""
+
+
+async def test_escape_on_the_restore_question_goes_back_to_the_tree(
+    tmp_path: Path, project: Path, sse_server: SSEServer, make_session
+) -> None:
+    pi, session_file = _written_session(tmp_path, sse_server)
+    session, _ = make_session([], store=SessionStore.open(session_file), model=None)
+    prompt_id = _prompt_id(session.store)
+    leaf = session.store.leaf_id
+    app = make_app(session)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await _command(app, pilot, "/tree")
+        await wait_until(pilot, lambda: isinstance(app.screen, TreeScreen), what="tree")
+        await pilot.pause()
+        app.screen.tree_list.highlighted = app.screen.model.index_of(prompt_id)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Code only" in screen_text(app), what="restore question")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, TreeScreen), what="back to the tree")
+        assert session.store.leaf_id == leaf
+        assert (pi.project / "a.txt").read_text() == "changed\n"
+
+
+async def test_fork_with_code_keeps_hand_edits_when_refused(
+    tmp_path: Path, project: Path, sse_server: SSEServer, make_session
+) -> None:
+    """/fork, "Conversation and code", a.txt edited by hand: refusing the overwrite changes nothing."""
+    pi, session_file = _written_session(tmp_path, sse_server)
+    (pi.project / "a.txt").write_text("mine\n")
+    session, _ = make_session([], store=SessionStore.open(session_file), model=None)
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _command(app, pilot, "/fork")
+        await wait_until(pilot, lambda: isinstance(app.screen, ForkPicker), what="fork picker")
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="restore question")
+        await pilot.press("enter")  # Conversation and code
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="hand-edit confirmation")
+        assert "a.txt" in screen_text(app)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "Restore cancelled" in screen_text(app), what="cancel notice")
+        assert session.session_file == str(session_file)  # no fork either
+        assert (pi.project / "a.txt").read_text() == "mine\n"
+        assert (pi.project / "new.txt").exists()

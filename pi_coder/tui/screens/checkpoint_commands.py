@@ -7,7 +7,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pi_coder.tui.context import CommandContext
 
-__all__ = ["ask_restore_mode", "checkpoints_command", "redo_command", "restore_code", "undo_command"]
+__all__ = [
+    "ask_restore_mode",
+    "checkpoints_command",
+    "confirm_hand_edits",
+    "fork_with_code",
+    "redo_command",
+    "restore_both",
+    "restore_code",
+    "undo_command",
+]
 
 
 def _feature(app: CommandContext) -> Any:
@@ -78,24 +87,106 @@ async def ask_restore_mode(app: CommandContext, entry_id: str, action: str) -> s
     return choice if isinstance(choice, str) else None
 
 
-async def restore_code(app: CommandContext, entry_id: str) -> bool:
-    """Restore the files to the point of ``entry_id`` (confirming hand edits); True when done."""
+async def _restore(app: CommandContext, entry_id: str, mode: str, **kwargs: Any) -> Any:
+    """``checkpoints.restore`` (what RPC ``restore_checkpoint`` runs), confirming hand edits; None when not done."""
     feature = _feature(app)
     if feature is None:
         await app.notice("Checkpoints are not available in this session", "warning")
-        return False
+        return None
     try:
-        result = await feature.restore(entry_id, "code")
+        result = await feature.restore(entry_id, mode, **kwargs)
         if result.conflicts and not result.applied:
             if not await _confirmed(app, result.conflicts, "Restore"):
                 await app.notice("Restore cancelled; nothing changed")
-                return False
-            result = await feature.restore(entry_id, "code", force=True)
+                return None
+            result = await feature.restore(entry_id, mode, force=True, **kwargs)
+    except Exception as exc:  # GitError and friends: one line, never a traceback
+        await app.notice(f"Restore failed: {exc}", "error")
+        return None
+    if not result.applied:
+        await app.notice(result.message, "warning")
+        return None
+    return result
+
+
+async def restore_code(app: CommandContext, entry_id: str) -> bool:
+    """Restore the files to the point of ``entry_id`` (confirming hand edits); True when done."""
+    result = await _restore(app, entry_id, "code")
+    if result is not None:
+        await app.notice(result.message)
+    return result is not None
+
+
+async def confirm_hand_edits(app: CommandContext, entry_id: str) -> bool | None:
+    """Before a restore of files and conversation: True to overwrite hand edits, False when there are none.
+
+    None when the user keeps them (or the check failed: one notice), so nothing should change.
+    """
+    feature = _feature(app)
+    if feature is None:
+        await app.notice("Checkpoints are not available in this session", "warning")
+        return None
+    try:
+        conflicts = await feature.hand_edits(entry_id)
     except Exception as exc:
         await app.notice(f"Restore failed: {exc}", "error")
+        return None
+    if not conflicts:
         return False
-    await app.notice(result.message, "info" if result.applied else "warning")
-    return bool(result.applied)
+    if not await _confirmed(app, conflicts, "Restore"):
+        await app.notice("Restore cancelled; nothing changed")
+        return None
+    return True
+
+
+async def restore_both(
+    app: CommandContext,
+    entry_id: str,
+    summarize: bool = False,
+    instructions: str | None = None,
+    force: bool = False,
+) -> tuple[bool, str | None]:
+    """Files and conversation to the point of ``entry_id`` in one restore, so ``/redo`` reverses both.
+
+    Hand edits are confirmed beforehand (:func:`confirm_hand_edits`); returns (done, text for the editor).
+    """
+    feature = _feature(app)
+    try:
+        result = await feature.restore(
+            entry_id, "both", force=force, summarize=summarize, instructions=instructions
+        )
+    except Exception as exc:
+        await app.notice(f"Restore failed: {exc}", "error")
+        return False, None
+    if not result.applied:
+        await app.notice(result.message, "warning")
+        return False, None
+    emit = getattr(app.session, "emit", None)
+    if emit is not None:
+        from pi_coder.core.events import Notice
+
+        # Through the session's events, so it lands after the transcript rebuilt for the move.
+        await emit(Notice(level="info", text=result.message))
+    else:
+        await app.notice(result.message)
+    return True, result.editor_text
+
+
+async def fork_with_code(app: CommandContext, entry_id: str) -> tuple[bool, str | None]:
+    """``/fork`` with "Conversation and code" (hand edits confirmed); returns (restored, fork text)."""
+    force = await confirm_hand_edits(app, entry_id)
+    if force is None:
+        return False, None
+    try:
+        result, text = await _feature(app).fork(entry_id, force=force)
+    except Exception as exc:
+        await app.notice(f"Fork failed: {exc}", "error")
+        return False, None
+    if not result.applied:
+        await app.notice(result.message, "warning")
+        return False, None
+    await app.notice(result.message)
+    return True, text
 
 
 async def undo_command(app: CommandContext, args: str) -> None:

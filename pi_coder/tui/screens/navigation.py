@@ -203,17 +203,21 @@ async def open_fork(app: CommandContext) -> None:
     entry_id = await app.push_screen_wait(ForkPicker(candidates))
     if entry_id is None:
         return
-    from pi_coder.tui.screens.checkpoint_commands import ask_restore_mode, restore_code
+    from pi_coder.tui.screens.checkpoint_commands import ask_restore_mode, fork_with_code, restore_code
 
     mode = await ask_restore_mode(app, entry_id, "the fork")
     if mode is None:
         return
-    if mode in ("code", "both") and not await restore_code(app, entry_id):
-        return
     if mode == "code":
+        await restore_code(app, entry_id)
         return
     try:
-        text = await session.fork(entry_id)
+        if mode == "both":
+            done, text = await fork_with_code(app, entry_id)
+            if not done:
+                return
+        else:
+            text = await session.fork(entry_id)
     except Exception as exc:
         await app.notice(f"Fork failed: {exc}", "error")
         return
@@ -291,23 +295,48 @@ async def open_tree(app: CommandContext) -> None:
                     )
                     if instructions is None:
                         continue  # back to the question
-            if mode == "both" and not await restore_code(app, entry_id):
-                return
+            force = False
+            if mode == "both":
+                from pi_coder.tui.screens.checkpoint_commands import confirm_hand_edits
+
+                answer = await confirm_hand_edits(app, entry_id)
+                if answer is None:
+                    return
+                force = answer
+            outcome = await _navigate(
+                app, entry_id, choice != "none", instructions or None, with_code=mode == "both", force=force
+            )
             mode = "conversation"  # the code is restored once, even if the tree reopens
-            outcome = await _navigate(app, entry_id, choice != "none", instructions or None)
+            if outcome == "kept":
+                return
             if outcome == "cancelled":
                 break  # reopen the tree
             return
 
 
-async def _navigate(app: CommandContext, entry_id: str, summarize: bool, instructions: str | None) -> str:
+async def _navigate(
+    app: CommandContext,
+    entry_id: str,
+    summarize: bool,
+    instructions: str | None,
+    with_code: bool = False,
+    force: bool = False,
+) -> str:
+    """Move to ``entry_id``; ``with_code``: files too, in one checkpoint restore ("kept": not done)."""
     session = app.session
     old_leaf = session.store.leaf_id
     if summarize:
         app.dialogs.summarizing = True
         app.status_line.start("Summarizing branch... (Esc to cancel)")
     try:
-        text = await session.navigate_tree(entry_id, summarize=summarize, instructions=instructions)
+        if with_code:
+            from pi_coder.tui.screens.checkpoint_commands import restore_both
+
+            done, text = await restore_both(app, entry_id, summarize, instructions, force)
+            if not done:
+                return "kept"
+        else:
+            text = await session.navigate_tree(entry_id, summarize=summarize, instructions=instructions)
     except Exception as exc:
         await app.notice(f"Navigation failed: {exc}", "error")
         return "failed"
