@@ -95,7 +95,7 @@ def setup(options: CliOptions, session: AgentSession, *, project_trusted: bool) 
     if getattr(options, "no_mcp", False):
         return None
     mcp_filter = [t for t in (options.tools or []) if t.startswith("mcp__")] or None
-    if mcp_filter is None and options.no_tools:
+    if mcp_filter is None and getattr(options, "no_tools", False):
         mcp_filter = []  # -nt: no tools at all, as in Pi (the servers still connect for /mcp)
     session.reload_hooks.append(_ReloadHook(session, mcp_filter))
     return _make(session, mcp_filter, project_trusted=project_trusted)
