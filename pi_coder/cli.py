@@ -205,7 +205,7 @@ _OPTIONS: tuple[_Option, ...] = (
     _Option("themes", ("--theme",), "value", "Load a theme file or folder (repeatable).", _INFO, "PATH"),
     _Option("use_theme", ("--use-theme",), "value", "The theme for this run (not saved).", _INFO, "NAME"),
     _Option(
-        "no_themes", ("--no-themes",), "flag", "Ignore the themes setting's paths (--theme paths still load).", _INFO
+        "no_themes", ("--no-themes",), "flag", "Disable discovered and configured themes (--theme paths still load).", _INFO
     ),
     _Option(
         "verbose",

@@ -107,6 +107,10 @@ class AgentSession:
         """How trust in the project folder was decided (``core/trust.py``); None: not checked."""
         self.skills: Any = None
         """The ``core.skills.SkillSet`` (or a list of skills) for ``/skill:name``; None: no skills."""
+        self.theme_paths: tuple[str, ...] | None = None
+        """This run's theme files or folders (``--theme``, ``--no-themes``); None: the ``themes`` setting."""
+        self.discover_themes = True
+        """False (``--no-themes``): no config or ``.pi/themes`` folder themes; set by the factory."""
         self.resource_loader: Callable[[], Any] | None = None
         """Re-reads context files, SYSTEM files, templates and skills (``/reload``); set by the factory."""
         self._listeners: list[Listener] = []

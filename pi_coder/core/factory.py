@@ -178,6 +178,7 @@ def create_agent_session(plan: StartupPlan | str | os.PathLike[str], **legacy: A
         session_dir=plan.session_dir,
     )
     session.project_trust = plan.project_trust
+    session.theme_paths, session.discover_themes = plan.theme_paths, plan.discover_themes
     session.skills = res.skills
     session.resource_loader = resources
     session.discovered_paths = discovered

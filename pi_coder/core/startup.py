@@ -119,6 +119,9 @@ class StartupPlan:
     """The theme for this run (``--use-theme``), not saved; None: the ``theme`` setting."""
     theme_paths: tuple[str, ...] | None = None
     """Theme files or folders for this run; None: the ``themes`` setting."""
+    discover_themes: bool = True
+    """False (``--no-themes``): only the built-in themes and ``theme_paths``; no config or
+    ``.pi/themes`` folder, no ``themes`` setting."""
     session_name: str | None = None
     """``-n/--name``: recorded as a ``session_info`` entry unless the session already has it."""
     project_trust: TrustDecision | None = None
@@ -209,6 +212,7 @@ def plan_startup(
         discover_prompt_templates=not options.no_prompt_templates,
         theme=options.use_theme,
         theme_paths=theme_paths,
+        discover_themes=not options.no_themes,
         session_name=options.name.strip() if options.name and options.name.strip() else None,
         project_trust=project_trust,
         verbose=options.verbose,

@@ -10,6 +10,7 @@ default colour). ``export`` (optional) holds ``pageBg``, ``cardBg``, ``infoBg`` 
 
 Where themes come from, later ones winning on a name clash: the built-in ``dark`` and ``light``;
 ``config_dir()/themes/*.json``; ``<cwd>/.pi/themes/*.json``; ``extra_paths`` (files or folders).
+``discover=False`` (``--no-themes``) skips the two folders: only the built-ins and ``extra_paths``.
 The built-in files ship in the wheel as ``pi_coder/_themes``; a source checkout uses ``themes/``.
 """
 
@@ -132,16 +133,20 @@ def builtin_themes_dir() -> Path:
 
 
 def list_themes(
-    cwd: str | os.PathLike[str] | None = None, *, extra_paths: Iterable[str | os.PathLike[str]] = ()
+    cwd: str | os.PathLike[str] | None = None,
+    *,
+    extra_paths: Iterable[str | os.PathLike[str]] = (),
+    discover: bool = True,
 ) -> list[ThemeInfo]:
     """All available themes, one per name (the later source wins), sorted by name.
 
     Args:
         cwd: Project folder for ``.pi/themes``; None skips project themes.
         extra_paths: More theme files or folders (the ``themes`` setting, ``--theme`` paths).
+        discover: False skips the config and ``.pi/themes`` folders (``--no-themes``).
     """
     found: dict[str, ThemeInfo] = {}
-    for path, source in _candidate_files(cwd, extra_paths):
+    for path, source in _candidate_files(cwd, extra_paths, discover=discover):
         name = _declared_name(path)
         found[name] = ThemeInfo(name=name, path=path, source=source)
     return sorted(found.values(), key=lambda info: info.name)
@@ -152,6 +157,7 @@ def load_theme(
     cwd: str | os.PathLike[str] | None = None,
     *,
     extra_paths: Iterable[str | os.PathLike[str]] = (),
+    discover: bool = True,
 ) -> Theme:
     """Load the theme called ``name``.
 
@@ -160,6 +166,7 @@ def load_theme(
             ``.json`` file.
         cwd: Project folder for ``.pi/themes``; None skips project themes.
         extra_paths: More theme files or folders.
+        discover: False skips the config and ``.pi/themes`` folders (``--no-themes``).
 
     Raises:
         ThemeError: Unknown name, or the file is invalid (the message names file and token).
@@ -169,7 +176,7 @@ def load_theme(
     as_path = Path(name).expanduser()
     if name.endswith(".json") and as_path.is_file():
         return load_theme_file(as_path, "path")
-    themes = list_themes(cwd, extra_paths=extra_paths)
+    themes = list_themes(cwd, extra_paths=extra_paths, discover=discover)
     match = next((t for t in themes if t.name == name), None)
     if match is None:
         match = next((t for t in reversed(themes) if t.path.stem == name), None)
@@ -185,10 +192,11 @@ def load_theme_or_default(
     *,
     extra_paths: Iterable[str | os.PathLike[str]] = (),
     default: str = "dark",
+    discover: bool = True,
 ) -> tuple[Theme, str | None]:
     """Like ``load_theme`` but falls back to a built-in theme; returns the theme and a warning."""
     try:
-        return load_theme(name, cwd, extra_paths=extra_paths), None
+        return load_theme(name, cwd, extra_paths=extra_paths, discover=discover), None
     except ThemeError as exc:
         return load_theme(default), f"{exc}; using the {default} theme"
 
@@ -243,13 +251,12 @@ def color_to_rich(value: Color) -> str:
 
 
 def _candidate_files(
-    cwd: str | os.PathLike[str] | None, extra_paths: Iterable[str | os.PathLike[str]]
+    cwd: str | os.PathLike[str] | None, extra_paths: Iterable[str | os.PathLike[str]], *, discover: bool
 ) -> list[tuple[Path, Source]]:
-    locations: list[tuple[Path, Source]] = [
-        (builtin_themes_dir(), "builtin"),
-        (config_dir() / "themes", "user"),
-    ]
-    if cwd is not None:
+    locations: list[tuple[Path, Source]] = [(builtin_themes_dir(), "builtin")]
+    if discover:
+        locations.append((config_dir() / "themes", "user"))
+    if discover and cwd is not None:
         locations.append((project_dir(cwd) / "themes", "project"))
     locations.extend((Path(p).expanduser(), "path") for p in extra_paths)
     out: list[tuple[Path, Source]] = []

@@ -83,7 +83,7 @@ class CliOptions:
     use_theme: str | None = None
     """``--use-theme``: the theme for this run (not saved)."""
     no_themes: bool = False
-    """``--no-themes``: ignore the ``themes`` setting's paths (``--theme`` paths still load)."""
+    """``--no-themes``: no discovered or configured themes (built-ins; ``--theme`` paths still load)."""
     verbose: bool = False
     """``--verbose``: start-up diagnostics on stderr."""
     list_models: str | bool | None = None

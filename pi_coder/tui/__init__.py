@@ -28,14 +28,23 @@ def run_tui(
         session: The AgentSession to drive.
         initial_messages: Prompts to send once the screen is up (``pi "message"``).
         startup_notices: Warning lines to show at the top (from the CLI).
-        **options: Further ``PiApp`` keyword arguments (``keybindings=``, ``hide_thinking=``...).
+        **options: Further ``PiApp`` keyword arguments (``hide_thinking=``, ``resume=``...).
+
+    The keymap (the ``[keybindings]`` settings) and the theme (the ``theme`` setting, with this
+    run's ``--theme``/``--no-themes``) are set up here and handed to ``PiApp`` ready.
 
     Returns:
         The process exit code.
     """
     _forget_stale_size()
     from pi_coder.tui.app import PiApp
+    from pi_coder.tui.keybindings import load_keybindings
+    from pi_coder.tui.theming import session_themes
 
+    if options.get("keymap") is None:
+        options["keymap"] = load_keybindings(getattr(session, "settings", None))
+    if options.get("themes") is None:
+        options["themes"] = session_themes(session)
     app = PiApp(session, initial_messages=initial_messages, startup_notices=startup_notices, **options)
     app.run()
     hint = resume_hint(session)

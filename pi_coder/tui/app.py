@@ -7,7 +7,7 @@ import gc
 import inspect
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
@@ -29,9 +29,11 @@ from pi_coder.tui.controller import TranscriptController
 from pi_coder.tui.external_editor import ExternalEditorMixin
 from pi_coder.tui.format import git_branch, shorten_home
 from pi_coder.tui.key_actions import KeyActionsMixin
+from pi_coder.tui.keybindings import Keymap, load_keybindings
 from pi_coder.tui.keys import KEY_ACTIONS, bindings_for, display_keys, effective_keys
 from pi_coder.tui.screens import navigation
 from pi_coder.tui.selection_copy import SelectionCopyMixin
+from pi_coder.tui.theming import ThemeController, session_themes
 from pi_coder.tui.widgets.completion_menu import CompletionMenu
 from pi_coder.tui.widgets.panels import ExtensionWidgets, HeaderPanel, PendingMessages, StatusLine
 from pi_coder.tui.widgets.prompt_editor import PromptEditor, PromptHistory
@@ -70,7 +72,10 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         session: The AgentSession to drive.
         initial_messages: Prompts sent one after another once the screen is up.
         startup_notices: Lines shown at the top of the transcript (warnings from the CLI).
-        keybindings: Overrides of the key table, action id -> keys (``[keybindings]`` settings).
+        keymap: The key table's overrides and their warnings (default: the session's
+            ``[keybindings]`` settings, as ``run_tui`` builds them).
+        themes: The theme controller with the start theme loaded, not yet attached (default:
+            ``session_themes(session)``, as ``run_tui`` builds it).
         version: Version shown in the header (default: the package version).
         cwd_display: Footer cwd text (default: the session cwd with ``~``).
         branch: Git branch for the footer; ``None`` looks it up, ``""`` hides it.
@@ -92,7 +97,8 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         *,
         initial_messages: Sequence[str] = (),
         startup_notices: Sequence[str] = (),
-        keybindings: Mapping[str, str | list[str]] | None = None,
+        keymap: Keymap | None = None,
+        themes: ThemeController | None = None,
         version: str | None = None,
         cwd_display: str | None = None,
         branch: str | None = None,
@@ -112,10 +118,13 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         self.startup_notices = list(startup_notices)
         self.dialogs = DialogState()
         self._resume_at_start = resume
-        self._startup_warnings: list[str] = []
-        keybindings = self._keys_and_theme(keybindings)
-        self.effective_keys = effective_keys(keybindings)
-        self._keymap_overrides = dict(keybindings or {})
+        if keymap is None:
+            keymap = load_keybindings(getattr(session, "settings", None))
+        self._startup_warnings: list[str] = list(keymap.warnings)
+        self.themes = themes if themes is not None else session_themes(session)
+        self._startup_warnings.extend(self.themes.attach(self, on_warning=self._theme_warning))
+        self.effective_keys = effective_keys(keymap.overrides)
+        self._keymap_overrides: dict[str, str] = dict(keymap.overrides)
         if version is None:
             from pi_coder import __version__
 
@@ -146,27 +155,6 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         self.working_message: str | None = None
         """``ctx.ui.set_working_message``: the status line's text while a run is active."""
         """``ctx.ui.set_status`` texts by key, shown in the footer."""
-
-    def _keys_and_theme(self, keybindings: Mapping[str, str | list[str]] | None) -> Mapping[str, str | list[str]]:
-        """The keymap to use (the ``[keybindings]`` setting unless given); sets the ``theme`` setting's theme."""
-        from pi_coder.tui.keybindings import load_keybindings
-        from pi_coder.tui.theming import ThemeController
-
-        settings = self._settings()
-        if keybindings is None:
-            keymap = load_keybindings(settings)
-            self._startup_warnings.extend(keymap.warnings)
-            keybindings = keymap.overrides
-        trust = getattr(self.session, "project_trust", None)
-        trusted = trust is None or bool(trust.trusted)
-        self.themes = ThemeController(
-            self,
-            str(getattr(self.session, "cwd", ".")) if trusted else None,  # None: no .pi/themes
-            extra_paths=list(getattr(settings, "themes", []) or []),
-            on_warning=self._theme_warning,
-        )
-        self.themes.use(str(getattr(settings, "theme", "dark") or "dark"))
-        return keybindings
 
     def _theme_warning(self, text: str) -> None:
         if self.is_running and getattr(self, "controller", None) is not None:
@@ -250,9 +238,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
 
     async def on_mount(self) -> None:
         if self._keymap_overrides:
-            self.set_keymap(
-                {k: v if isinstance(v, str) else ",".join(v) for k, v in self._keymap_overrides.items()}
-            )
+            self.set_keymap(self._keymap_overrides)
         self.controller = TranscriptController(self, self.transcript)
         self.bridge = SessionBridge(self.session, self)
         if getattr(self.session, "mcp", None) is not None:  # connect in the background once the first frame is up

@@ -8,7 +8,7 @@ ignores case, ``_``, ``-`` and ``.``. Keys use Pi's syntax (``ctrl+shift+p``, ``
 ``esc``, ``return``, ``pageUp``, ``ctrl+]``) and are turned into Textual key names. An empty
 string or list unbinds the action (its binding gets a key no terminal sends).
 
-The result feeds ``PiApp(keybindings=...)``: every action id is also the id of a Textual
+The result feeds ``PiApp(keymap=...)``: every action id is also the id of a Textual
 ``Binding``, so ``App.set_keymap`` applies the overrides; ``/hotkeys`` shows the effective keys.
 """
 
@@ -84,7 +84,7 @@ _NAMED_KEYS = frozenset(
 
 @dataclass(slots=True)
 class Keymap:
-    """What ``[keybindings]`` asks for, ready for ``PiApp(keybindings=...)``."""
+    """What ``[keybindings]`` asks for, ready for ``PiApp(keymap=...)``."""
 
     overrides: dict[str, str] = field(default_factory=dict)
     """Action id -> comma-separated Textual keys (``unbound_key(id)`` when unbound)."""

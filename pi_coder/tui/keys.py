@@ -1,7 +1,7 @@
 """The key table: every TUI action with its default keys (Pi's defaults).
 
 The table is data so that a ``[keybindings]`` settings table can remap actions later: each action id
-is also the id of a Textual ``Binding``, and ``PiApp(keybindings=...)`` feeds overrides to
+is also the id of a Textual ``Binding``, and ``PiApp(keymap=...)`` feeds overrides to
 ``App.set_keymap``.
 """
 

@@ -14,6 +14,8 @@ A Pi theme becomes a Textual ``Theme`` named ``pi-<name>``:
 :class:`ThemeController` loads the ``theme`` setting (with the ``themes`` setting's extra paths,
 the config ``themes/`` folder and ``.pi/themes/``), applies it, previews others (``/settings``)
 and polls the theme file's mtime once a second to reload it when it is edited.
+:func:`session_themes` builds one for a session before the app exists (``run_tui``); the app
+attaches itself with :meth:`ThemeController.attach`.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ if TYPE_CHECKING:
 __all__ = [
     "ThemeController",
     "default_theme_variables",
+    "session_theme_paths",
+    "session_themes",
     "textual_theme",
     "textual_theme_name",
     "theme_style",
@@ -144,28 +148,62 @@ def textual_theme(theme: Theme) -> TextualTheme:
     )
 
 
+def session_theme_paths(session: Any) -> list[str]:
+    """The session's theme files or folders: this run's (``--theme``, ``--no-themes``), else the
+    ``themes`` setting (read again after ``/reload``)."""
+    paths = getattr(session, "theme_paths", None)
+    if paths is not None:
+        return list(paths)
+    settings = getattr(session, "settings", None)
+    return list(getattr(getattr(settings, "settings", settings), "themes", []) or [])
+
+
+def session_themes(session: Any) -> ThemeController:
+    """A controller with the session's theme loaded (the ``theme`` setting, ``dark`` when unset),
+    not yet attached to an app. ``.pi/themes`` counts only in a trusted project; ``--no-themes``
+    (``session.discover_themes`` False) leaves only the built-in themes and the run's paths."""
+    settings = getattr(session, "settings", None)
+    settings = getattr(settings, "settings", settings)
+    trust = getattr(session, "project_trust", None)
+    trusted = trust is None or bool(trust.trusted)
+    themes = ThemeController(
+        None,
+        str(getattr(session, "cwd", ".")) if trusted else None,  # None: no .pi/themes
+        extra_paths=session_theme_paths(session),
+        discover=bool(getattr(session, "discover_themes", True)),
+    )
+    themes.use(str(getattr(settings, "theme", "dark") or "dark"))
+    return themes
+
+
 class ThemeController:
     """The app's current Pi theme: loading by name, applying, previewing and hot reload.
 
     Args:
-        app: The Textual app to style.
+        app: The Textual app to style; None until :meth:`attach` (a theme chosen before is
+            applied then).
         cwd: Project folder (for ``.pi/themes``).
         extra_paths: More theme files or folders (the ``themes`` setting).
-        on_warning: Called with a message when a theme cannot be loaded or reloaded.
+        discover: False skips the config and ``.pi/themes`` folders (``--no-themes``).
+        on_warning: Called with a message when a theme cannot be loaded or reloaded; without it
+            the messages wait in ``attach``'s result.
     """
 
     def __init__(
         self,
-        app: App[Any],
+        app: App[Any] | None = None,
         cwd: str | None = None,
         *,
         extra_paths: Iterable[str] = (),
+        discover: bool = True,
         on_warning: Callable[[str], Any] | None = None,
     ) -> None:
         self.app = app
         self.cwd = cwd
         self.extra_paths = list(extra_paths)
+        self.discover = discover
         self.on_warning = on_warning
+        self._early_warnings: list[str] = []
         self.theme: Theme | None = None
         """The theme in use (a preview shows another one without changing this)."""
         self.name: str = "dark"
@@ -176,9 +214,20 @@ class ThemeController:
 
     # ------------------------------------------------------------------ loading
 
+    def attach(self, app: App[Any], *, on_warning: Callable[[str], Any] | None = None) -> list[str]:
+        """Style ``app`` from now on (applying the theme chosen so far); returns the warnings
+        reported before, when there was no ``on_warning``."""
+        self.app = app
+        if on_warning is not None:
+            self.on_warning = on_warning
+        if self._shown is not None:
+            self.apply(self._shown)
+        warnings, self._early_warnings = self._early_warnings, []
+        return warnings
+
     def available(self) -> list[ThemeInfo]:
         """Every theme that can be chosen, sorted by name."""
-        return list_themes(self.cwd, extra_paths=self.extra_paths)
+        return list_themes(self.cwd, extra_paths=self.extra_paths, discover=self.discover)
 
     def load(self, name: str) -> Theme:
         """Load a theme by name (or path).
@@ -186,7 +235,7 @@ class ThemeController:
         Raises:
             ThemeError: Unknown or invalid theme.
         """
-        return load_theme(name, self.cwd, extra_paths=self.extra_paths)
+        return load_theme(name, self.cwd, extra_paths=self.extra_paths, discover=self.discover)
 
     def use(self, name: str) -> str | None:
         """Load and apply ``name``; on failure apply ``dark`` and return the warning."""
@@ -196,8 +245,7 @@ class ThemeController:
         except ThemeError as exc:
             warning = f"{exc}; using the dark theme"
             theme = load_theme("dark")
-            if self.on_warning is not None:
-                self.on_warning(warning)
+            self._warn(warning)
         self.name = name
         self.theme = theme
         self._failed_mtime = None
@@ -206,11 +254,19 @@ class ThemeController:
 
     # ------------------------------------------------------------------ applying
 
+    def _warn(self, text: str) -> None:
+        if self.on_warning is not None:
+            self.on_warning(text)
+        else:
+            self._early_warnings.append(text)
+
     def apply(self, theme: Theme) -> None:
-        """Register ``theme`` with the app and make it the active one."""
+        """Register ``theme`` with the app and make it the active one (on ``attach`` without an app)."""
+        self._shown = theme
+        if self.app is None:
+            return
         textual = textual_theme(theme)
         self.app.register_theme(textual)
-        self._shown = theme
         if self.app.theme == textual.name:
             if self.app.is_running:
                 self.app.refresh_css(animate=False)
@@ -247,7 +303,7 @@ class ThemeController:
 
     def watch(self, interval: float = 1.0) -> None:
         """Poll the current theme file every ``interval`` seconds and reload it when it changes."""
-        if self._timer is None:
+        if self._timer is None and self.app is not None:
             self._timer = self.app.set_interval(interval, self.check_reload, name="theme-reload")
 
     def stop(self) -> None:
@@ -274,8 +330,7 @@ class ThemeController:
             fresh = load_theme_file(theme.path, theme.source)
         except ThemeError as exc:
             self._failed_mtime = mtime
-            if self.on_warning is not None:
-                self.on_warning(f"Theme not reloaded: {exc}")
+            self._warn(f"Theme not reloaded: {exc}")
             return False
         self._failed_mtime = None
         previewing = self._shown is not theme

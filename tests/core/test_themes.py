@@ -127,6 +127,21 @@ def test_list_themes(home: Path, tmp_path: Path) -> None:
     ]
 
 
+def test_no_discovery_leaves_builtins_and_given_paths(home: Path, tmp_path: Path) -> None:
+    """``--no-themes``: neither the config folder's nor the project's ``.pi/themes`` themes."""
+    write_theme(home / "themes" / "ocean.json", theme_data("ocean"))
+    write_theme(tmp_path / ".pi" / "themes" / "mine.json", theme_data("mine"))
+    extra = write_theme(tmp_path / "elsewhere" / "x.json", theme_data("forest"))
+    assert {i.name for i in list_themes(tmp_path)} == {"dark", "light", "ocean", "mine"}
+    infos = list_themes(tmp_path, extra_paths=[extra], discover=False)
+    assert [(i.name, i.source) for i in infos] == [("dark", "builtin"), ("forest", "path"), ("light", "builtin")]
+    with pytest.raises(ThemeError, match="'ocean' not found"):
+        load_theme("ocean", tmp_path, discover=False)
+    assert load_theme("forest", tmp_path, extra_paths=[extra], discover=False).name == "forest"
+    theme, warning = load_theme_or_default("mine", tmp_path, discover=False)
+    assert theme.name == "dark" and warning is not None and "'mine' not found" in warning
+
+
 def test_vars_ints_and_default_resolve(home: Path) -> None:
     data = theme_data("v", accent="brand", border="alias", dim=244, text="")
     data["vars"] = {"brand": "#AABBCC", "alias": "brand", "grey": 8}

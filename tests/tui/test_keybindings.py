@@ -142,3 +142,21 @@ async def test_unbound_default_key_does_nothing(project: Path, make_session) -> 
         await pilot.pause(0.05)
         assert not isinstance(app.screen, ModelPicker)
         assert display_keys(app.effective_keys["app.model.select"]) == "unbound"
+
+
+async def test_keymap_and_theme_built_before_the_app_are_used(project: Path, make_session) -> None:
+    """``run_tui`` sets up the keymap and theme and hands them to PiApp; their warnings still show."""
+    from pi_coder.tui.theming import session_themes
+
+    (project.parent / "home" / "settings.toml").write_text('theme = "nope"\n[keybindings]\nselect_model = "f2"\nbogus = "f9"\n')
+    session, _ = make_session([])
+    keymap = load_keybindings(session.settings)
+    themes = session_themes(session)
+    assert themes.app is None and themes.theme is not None and themes.theme.name == "dark"
+    app = make_app(session, keymap=keymap, themes=themes)
+    assert app.themes is themes and themes.app is app and app.theme == "pi-dark"
+    async with app.run_test(size=(110, 40)) as pilot:
+        await wait_until(pilot, lambda: "theme 'nope' not found" in screen_text(app), what="theme warning")
+        assert "bogus: unknown action" in screen_text(app)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker), what="model picker")
