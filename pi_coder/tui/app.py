@@ -165,8 +165,21 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             extra_paths=list(getattr(settings, "themes", []) or []),
             on_warning=self._theme_warning,
         )
-        self.themes.use(str(getattr(settings, "theme", "dark") or "dark"))
+        self._theme_failure = self.themes.use(str(getattr(settings, "theme", "dark") or "dark"))
         return keybindings
+
+    def _use_discovered_themes(self) -> None:
+        """Themes from ``resources_discover`` join the theme list; the ``theme`` setting is
+        loaded again, since it may name one of them (its earlier failure is then not shown)."""
+        from pi_coder.tui.theming import session_theme_paths
+
+        paths = session_theme_paths(self.session)
+        if paths == self.themes.extra_paths:
+            return
+        self.themes.extra_paths = paths
+        if self._theme_failure in self._startup_warnings:
+            self._startup_warnings.remove(self._theme_failure)
+        self._theme_failure = self.themes.use(str(getattr(self._settings(), "theme", "dark") or "dark"))
 
     def _theme_warning(self, text: str) -> None:
         if self.is_running and getattr(self, "controller", None) is not None:
@@ -261,6 +274,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             from pi_coder.tui.extension_ui import start_extensions
 
             await start_extensions(self)
+            self._use_discovered_themes()
         self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
         self.editor.cursor_blink = False
         self.editor.focus()

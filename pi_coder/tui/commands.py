@@ -166,7 +166,9 @@ async def _reload(app: CommandContext, args: str) -> None:
         warnings = session.reload_resources()
     themes = getattr(app, "themes", None)
     if themes is not None:
-        themes.extra_paths = list(session.settings.themes)
+        from pi_coder.tui.theming import session_theme_paths
+
+        themes.extra_paths = session_theme_paths(session)  # the setting's and resources_discover's
         themes.use(str(session.settings.theme or "dark"))  # a failure is shown by the theme's own warning
     for warning in warnings:
         await app.notice(warning, "warning")

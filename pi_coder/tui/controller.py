@@ -306,11 +306,35 @@ class TranscriptController:
     # ------------------------------------------------------------------ stored transcript
 
     async def render_history(self, messages: list[Any]) -> None:
-        """Render a stored transcript (resume, session switch) in one mount."""
-        widgets = [self.block_widget(block) for block in build_transcript(messages) if _shown(block)]
+        """Render a stored transcript (resume, session switch) in one mount; the branch's custom
+        entries that an extension draws (``register_entry_renderer``) sit where they were appended."""
+        places = self._custom_entry_places(messages)
+        if not places:
+            widgets = [self.block_widget(block) for block in build_transcript(messages) if _shown(block)]
+        else:
+            results = tx.tool_results(messages)
+            widgets = self._entry_widgets(places.get(-1, ()))
+            for index, message in enumerate(messages):
+                widgets += [self.block_widget(b) for b in message_blocks(message, results) if _shown(b)]
+                widgets += self._entry_widgets(places.get(index, ()))
         if widgets:
             await self.add(*widgets)
         self.transcript.scroll_end(animate=False, immediate=True)
+
+    def _custom_entry_places(self, messages: list[Any]) -> dict[int, list[Any]]:
+        session: Any = getattr(self.view, "session", None)
+        runner = getattr(session, "extensions", None)
+        store = getattr(session, "store", None)
+        if runner is None or store is None or not any(ext.entry_renderers for ext in runner.extensions):
+            return {}
+        return tx.custom_entry_places(messages, store.get_branch())
+
+    def _entry_widgets(self, entries: Any) -> list[Widget]:
+        from pi_coder.tui.extension_ui import render_custom_message
+
+        runner: Any = getattr(getattr(self.view, "session", None), "extensions", None)
+        widgets = (render_custom_message(self.view, runner, e.custom_type, e, kind="entry") for e in entries)
+        return [widget for widget in widgets if widget is not None]
 
     def block_widget(self, block: Block) -> Widget:
         """The widget of a finished transcript block (the same for live and resumed sessions)."""

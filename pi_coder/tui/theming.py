@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ThemeController",
     "default_theme_variables",
+    "session_theme_paths",
     "textual_theme",
     "textual_theme_name",
     "theme_style",
@@ -49,6 +50,18 @@ __all__ = [
 ]
 
 _FALLBACK_FG = {True: "#d4d4d4", False: "#1e1e1e"}
+
+
+def session_theme_paths(session: Any) -> list[str]:
+    """The extra theme files and folders of ``session``: the ``themes`` setting (with ``--theme``),
+    then the theme paths extensions returned from ``resources_discover`` (extensions §2.3)."""
+    settings = getattr(session, "settings", None)
+    runner = getattr(session, "extensions", None)
+    paths = [str(p) for p in getattr(settings, "themes", None) or []]
+    for path in getattr(runner, "discovered_theme_paths", None) or []:
+        if str(path) not in paths:
+            paths.append(str(path))
+    return paths
 
 
 def token_variable(token: str) -> str:

@@ -168,4 +168,10 @@ async def test_message_renderer_live_and_resumed(make_session, project: Path) ->
     app = _renderer_app(resumed, project)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: "** HEY **" in screen_text(app), what="resumed rendering")
-        assert "[oops] plain hey" in screen_text(app)
+        text = screen_text(app)
+        assert "[oops] plain hey" in text
+        # ... and so is the custom entry, by its entry renderer, where it was appended.
+        assert "mark set: 7" in text
+        assert text.index("** HEY **") < text.index("[oops] plain hey") < text.index("mark set: 7")
+        assert "hidden" not in text
+        assert len(app.query(CustomMessageBlock)) == 2
