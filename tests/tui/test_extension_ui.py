@@ -175,3 +175,93 @@ async def test_message_renderer_live_and_resumed(make_session, project: Path) ->
         assert text.index("** HEY **") < text.index("[oops] plain hey") < text.index("mark set: 7")
         assert "hidden" not in text
         assert len(app.query(CustomMessageBlock)) == 2
+
+
+TOOL_RENDERER = """
+import asyncio
+from pathlib import Path
+
+from pydantic import BaseModel
+from rich.text import Text
+from pi_coder.extensions import AgentToolResult, TextContent, ToolDefinition
+
+class Label(BaseModel):
+    label: str
+
+def extension(pi):
+    async def run(tool_call_id, params, signal, on_update, ctx):
+        if params.label == "hello":
+            on_update(AgentToolResult(content=[TextContent(text="half")], details={"n": 0}))
+            while not Path(ctx.cwd, "go").exists():  # the test lets it finish
+                await asyncio.sleep(0.02)
+        return AgentToolResult(content=[TextContent(text="raw output")], details={"n": len(params.label)})
+
+    def call(args, *, expanded, theme):
+        return Text(f"STAMP <{args.get('label', '')}>")
+
+    def result(result, *, expanded, partial, theme):
+        if partial:
+            return "stamping..."
+        return f"stamped {result.details['n']} chars" + (" in full" if expanded else "")
+
+    def bad_call(args, *, expanded, theme):
+        raise ValueError("no header today")
+
+    pi.register_tool(ToolDefinition(name="stamp", label="Stamp", description="Stamp a label",
+                                    parameters=Label, execute=run, render_call=call, render_result=result))
+    pi.register_tool(ToolDefinition(name="plain", label="Plain", description="Plain", parameters=Label,
+                                    execute=run, render_call=bad_call,
+                                    render_result=lambda result, *, expanded, partial, theme: None))
+"""
+
+
+def _tool_renderer_app(session, project: Path) -> PiApp:
+    (project / "stamp.py").write_text(textwrap.dedent(TOOL_RENDERER))
+    runner = ExtensionRunner(str(project), models=session.models)
+    sources, problems = discover(cli_specs=["stamp.py"], cwd=str(project), config_dir=project / "none")
+    assert not problems
+    load_extensions(runner, sources)
+    runner.bind(session)
+    return PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+
+
+async def test_tool_render_call_and_result_live_and_resumed(make_session, project: Path) -> None:
+    """An extension tool's ``render_call`` draws the block's header, ``render_result`` its body
+    (``partial`` while it runs, ``expanded`` with Ctrl+O); a raising or None renderer keeps the
+    default slot, the failure reported once; a resumed session draws the stored calls the same way."""
+    from pi_coder.ai.providers.faux import faux_message, faux_tool_call
+    from pi_coder.session.store import SessionStore
+    from pi_coder.tui.widgets.tool_call import ToolCallBlock
+
+    store = SessionStore.create(str(project), str(project / "sessions"))
+    script = [
+        faux_message(faux_tool_call("stamp", {"label": "hello"}), faux_tool_call("plain", {"label": "xy"})),
+        faux_message("stamped"),
+    ]
+    session, _ = make_session(script, store=store, no_session=False)
+    app = _tool_renderer_app(session, project)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await type_text(pilot, "stamp it")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "stamping..." in screen_text(app), what="partial result drawn")
+        assert "STAMP <hello>" in screen_text(app)
+        assert "half" not in screen_text(app)  # the renderer's body replaces the default one
+        (project / "go").write_text("")
+        await wait_until(pilot, lambda: "stamped 5 chars" in screen_text(app), what="final result drawn")
+        await wait_until(pilot, lambda: not session.is_streaming, what="run over")
+        text = screen_text(app)
+        # The failing render_call and the None render_result fall back to the defaults.
+        assert 'plain {"label": "xy"}' in text and "raw output" in text
+        assert text.count("Extension stamp failed in renderer:plain: no header today") == 1
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: "stamped 5 chars in full" in screen_text(app), what="expanded")
+        assert [b.view.status for b in app.query(ToolCallBlock)] == ["success", "success"]
+    path = session.session_file
+    assert path is not None
+    resumed, _ = make_session([], store=SessionStore.open(path), no_session=False)
+    app = _tool_renderer_app(resumed, project)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_until(pilot, lambda: "STAMP <hello>" in screen_text(app), what="resumed header")
+        text = screen_text(app)
+        assert "stamped 5 chars" in text and "raw output" in text
+        assert 'plain {"label": "xy"}' in text
