@@ -265,3 +265,84 @@ async def test_tool_render_call_and_result_live_and_resumed(make_session, projec
         text = screen_text(app)
         assert "stamped 5 chars" in text and "raw output" in text
         assert 'plain {"label": "xy"}' in text
+
+
+async def test_docs_tool_rendering_example_draws_in_the_tui(make_session, project: Path) -> None:
+    """The docs' ``render_call``/``render_result`` example, drawn by the TUI (the docs test runs
+    it in print mode, where renderers are not called)."""
+    import re
+
+    from pi_coder.ai.providers.faux import faux_message, faux_tool_call
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "extensions.md").read_text(encoding="utf-8")
+    section = doc.split("### Custom tool rendering", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    (project / "dice.py").write_text(code)
+    script = [faux_message(faux_tool_call("roll_dice", {"sides": 6, "count": 3})), faux_message("done")]
+    session, _ = make_session(script)
+    runner = ExtensionRunner(str(project), models=session.models)
+    sources, problems = discover(cli_specs=["dice.py"], cwd=str(project), config_dir=project / "none")
+    assert not problems
+    load_extensions(runner, sources)
+    runner.bind(session)
+    app = PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "roll")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "total" in screen_text(app) and not session.is_streaming, what="dice drawn")
+        text = screen_text(app)
+        assert "dice 3d6" in text
+        assert re.search(r"\[[1-6]\] \[[1-6]\] \[[1-6]\]  total \d+", text), text
+        assert "Rolled [" not in text  # the body is the renderer's, not the result text
+        assert "failed in" not in text
+
+
+DISCOVER_THEMES = """
+from pathlib import Path
+
+def extension(pi):
+    @pi.on("resources_discover")
+    def themes(event, ctx):
+        listed = Path(event.cwd, "theme-dirs.txt").read_text().split()
+        return {"theme_paths": listed}
+"""
+
+
+async def test_resources_discover_theme_paths_join_the_theme_list(make_session, project: Path) -> None:
+    """Themes from ``resources_discover`` are read at start (the ``theme`` setting may name one,
+    without a warning) and again on ``/reload`` (extensions §2.3, §1.6)."""
+    import json
+
+    from pi_coder.core.themes import builtin_themes_dir
+
+    def theme(folder: Path, name: str) -> None:
+        data = json.loads((builtin_themes_dir() / "dark.json").read_text())
+        data["name"] = name
+        folder.mkdir(exist_ok=True)
+        (folder / f"{name}.json").write_text(json.dumps(data))
+
+    theme(project / "ext-themes", "ocean")
+    theme(project / "later-themes", "forest")
+    (project / "theme-dirs.txt").write_text("ext-themes\n")  # relative: against the project folder
+    (project.parent / "home" / "settings.toml").write_text('theme = "ocean"\n')
+    (project / "themes_ext.py").write_text(textwrap.dedent(DISCOVER_THEMES))
+    session, _ = make_session([])
+    runner = ExtensionRunner(str(project), models=session.models)
+    sources, problems = discover(cli_specs=["themes_ext.py"], cwd=str(project), config_dir=project / "none")
+    assert not problems
+    load_extensions(runner, sources)
+    runner.bind(session)
+    app = PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.themes.theme is not None and app.themes.theme.name == "ocean"
+        assert app.theme == "pi-ocean"
+        names = {t.name for t in app.themes.available()}
+        assert "ocean" in names and "forest" not in names
+        assert "ocean" not in screen_text(app)  # no "unknown theme" warning from before discovery
+        (project / "theme-dirs.txt").write_text("ext-themes\nlater-themes\n")
+        await type_text(pilot, "/reload")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Reloaded extensions" in screen_text(app), what="reload")
+        assert {"ocean", "forest"} <= {t.name for t in app.themes.available()}
+        assert app.themes.theme.name == "ocean"
