@@ -267,6 +267,15 @@ async def test_tool_render_call_and_result_live_and_resumed(make_session, projec
         assert 'plain {"label": "xy"}' in text
 
 
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "extensions.md"
+
+
+def _docs_example(heading: str) -> str:
+    """The first python block after ``heading`` in docs/extensions.md."""
+    section = DOCS.read_text(encoding="utf-8").split(heading, 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
 async def test_docs_tool_rendering_example_draws_in_the_tui(make_session, project: Path) -> None:
     """The docs' ``render_call``/``render_result`` example, drawn by the TUI (the docs test runs
     it in print mode, where renderers are not called)."""
@@ -274,10 +283,7 @@ async def test_docs_tool_rendering_example_draws_in_the_tui(make_session, projec
 
     from pi_coder.ai.providers.faux import faux_message, faux_tool_call
 
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "extensions.md").read_text(encoding="utf-8")
-    section = doc.split("### Custom tool rendering", 1)[1]
-    code = section.split("```python\n", 1)[1].split("```", 1)[0]
-    (project / "dice.py").write_text(code)
+    (project / "dice.py").write_text(_docs_example("### Custom tool rendering"))
     script = [faux_message(faux_tool_call("roll_dice", {"sides": 6, "count": 3})), faux_message("done")]
     session, _ = make_session(script)
     runner = ExtensionRunner(str(project), models=session.models)
