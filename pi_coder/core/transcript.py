@@ -13,7 +13,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pi_coder.session.entries import BranchSummaryEntry, CompactionEntry, CustomMessageEntry, MessageEntry
+from pi_coder.session.entries import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    MessageEntry,
+)
 
 __all__ = [
     "AssistantTextBlock",
@@ -29,6 +35,7 @@ __all__ = [
     "blocks_text",
     "build_transcript",
     "content_text",
+    "custom_entry_places",
     "end_notice",
     "entry_blocks",
     "entry_message",
@@ -305,3 +312,45 @@ def build_transcript(messages: Sequence[Any]) -> list[Block]:
     for message in messages:
         out.extend(message_blocks(message, results))
     return out
+
+
+
+def custom_entry_places(messages: Sequence[Any], path: Sequence[Any]) -> dict[int, list[CustomEntry]]:
+    """Where the ``custom`` entries (extension state, never in the context) of a branch ``path``
+    go among the ``messages`` rebuilt from it: by the index of the message each follows (``-1``:
+    before them all). A stored message is found by identity (the context holds the entries' own
+    message objects), a custom message or branch summary as the next message of its kind; entries
+    that a compaction left behind (before its first kept entry) are left out."""
+    where = {id(message): index for index, message in enumerate(messages)}
+    start = 0
+    for index, entry in enumerate(path):
+        if isinstance(entry, CompactionEntry):
+            start = next((i for i in range(index) if path[i].id == entry.first_kept_entry_id), index)
+    places: dict[int, list[CustomEntry]] = {}
+    anchor, cursor = -1, 0
+    for entry in path[start:]:
+        found: int | None = None
+        if isinstance(entry, MessageEntry):
+            found = where.get(id(entry.message))
+        elif isinstance(entry, CustomMessageEntry | BranchSummaryEntry):
+            found = _next_of_kind(messages, cursor, entry)
+        elif isinstance(entry, CustomEntry) and entry.custom_type:
+            places.setdefault(anchor, []).append(entry)
+        if found is not None:
+            anchor, cursor = found, found + 1
+    return places
+
+
+def _next_of_kind(messages: Sequence[Any], start: int, entry: CustomMessageEntry | BranchSummaryEntry) -> int | None:
+    """The index of ``entry``'s message: the next message from ``start`` (past tool results and
+    system messages) if it is a custom message of its type or a branch summary."""
+    for index in range(start, len(messages)):
+        role = get(messages[index], "role")
+        if role in ("toolResult", "system", "compactionSummary"):
+            continue
+        if isinstance(entry, CustomMessageEntry):
+            same = role == "custom" and get(messages[index], "custom_type") == entry.custom_type
+        else:
+            same = role == "branchSummary"
+        return index if same else None
+    return None

@@ -156,6 +156,20 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         """``ctx.ui.set_working_message``: the status line's text while a run is active."""
         """``ctx.ui.set_status`` texts by key, shown in the footer."""
 
+    def _use_discovered_themes(self) -> None:
+        """Themes from ``resources_discover`` join the theme list; the ``theme`` setting is
+        loaded again, since it may name one of them (its earlier failure is then not shown)."""
+        from pi_coder.tui.theming import session_theme_paths
+
+        paths = session_theme_paths(self.session)
+        if paths == self.themes.extra_paths:
+            return
+        self.themes.extra_paths = paths
+        failure = self.themes.last_warning
+        if failure is not None and failure in self._startup_warnings:
+            self._startup_warnings.remove(failure)
+        self.themes.use(str(getattr(self._settings(), "theme", "dark") or "dark"))
+
     def _theme_warning(self, text: str) -> None:
         if self.is_running and getattr(self, "controller", None) is not None:
             self.call_later(self.notice, text, "warning")
@@ -247,6 +261,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             from pi_coder.tui.extension_ui import start_extensions
 
             await start_extensions(self)
+            self._use_discovered_themes()
         self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
         self.editor.cursor_blink = False
         self.editor.focus()

@@ -168,7 +168,7 @@ async def _reload(app: CommandContext, args: str) -> None:
     if themes is not None:
         from pi_coder.tui.theming import session_theme_paths
 
-        themes.extra_paths = session_theme_paths(session)  # this run's --theme/--no-themes paths stay
+        themes.extra_paths = session_theme_paths(session)  # this run's paths and resources_discover's
         themes.use(str(session.settings.theme or "dark"))  # a failure is shown by the theme's own warning
     for warning in warnings:
         await app.notice(warning, "warning")

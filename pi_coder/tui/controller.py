@@ -11,6 +11,7 @@ from pi_coder.core import events as se
 from pi_coder.core import transcript as tx
 from pi_coder.core.transcript import Block, build_transcript, end_notice, message_blocks, message_text
 from pi_coder.tui.bridge import StreamDelta
+from pi_coder.tui.tool_render import CustomToolRender, stored_result
 from pi_coder.tui.widgets.assistant_message import AssistantText, MessageNote, ThinkingBlock
 from pi_coder.tui.widgets.bash_block import BashBlock, SummaryBlock
 from pi_coder.tui.widgets.tool_call import ToolCallBlock
@@ -63,8 +64,32 @@ class TranscriptController:
 
     def _tool_block(self, tool_call_id: str, name: str) -> ToolCallBlock:
         return ToolCallBlock(
-            tool_call_id, name, expanded=self.view.tools_expanded, animate=self.view.animations
+            tool_call_id,
+            name,
+            expanded=self.view.tools_expanded,
+            animate=self.view.animations,
+            custom=self._tool_render(name),
         )
+
+    def _tool_render(self, name: str) -> CustomToolRender | None:
+        """An extension tool's ``render_call``/``render_result`` (extensions §3.6); a failure is
+        reported (once) as ``renderer:<tool>``."""
+        runner: Any = getattr(getattr(self.view, "session", None), "extensions", None)
+        lookup = getattr(runner, "tool_definition", None)
+        found = lookup(name) if lookup is not None else None
+        if found is None:
+            return None
+        definition, ext = found
+        render_call = getattr(definition, "render_call", None)
+        render_result = getattr(definition, "render_result", None)
+        if render_call is None and render_result is None:
+            return None
+
+        def report(exc: BaseException) -> None:
+            runner.report(ext, f"renderer:{name}", exc)
+
+        theme = getattr(getattr(self.view, "themes", None), "theme", None)
+        return CustomToolRender(render_call, render_result, report, theme)
 
     async def clear(self) -> None:
         self._parts.clear()
@@ -306,11 +331,35 @@ class TranscriptController:
     # ------------------------------------------------------------------ stored transcript
 
     async def render_history(self, messages: list[Any]) -> None:
-        """Render a stored transcript (resume, session switch) in one mount."""
-        widgets = [self.block_widget(block) for block in build_transcript(messages) if _shown(block)]
+        """Render a stored transcript (resume, session switch) in one mount; the branch's custom
+        entries that an extension draws (``register_entry_renderer``) sit where they were appended."""
+        places = self._custom_entry_places(messages)
+        if not places:
+            widgets = [self.block_widget(block) for block in build_transcript(messages) if _shown(block)]
+        else:
+            results = tx.tool_results(messages)
+            widgets = self._entry_widgets(places.get(-1, ()))
+            for index, message in enumerate(messages):
+                widgets += [self.block_widget(b) for b in message_blocks(message, results) if _shown(b)]
+                widgets += self._entry_widgets(places.get(index, ()))
         if widgets:
             await self.add(*widgets)
         self.transcript.scroll_end(animate=False, immediate=True)
+
+    def _custom_entry_places(self, messages: list[Any]) -> dict[int, list[Any]]:
+        session: Any = getattr(self.view, "session", None)
+        runner = getattr(session, "extensions", None)
+        store = getattr(session, "store", None)
+        if runner is None or store is None or not any(ext.entry_renderers for ext in runner.extensions):
+            return {}
+        return tx.custom_entry_places(messages, store.get_branch())
+
+    def _entry_widgets(self, entries: Any) -> list[Widget]:
+        from pi_coder.tui.extension_ui import render_custom_message
+
+        runner: Any = getattr(getattr(self.view, "session", None), "extensions", None)
+        widgets = (render_custom_message(self.view, runner, e.custom_type, e, kind="entry") for e in entries)
+        return [widget for widget in widgets if widget is not None]
 
     def block_widget(self, block: Block) -> Widget:
         """The widget of a finished transcript block (the same for live and resumed sessions)."""
@@ -327,7 +376,8 @@ class TranscriptController:
                 if result is None:
                     tool.show_stored(dict(block.args), None, True)
                 else:
-                    tool.show_stored(dict(block.args), result.text, result.is_error, result.details)
+                    stored = stored_result(result.content, result.details) if tool.custom is not None else None
+                    tool.show_stored(dict(block.args), result.text, result.is_error, result.details, stored)
                 return tool
             case tx.BashBlock():
                 bash = BashBlock(

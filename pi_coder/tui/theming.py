@@ -150,12 +150,20 @@ def textual_theme(theme: Theme) -> TextualTheme:
 
 def session_theme_paths(session: Any) -> list[str]:
     """The session's theme files or folders: this run's (``--theme``, ``--no-themes``), else the
-    ``themes`` setting (read again after ``/reload``)."""
+    ``themes`` setting (read again after ``/reload``); then, unless ``--no-themes``, the paths
+    extensions returned from ``resources_discover`` (extensions §2.3)."""
     paths = getattr(session, "theme_paths", None)
     if paths is not None:
-        return list(paths)
-    settings = getattr(session, "settings", None)
-    return list(getattr(getattr(settings, "settings", settings), "themes", []) or [])
+        found = [str(p) for p in paths]
+    else:
+        settings = getattr(session, "settings", None)
+        found = [str(p) for p in getattr(getattr(settings, "settings", settings), "themes", []) or []]
+    if getattr(session, "discover_themes", True):
+        runner = getattr(session, "extensions", None)
+        for path in getattr(runner, "discovered_theme_paths", None) or []:
+            if str(path) not in found:
+                found.append(str(path))
+    return found
 
 
 def session_themes(session: Any) -> ThemeController:
@@ -202,6 +210,8 @@ class ThemeController:
         self.cwd = cwd
         self.extra_paths = list(extra_paths)
         self.discover = discover
+        self.last_warning: str | None = None
+        """The warning of the last ``use`` (None when it loaded)."""
         self.on_warning = on_warning
         self._early_warnings: list[str] = []
         self.theme: Theme | None = None
@@ -246,6 +256,7 @@ class ThemeController:
             warning = f"{exc}; using the dark theme"
             theme = load_theme("dark")
             self._warn(warning)
+        self.last_warning = warning
         self.name = name
         self.theme = theme
         self._failed_mtime = None

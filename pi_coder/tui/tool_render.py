@@ -5,7 +5,9 @@ Pure functions of a :class:`ToolView` so they are easy to test and to reuse for 
 
 from __future__ import annotations
 
+import asyncio
 import difflib
+import inspect
 import json
 import re
 from collections.abc import Callable
@@ -14,11 +16,12 @@ from pathlib import PurePath
 from typing import Any, Literal
 
 from rich.console import Group, RenderableType
+from rich.protocol import is_renderable
 from rich.text import Text
 
 from pi_coder.tui.format import format_duration, shorten_home
 
-__all__ = ["ToolView", "render_tool", "result_text"]
+__all__ = ["CustomToolRender", "ToolView", "render_tool", "result_text", "stored_result"]
 
 ToolStatus = Literal["streaming", "pending", "running", "success", "error"]
 
@@ -43,6 +46,41 @@ class ToolView:
     preview_error: str | None = None
     elapsed: float | None = None
     """Seconds since the tool started (running) or its total run time (finished)."""
+    result: Any = None
+    """The (partial, then final) ``AgentToolResult``, for an extension's ``render_result``."""
+
+
+@dataclass(slots=True)
+class CustomToolRender:
+    """An extension tool's ``render_call(args, *, expanded, theme)`` and ``render_result(result, *,
+    expanded, partial, theme)`` (extensions §3.6): a Rich renderable or ``str`` for the block's
+    header line / body; ``None`` or an exception (given to ``report``) keep the default slot."""
+
+    render_call: Callable[..., Any] | None
+    render_result: Callable[..., Any] | None
+    report: Callable[[BaseException], None]
+    theme: Any = None
+
+    def call(self, fn: Callable[..., Any], *args: Any, **options: Any) -> RenderableType | None:
+        try:
+            out = fn(*args, theme=self.theme, **options)
+            if inspect.isawaitable(out):
+                close = getattr(out, "close", None)
+                if close is not None:
+                    close()
+                raise TypeError("a tool renderer must return a Rich renderable or str, not a coroutine")
+            if out is None:
+                return None
+            if isinstance(out, str):
+                return Text.from_ansi(out)
+            if not is_renderable(out):
+                raise TypeError(f"a tool renderer returned {type(out).__name__}, not a Rich renderable or str")
+            return out  # type: ignore[no-any-return]
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            self.report(exc)
+            return None
 
 
 def result_text(result: Any) -> str:
@@ -63,6 +101,24 @@ def result_text(result: Any) -> str:
             mime = getattr(block, "mime_type", None) or (block.get("mimeType") if isinstance(block, dict) else "")
             parts.append(f"[image {mime}]")
     return "\n".join(parts)
+
+
+def stored_result(content: Any, details: Any) -> Any:
+    """An ``AgentToolResult`` of a stored tool result's ``content`` (its JSON form or the models)
+    and ``details``: what an extension's ``render_result`` gets for a resumed session."""
+    from pi_coder.agent.types import AgentToolResult
+    from pi_coder.ai.types import ImageContent, TextContent
+
+    blocks: list[Any] = []
+    for block in [{"type": "text", "text": content}] if isinstance(content, str) else content or []:
+        if isinstance(block, TextContent | ImageContent):
+            blocks.append(block)
+        elif isinstance(block, dict) and block.get("type") in ("text", "image"):
+            try:
+                blocks.append((TextContent if block["type"] == "text" else ImageContent).model_validate(block))
+            except ValueError:
+                continue
+    return AgentToolResult(content=blocks, details=details)
 
 
 def _details(view: ToolView, key: str) -> Any:
@@ -337,6 +393,19 @@ _RENDERERS: dict[str, Callable[[ToolView, bool], list[RenderableType]]] = {
 }
 
 
-def render_tool(view: ToolView, expanded: bool) -> RenderableType:
-    """The block's content for the current state."""
-    return Group(*_RENDERERS.get(view.name, _render_generic)(view, expanded))
+def render_tool(view: ToolView, expanded: bool, custom: CustomToolRender | None = None) -> RenderableType:
+    """The block's content for the current state: the tool's header line then its body, each from
+    ``custom`` (an extension tool's renderers) when it gives one, else the default (a built-in's
+    renderer for a tool replacing it, the generic one for others)."""
+    parts = _RENDERERS.get(view.name, _render_generic)(view, expanded)
+    if custom is None:
+        return Group(*parts)
+    if custom.render_call is not None:
+        head = custom.call(custom.render_call, dict(view.args), expanded=expanded)
+        if head is not None:
+            parts = [head, *parts[1:]]
+    if custom.render_result is not None and view.result is not None and view.status in ("running", "success", "error"):
+        body = custom.call(custom.render_result, view.result, expanded=expanded, partial=view.status == "running")
+        if body is not None:
+            parts = [*parts[:1], body]
+    return Group(*parts)

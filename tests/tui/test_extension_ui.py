@@ -168,4 +168,187 @@ async def test_message_renderer_live_and_resumed(make_session, project: Path) ->
     app = _renderer_app(resumed, project)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: "** HEY **" in screen_text(app), what="resumed rendering")
-        assert "[oops] plain hey" in screen_text(app)
+        text = screen_text(app)
+        assert "[oops] plain hey" in text
+        # ... and so is the custom entry, by its entry renderer, where it was appended.
+        assert "mark set: 7" in text
+        assert text.index("** HEY **") < text.index("[oops] plain hey") < text.index("mark set: 7")
+        assert "hidden" not in text
+        assert len(app.query(CustomMessageBlock)) == 2
+
+
+TOOL_RENDERER = """
+import asyncio
+from pathlib import Path
+
+from pydantic import BaseModel
+from rich.text import Text
+from pi_coder.extensions import AgentToolResult, TextContent, ToolDefinition
+
+class Label(BaseModel):
+    label: str
+
+def extension(pi):
+    async def run(tool_call_id, params, signal, on_update, ctx):
+        if params.label == "hello":
+            on_update(AgentToolResult(content=[TextContent(text="half")], details={"n": 0}))
+            while not Path(ctx.cwd, "go").exists():  # the test lets it finish
+                await asyncio.sleep(0.02)
+        return AgentToolResult(content=[TextContent(text="raw output")], details={"n": len(params.label)})
+
+    def call(args, *, expanded, theme):
+        return Text(f"STAMP <{args.get('label', '')}>")
+
+    def result(result, *, expanded, partial, theme):
+        if partial:
+            return "stamping..."
+        return f"stamped {result.details['n']} chars" + (" in full" if expanded else "")
+
+    def bad_call(args, *, expanded, theme):
+        raise ValueError("no header today")
+
+    pi.register_tool(ToolDefinition(name="stamp", label="Stamp", description="Stamp a label",
+                                    parameters=Label, execute=run, render_call=call, render_result=result))
+    pi.register_tool(ToolDefinition(name="plain", label="Plain", description="Plain", parameters=Label,
+                                    execute=run, render_call=bad_call,
+                                    render_result=lambda result, *, expanded, partial, theme: None))
+"""
+
+
+def _tool_renderer_app(session, project: Path) -> PiApp:
+    (project / "stamp.py").write_text(textwrap.dedent(TOOL_RENDERER))
+    runner = ExtensionRunner(str(project), models=session.models)
+    sources, problems = discover(cli_specs=["stamp.py"], cwd=str(project), config_dir=project / "none")
+    assert not problems
+    load_extensions(runner, sources)
+    runner.bind(session)
+    return PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+
+
+async def test_tool_render_call_and_result_live_and_resumed(make_session, project: Path) -> None:
+    """An extension tool's ``render_call`` draws the block's header, ``render_result`` its body
+    (``partial`` while it runs, ``expanded`` with Ctrl+O); a raising or None renderer keeps the
+    default slot, the failure reported once; a resumed session draws the stored calls the same way."""
+    from pi_coder.ai.providers.faux import faux_message, faux_tool_call
+    from pi_coder.session.store import SessionStore
+    from pi_coder.tui.widgets.tool_call import ToolCallBlock
+
+    store = SessionStore.create(str(project), str(project / "sessions"))
+    script = [
+        faux_message(faux_tool_call("stamp", {"label": "hello"}), faux_tool_call("plain", {"label": "xy"})),
+        faux_message("stamped"),
+    ]
+    session, _ = make_session(script, store=store, no_session=False)
+    app = _tool_renderer_app(session, project)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await type_text(pilot, "stamp it")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "stamping..." in screen_text(app), what="partial result drawn")
+        assert "STAMP <hello>" in screen_text(app)
+        assert "half" not in screen_text(app)  # the renderer's body replaces the default one
+        (project / "go").write_text("")
+        await wait_until(pilot, lambda: "stamped 5 chars" in screen_text(app), what="final result drawn")
+        await wait_until(pilot, lambda: not session.is_streaming, what="run over")
+        text = screen_text(app)
+        # The failing render_call and the None render_result fall back to the defaults.
+        assert 'plain {"label": "xy"}' in text and "raw output" in text
+        assert text.count("Extension stamp failed in renderer:plain: no header today") == 1
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: "stamped 5 chars in full" in screen_text(app), what="expanded")
+        assert [b.view.status for b in app.query(ToolCallBlock)] == ["success", "success"]
+    path = session.session_file
+    assert path is not None
+    resumed, _ = make_session([], store=SessionStore.open(path), no_session=False)
+    app = _tool_renderer_app(resumed, project)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_until(pilot, lambda: "STAMP <hello>" in screen_text(app), what="resumed header")
+        text = screen_text(app)
+        assert "stamped 5 chars" in text and "raw output" in text
+        assert 'plain {"label": "xy"}' in text
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "extensions.md"
+
+
+def _docs_example(heading: str) -> str:
+    """The first python block after ``heading`` in docs/extensions.md."""
+    section = DOCS.read_text(encoding="utf-8").split(heading, 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+async def test_docs_tool_rendering_example_draws_in_the_tui(make_session, project: Path) -> None:
+    """The docs' ``render_call``/``render_result`` example, drawn by the TUI (the docs test runs
+    it in print mode, where renderers are not called)."""
+    import re
+
+    from pi_coder.ai.providers.faux import faux_message, faux_tool_call
+
+    (project / "dice.py").write_text(_docs_example("### Custom tool rendering"))
+    script = [faux_message(faux_tool_call("roll_dice", {"sides": 6, "count": 3})), faux_message("done")]
+    session, _ = make_session(script)
+    runner = ExtensionRunner(str(project), models=session.models)
+    sources, problems = discover(cli_specs=["dice.py"], cwd=str(project), config_dir=project / "none")
+    assert not problems
+    load_extensions(runner, sources)
+    runner.bind(session)
+    app = PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "roll")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "total" in screen_text(app) and not session.is_streaming, what="dice drawn")
+        text = screen_text(app)
+        assert "dice 3d6" in text
+        assert re.search(r"\[[1-6]\] \[[1-6]\] \[[1-6]\]  total \d+", text), text
+        assert "Rolled [" not in text  # the body is the renderer's, not the result text
+        assert "failed in" not in text
+
+
+DISCOVER_THEMES = """
+from pathlib import Path
+
+def extension(pi):
+    @pi.on("resources_discover")
+    def themes(event, ctx):
+        listed = Path(event.cwd, "theme-dirs.txt").read_text().split()
+        return {"theme_paths": listed}
+"""
+
+
+async def test_resources_discover_theme_paths_join_the_theme_list(make_session, project: Path) -> None:
+    """Themes from ``resources_discover`` are read at start (the ``theme`` setting may name one,
+    without a warning) and again on ``/reload`` (extensions §2.3, §1.6)."""
+    import json
+
+    from pi_coder.core.themes import builtin_themes_dir
+
+    def theme(folder: Path, name: str) -> None:
+        data = json.loads((builtin_themes_dir() / "dark.json").read_text())
+        data["name"] = name
+        folder.mkdir(exist_ok=True)
+        (folder / f"{name}.json").write_text(json.dumps(data))
+
+    theme(project / "ext-themes", "ocean")
+    theme(project / "later-themes", "forest")
+    (project / "theme-dirs.txt").write_text("ext-themes\n")  # relative: against the project folder
+    (project.parent / "home" / "settings.toml").write_text('theme = "ocean"\n')
+    (project / "themes_ext.py").write_text(textwrap.dedent(DISCOVER_THEMES))
+    session, _ = make_session([])
+    runner = ExtensionRunner(str(project), models=session.models)
+    sources, problems = discover(cli_specs=["themes_ext.py"], cwd=str(project), config_dir=project / "none")
+    assert not problems
+    load_extensions(runner, sources)
+    runner.bind(session)
+    app = PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.themes.theme is not None and app.themes.theme.name == "ocean"
+        assert app.theme == "pi-ocean"
+        names = {t.name for t in app.themes.available()}
+        assert "ocean" in names and "forest" not in names
+        assert "ocean" not in screen_text(app)  # no "unknown theme" warning from before discovery
+        (project / "theme-dirs.txt").write_text("ext-themes\nlater-themes\n")
+        await type_text(pilot, "/reload")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Reloaded extensions" in screen_text(app), what="reload")
+        assert {"ocean", "forest"} <= {t.name for t in app.themes.available()}
+        assert app.themes.theme.name == "ocean"

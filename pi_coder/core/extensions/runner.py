@@ -344,6 +344,13 @@ class ExtensionRunner(SessionSeams):
         self.session.agent.state.tools = [self._tools[n][0] for n in chosen]
         self.session.refresh_system_prompt()
 
+    def tool_definition(self, name: str) -> tuple[Any, Extension] | None:
+        """The definition an extension registered for tool ``name`` and that extension (None for a
+        built-in or host tool): the TUI draws its calls with ``render_call``/``render_result``."""
+        definition = self._definitions.get(name)
+        owner = self._tools.get(name, (None, None))[1]
+        return (definition, owner) if definition is not None and owner is not None else None
+
     def tool_names_known(self) -> list[str]:
         return list(self._tools)
 

@@ -279,7 +279,7 @@ class SessionSeams:
     """The model before the latest change (``model_select.previous_model``); set at bind."""
     last_thinking_level: str | None = None
     discovered_theme_paths: list[str]
-    """Theme paths ``resources_discover`` returned (not read by the TUI yet)."""
+    """Theme paths ``resources_discover`` returned (the TUI adds them to its theme list)."""
     run_system_prompt: str | None
     """Set by the runner: the system prompt ``before_agent_start`` chose for the current run."""
 

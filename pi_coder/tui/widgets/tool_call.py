@@ -8,7 +8,7 @@ from typing import Any
 from textual.timer import Timer
 from textual.widgets import Static
 
-from pi_coder.tui.tool_render import ToolStatus, ToolView, render_tool, result_text
+from pi_coder.tui.tool_render import CustomToolRender, ToolStatus, ToolView, render_tool, result_text
 from pi_coder.tui.widgets._throttle import Throttle
 
 __all__ = ["ToolCallBlock"]
@@ -24,9 +24,19 @@ class ToolCallBlock(Static):
     ToolCallBlock.-error { background: $error 15%; }
     """
 
-    def __init__(self, tool_call_id: str, name: str, *, expanded: bool = False, animate: bool = True) -> None:
+    def __init__(
+        self,
+        tool_call_id: str,
+        name: str,
+        *,
+        expanded: bool = False,
+        animate: bool = True,
+        custom: CustomToolRender | None = None,
+    ) -> None:
         super().__init__("", classes="-pending")
         self.view = ToolView(tool_call_id=tool_call_id, name=name)
+        self.custom = custom
+        """An extension tool's ``render_call``/``render_result``."""
         self._expanded = expanded
         self._ticking = animate
         self._started: float | None = None
@@ -45,7 +55,7 @@ class ToolCallBlock(Static):
         self.refresh_view()
 
     def refresh_view(self) -> None:
-        self.update(render_tool(self.view, self._expanded))
+        self.update(render_tool(self.view, self._expanded, self.custom))
 
     def _set_status(self, status: ToolStatus) -> None:
         self.view.status = status
@@ -61,12 +71,14 @@ class ToolCallBlock(Static):
         self._throttle.request()
 
     def show_stored(
-        self, args: dict[str, Any], output: str | None, is_error: bool, details: Any = None
+        self, args: dict[str, Any], output: str | None, is_error: bool, details: Any = None, result: Any = None
     ) -> None:
-        """A finished call of a stored transcript (before mounting): ``output`` None means it got no result."""
+        """A finished call of a stored transcript (before mounting): ``output`` None means it got no
+        result; ``result`` is the stored ``AgentToolResult`` (for an extension's ``render_result``)."""
         self.view.args = dict(args)
         self.view.output = "No result" if output is None else output
         self.view.details = details
+        self.view.result = result
         self._set_status("error" if is_error or output is None else "success")
 
     def set_preview(self, diff: str | None, error: str | None = None) -> None:
@@ -91,6 +103,7 @@ class ToolCallBlock(Static):
 
     def partial(self, result: Any) -> None:
         self.view.output = result_text(result)
+        self.view.result = result
         self._throttle.request()
 
     def finish(self, result: Any, is_error: bool) -> None:
@@ -101,6 +114,7 @@ class ToolCallBlock(Static):
             self.view.elapsed = time.monotonic() - self._started
         self._throttle.cancel()
         self.view.output = result_text(result)
+        self.view.result = result
         details = getattr(result, "details", None)
         if details is None and isinstance(result, dict):
             details = result.get("details")
