@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.test_terminal_tmux import Tmux
+from tests.tui.tmux_support import Tmux
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 

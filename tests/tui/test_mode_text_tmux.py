@@ -4,47 +4,26 @@ with stdout redirected pi runs once in print mode even without ``-p``."""
 from __future__ import annotations
 
 import shutil
-import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.support.sse_server import SSEServer, Text, Turn
-from tests.tui.test_terminal_tmux import Tmux
+from tests.tui.tmux_support import Tmux, pi_home, start_pi
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
-PI = Path(sys.executable).parent / "pi"
 
 
 @pytest.fixture
 def setup(tmp_path: Path) -> Iterator[tuple[Path, Path, SSEServer]]:
-    if not PI.exists():
-        pytest.skip(f"the pi entry point is not installed next to {sys.executable}")
-    home, project = tmp_path / "home", tmp_path / "project"
-    home.mkdir()
-    project.mkdir()
-    with SSEServer() as server:
-        (home / "models.toml").write_text(
-            "[providers.local]\n"
-            'api = "openai-completions"\n'
-            f'base_url = "{server.openai_base_url}"\n'
-            'api_key = "none"\n'
-            'models = [{ id = "test-model", context_window = 32000 }]\n'
-        )
+    with pi_home(tmp_path) as (home, project, server):
         yield home, project, server
 
 
 def _start(home: Path, project: Path, args: str) -> Tmux:
-    tmux = Tmux(f"pi-mode-{uuid.uuid4().hex[:8]}")
-    command = (
-        f"env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY PI_CODER_HOME={home} {PI} --model local/test-model {args};"
-        " echo PI-EXIT=$?; sleep 60"
-    )
-    tmux.run("new-session", "-d", "-s", tmux.name, "-x", "100", "-y", "30", "-c", str(project), command)
-    return tmux
+    return start_pi(home, project, args, prefix="pi-mode")
 
 
 def test_mode_text_on_a_terminal_opens_the_tui(setup: tuple[Path, Path, SSEServer]) -> None:

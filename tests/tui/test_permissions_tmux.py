@@ -7,8 +7,6 @@ call (the file is written); the footer shows the mode all along.
 from __future__ import annotations
 
 import shutil
-import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,28 +14,15 @@ import pytest
 
 from tests.modes.pirun import all_text
 from tests.support.sse_server import SSEServer, Text, ToolCall, Turn
-from tests.tui.test_terminal_tmux import Tmux
+from tests.tui.tmux_support import pi_home, start_pi
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
-PI = Path(sys.executable).parent / "pi"
 
 
 @pytest.fixture
 def setup(tmp_path: Path) -> Iterator[tuple[Path, Path, SSEServer]]:
-    if not PI.exists():
-        pytest.skip(f"the pi entry point is not installed next to {sys.executable}")
-    home, project = tmp_path / "home", tmp_path / "project"
-    home.mkdir()
-    project.mkdir()
-    with SSEServer() as server:
-        (home / "models.toml").write_text(
-            "[providers.local]\n"
-            'api = "openai-completions"\n'
-            f'base_url = "{server.openai_base_url}"\n'
-            'api_key = "none"\n'
-            'models = [{ id = "test-model", context_window = 32000 }]\n'
-        )
+    with pi_home(tmp_path) as (home, project, server):
         yield home, project, server
 
 
@@ -50,12 +35,7 @@ def test_ask_mode_dialog_denies_then_allows_once(setup: tuple[Path, Path, SSESer
         Turn([ToolCall("write", {"path": "notes.txt", "content": "two\n"}, id="c2")]),
         Turn([Text("WRITTEN-SEEN")]),
     )
-    tmux = Tmux(f"pi-ask-{uuid.uuid4().hex[:8]}")
-    command = (
-        f"env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY PI_CODER_HOME={home} {PI} --model local/test-model"
-        " --permission-mode ask; echo PI-EXIT=$?; sleep 60"
-    )
-    tmux.run("new-session", "-d", "-s", tmux.name, "-x", "110", "-y", "32", "-c", str(project), command)
+    tmux = start_pi(home, project, "--permission-mode ask", prefix="pi-ask", size=(110, 32))
     try:
         tmux.wait_text("mode: ask")  # the footer shows the mode
         tmux.text("write the notes")

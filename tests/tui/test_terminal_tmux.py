@@ -11,72 +11,21 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.support.sse_server import SSEServer, Text, Turn
+from tests.tui.tmux_support import PI, Tmux, pi_home, start_pi
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
-PI = Path(sys.executable).parent / "pi"
-
-
-class Tmux:
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def run(self, *args: str) -> str:
-        done = subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=10, check=False)
-        return done.stdout
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", self.name)
-
-    def keys(self, *keys: str) -> None:
-        self.run("send-keys", "-t", self.name, *keys)
-
-    def text(self, text: str) -> None:
-        self.run("send-keys", "-t", self.name, "-l", text)
-
-    def exited(self) -> bool:
-        return "PI-EXIT=" in self.screen()
-
-    def wait(self, condition: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not condition():
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what}; screen:\n{self.screen()}")
-            time.sleep(0.1)
-
-    def wait_text(self, needle: str, timeout: float = 20.0) -> None:
-        self.wait(lambda: needle in self.screen(), repr(needle), timeout)
-
-
 @pytest.fixture
 def tmux_pi(tmp_path: Path) -> Iterator[tuple[Tmux, SSEServer]]:
-    if not PI.exists():
-        pytest.skip(f"the pi entry point is not installed next to {sys.executable}")
-    home, project = tmp_path / "home", tmp_path / "project"
-    home.mkdir()
-    project.mkdir()
-    with SSEServer() as server:
-        (home / "models.toml").write_text(
-            "[providers.local]\n"
-            'api = "openai-completions"\n'
-            f'base_url = "{server.openai_base_url}"\n'
-            'api_key = "none"\n'
-            'models = [{ id = "test-model", context_window = 32000 }]\n'
-        )
-        tmux = Tmux(f"pi-test-{uuid.uuid4().hex[:8]}")
-        command = (
-            f"env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY PI_CODER_HOME={home} {PI} --model local/test-model;"
-            " echo PI-EXIT=$?; sleep 60"
-        )
-        tmux.run("new-session", "-d", "-s", tmux.name, "-x", "100", "-y", "30", "-c", str(project), command)
+    with pi_home(tmp_path) as (home, project, server):
+        tmux = start_pi(home, project)
         try:
             yield tmux, server
         finally:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.sse_server import SSEServer, Text, Turn
-from tests.tui.test_terminal_tmux import PI, Tmux
+from tests.tui.tmux_support import PI, Tmux
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.sse_server import SSEServer, Text, ToolCall, Turn
-from tests.tui.test_terminal_tmux import Tmux
+from tests.tui.tmux_support import Tmux
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 

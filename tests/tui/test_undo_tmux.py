@@ -6,8 +6,6 @@ Sending the editor's text again proves the prompt is back in the editor (not onl
 from __future__ import annotations
 
 import shutil
-import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,33 +13,19 @@ import pytest
 
 from tests.modes.pirun import user_texts
 from tests.support.sse_server import SSEServer, Text, ToolCall, Turn
-from tests.tui.test_terminal_tmux import Tmux
+from tests.tui.tmux_support import Tmux, pi_home, start_pi
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
     pytest.mark.skipif(shutil.which("git") is None, reason="checkpoints need git"),
 ]
 
-PI = Path(sys.executable).parent / "pi"
 PROMPT = "please make the notes file"
 
 
 @pytest.fixture
 def setup(tmp_path: Path) -> Iterator[tuple[Path, Path, SSEServer]]:
-    if not PI.exists():
-        pytest.skip(f"the pi entry point is not installed next to {sys.executable}")
-    home, project = tmp_path / "home", tmp_path / "project"
-    home.mkdir()
-    project.mkdir()
-    (project / "keep.txt").write_text("kept\n")
-    with SSEServer() as server:
-        (home / "models.toml").write_text(
-            "[providers.local]\n"
-            'api = "openai-completions"\n'
-            f'base_url = "{server.openai_base_url}"\n'
-            'api_key = "none"\n'
-            'models = [{ id = "test-model", context_window = 32000 }]\n'
-        )
+    with pi_home(tmp_path) as (home, project, server):
         yield home, project, server
 
 
@@ -63,17 +47,13 @@ def _undo(tmux: Tmux, made: Path) -> None:
 
 def test_undo_removes_the_file_and_restores_the_prompt(setup: tuple[Path, Path, SSEServer]) -> None:
     home, project, server = setup
+    (project / "keep.txt").write_text("kept\n")
     server.enqueue(
         Turn([ToolCall("write", {"path": "notes.txt", "content": "notes\n"}, id="c1")]),
         Turn([Text("FIRST-DONE")]),
         Turn([Text("AGAIN-DONE")]),
     )
-    tmux = Tmux(f"pi-undo-{uuid.uuid4().hex[:8]}")
-    command = (
-        f"env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY PI_CODER_HOME={home} {PI} --model local/test-model;"
-        " echo PI-EXIT=$?; sleep 60"
-    )
-    tmux.run("new-session", "-d", "-s", tmux.name, "-x", "100", "-y", "30", "-c", str(project), command)
+    tmux = start_pi(home, project, "", prefix="pi-undo", size=(100, 30))
     try:
         tmux.wait_text("test-model")  # the footer: the TUI is up
         tmux.text(PROMPT)
