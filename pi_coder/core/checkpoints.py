@@ -489,12 +489,8 @@ class Checkpoints(RunHook):
         plan = self._plan(entry_id)
         return plan.target is not None and bool(plan.paths or plan.outside)
 
-    async def hand_edits(self, entry_id: str) -> builtins.list[str]:
-        """Files changed by hand since pi last saw them that restoring code to ``entry_id`` would overwrite.
-
-        Lets a caller confirm before a long step (``/tree`` summarising the branch); ``restore``
-        checks again. Snapshots the present (kept, shared with the restore's own snapshot).
-        """
+    def _point(self, entry_id: str) -> str:
+        """``entry_id``, or for a checkpoint entry the prompt it belongs to (idle sessions only)."""
         self._check_idle()
         store = self.session.store
         entry = store.get_entry(entry_id)
@@ -502,7 +498,16 @@ class Checkpoints(RunHook):
             raise KeyError(f"Entry {entry_id} not found")
         raw = _checkpoint(entry)
         if raw is not None and isinstance(raw.get("promptId"), str) and store.get_entry(raw["promptId"]):
-            entry_id = raw["promptId"]
+            return str(raw["promptId"])
+        return entry_id
+
+    async def hand_edits(self, entry_id: str) -> builtins.list[str]:
+        """Files changed by hand since pi last saw them that restoring code to ``entry_id`` would overwrite.
+
+        Lets a caller confirm before a long step (``/tree`` summarising the branch); ``restore``
+        checks again. Snapshots the present (kept, shared with the restore's own snapshot).
+        """
+        entry_id = self._point(entry_id)
         plan = self._plan(entry_id)
         if plan.target is None and not plan.outside:
             return []
@@ -651,14 +656,8 @@ class Checkpoints(RunHook):
         A checkpoint entry's id means its prompt. Raises ``KeyError`` for an unknown id.
         ``summarize``/``instructions``: as for ``navigate_tree`` (``/tree`` summarising the branch left).
         """
-        self._check_idle()
+        entry_id = self._point(entry_id)
         store = self.session.store
-        entry = store.get_entry(entry_id)
-        if entry is None:
-            raise KeyError(f"Entry {entry_id} not found")
-        raw = _checkpoint(entry)
-        if raw is not None and isinstance(raw.get("promptId"), str) and store.get_entry(raw["promptId"]):
-            entry_id = raw["promptId"]
         leaf = store.leaf_id
         pending = self._redo_step() if mode == "conversation" else None
         result = RestoreResult(applied=True)
