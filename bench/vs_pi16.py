@@ -40,18 +40,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.startup import _SPAWNER  # noqa: E402  (one small spawning process: see bench/startup.py)
 from tests.support.sse_server import SSEServer, Text, ToolCall, Turn  # noqa: E402
-
-_SPAWNER = r"""
-import os, sys, time
-out = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, out, 1),
-           (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
-start = time.perf_counter()
-pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ, file_actions=actions)
-_, status, usage = os.wait4(pid, 0)
-print(time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
-"""
 
 
 class Client:

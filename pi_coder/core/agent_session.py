@@ -145,7 +145,7 @@ class AgentSession:
             save=self._save,
         )
         self.discovered_paths: Any = None
-        """``factory.DiscoveredPaths``: skill and template paths from ``resources_discover``."""
+        """``factory.DiscoveredPaths``: skill, template and theme paths from ``resources_discover``."""
         self.extensions: ExtensionHooks | None = None
         """The loaded extensions (``core/extensions``), bound by the modes' start-up; None without any."""
         self.mcp: Any = None

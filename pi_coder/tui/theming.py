@@ -159,8 +159,8 @@ def session_theme_paths(session: Any) -> list[str]:
         settings = getattr(session, "settings", None)
         found = [str(p) for p in getattr(getattr(settings, "settings", settings), "themes", []) or []]
     if getattr(session, "discover_themes", True):
-        runner = getattr(session, "extensions", None)
-        for path in getattr(runner, "discovered_theme_paths", None) or []:
+        discovered = getattr(session, "discovered_paths", None)
+        for path in getattr(discovered, "themes", None) or []:
             if str(path) not in found:
                 found.append(str(path))
     return found

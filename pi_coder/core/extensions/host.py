@@ -37,7 +37,6 @@ class RunnerHost(Protocol):
     _starting: bool
     last_model: Any
     last_thinking_level: str | None
-    discovered_theme_paths: list[str]
 
     @property
     def session(self) -> AgentSession: ...

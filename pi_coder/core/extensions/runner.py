@@ -88,7 +88,6 @@ class ExtensionRunner(SessionSeams):
         self._definitions: dict[str, Any] = {}
         """The registered definition (``ToolDefinition`` or ``AgentTool``) of each extension tool."""
         self.next_turn: list[Any] = []
-        self.discovered_theme_paths: list[str] = []
         self.dry_run = False
         """A throw-away runner (the ``project_trust`` pass): failures are not reported, the real
         load reports them."""
@@ -350,9 +349,6 @@ class ExtensionRunner(SessionSeams):
         definition = self._definitions.get(name)
         owner = self._tools.get(name, (None, None))[1]
         return (definition, owner) if definition is not None and owner is not None else None
-
-    def tool_names_known(self) -> list[str]:
-        return list(self._tools)
 
     def registered_tool_names(self, *, default_active: bool = False) -> list[str]:
         """The names of the tools extensions registered (first registration wins), before or after

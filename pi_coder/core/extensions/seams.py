@@ -278,8 +278,6 @@ class SessionSeams:
     last_model: Any = None
     """The model before the latest change (``model_select.previous_model``); set at bind."""
     last_thinking_level: str | None = None
-    discovered_theme_paths: list[str]
-    """Theme paths ``resources_discover`` returned (the TUI adds them to its theme list)."""
     run_system_prompt: str | None
     """Set by the runner: the system prompt ``before_agent_start`` chose for the current run."""
 
@@ -466,8 +464,9 @@ class SessionSeams:
             await self.notify("session_tree", event)
 
     async def discover_resources(self: RunnerHost, reason: str) -> None:
-        """``resources_discover`` (fold): extra skill and template paths, read at once (relative
-        paths resolve against cwd); theme paths are kept in ``discovered_theme_paths``."""
+        """``resources_discover`` (fold): extra skill, template and theme paths (relative paths
+        resolve against cwd) kept in the session's ``discovered_paths``; skills and templates are
+        read at once, themes by the TUI's theme list."""
         if not self.has("resources_discover"):
             return
         event = E.ResourcesDiscoverEvent(cwd=self.cwd, reason=reason)
@@ -480,10 +479,12 @@ class SessionSeams:
                     full = _resolve_path(self.cwd, str(path))
                     if full not in paths:
                         paths.append(full)
-        self.discovered_theme_paths = found["theme_paths"]
         session = self.session
         target = session.discovered_paths
-        if target is None or (target.skills, target.prompts) == (found["skill_paths"], found["prompt_paths"]):
+        if target is None:
+            return
+        target.themes[:] = found["theme_paths"]
+        if (target.skills, target.prompts) == (found["skill_paths"], found["prompt_paths"]):
             return
         target.skills[:] = found["skill_paths"]
         target.prompts[:] = found["prompt_paths"]
