@@ -276,6 +276,12 @@ class Settings(BaseModel):
     """Offer /skill:name commands for discovered skills."""
     claude_skills: bool = True
     """Also read skills from ``.claude/skills`` (trusted project) and ``~/.claude/skills``."""
+    hooks: dict[str, Any] = Field(default_factory=dict)
+    """Claude Code hooks: event -> [{matcher, hooks = [{type = "command", command, timeout}]}] (README "Hooks")."""
+    claude_hooks: bool = True
+    """Also run the hooks of ``~/.claude/settings.json`` and (trusted project) ``.claude/settings*.json``."""
+    disable_all_hooks: bool = False
+    """Run no hook at all (like ``--no-hooks``)."""
     skills: list[str] = Field(default_factory=list)
     """Extra skill files or folders (relative paths are relative to this file's folder)."""
     prompts: list[str] = Field(default_factory=list)
