@@ -154,7 +154,7 @@ def _command(hook: object, event: str, matcher: str, source: str, warnings: list
         return None
     kind = hook.get("type", "command")
     if kind != "command":
-        warnings.append(f"{source}: hooks.{event} hook type {kind!r} is not supported (only \"command\")")
+        warnings.append(f'{source}: hooks.{event} hook type {kind!r} is not supported (only "command")')
         return None
     command = hook.get("command")
     if not isinstance(command, str) or not command.strip():
@@ -209,4 +209,3 @@ def load_hook_config(
             return config
         config.hooks.extend(_parse(table.get("hooks"), source, warnings))
     return config
-

@@ -21,7 +21,13 @@ if TYPE_CHECKING:
 
 __all__ = ["HookEngine", "permission_mode"]
 
-_MODES = {"ask": "default", "accept-edits": "acceptEdits", "plan": "plan", "auto": "bypassPermissions", "deny": "dontAsk"}
+_MODES = {
+    "ask": "default",
+    "accept-edits": "acceptEdits",
+    "plan": "plan",
+    "auto": "bypassPermissions",
+    "deny": "dontAsk",
+}
 """pi's permission modes as Claude Code names them."""
 
 
@@ -48,7 +54,9 @@ class HookEngine:
         from pi_coder.tools._env import safe_environment
 
         extra = {"CLAUDE_PROJECT_DIR": self.cwd, "PI_PROJECT_DIR": self.cwd}
-        return safe_environment(os.environ, allow=self._env_allow, secret_names=self._secret_names, extra=extra)
+        return safe_environment(
+            os.environ, allow=self._env_allow, secret_names=self._secret_names, extra=extra
+        )
 
     def hooks(self, event: str, value: str | None = None) -> list[HookCommand]:
         return self.config.for_event(event, value)

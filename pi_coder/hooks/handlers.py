@@ -12,6 +12,7 @@ SessionStart        ``session_start``              add context to the next promp
 SessionEnd          ``session_shutdown``           (observe only)
 PreCompact          ``session_before_compact``     (observe only)
 Notification        ``agent_settled``, ask dialog  (observe only)
+SubagentStop        ``subagent_end``               (observe only: the child has ended)
 ==================  =============================  ============================================
 
 ``continue: false`` ends the run (PreToolUse blocks the call and stops after it; PostToolUse
@@ -192,7 +193,9 @@ def register(pi: ExtensionAPI) -> None:
         answer = _Answer(await engine.run("UserPromptSubmit", {"prompt": event.text}, ctx))
         if answer.stop is not None or answer.block:
             reason = answer.stop if answer.stop else "\n".join(answer.block)
-            ctx.ui.notify(f"Prompt blocked by a hook: {reason}" if reason else "Prompt blocked by a hook", "error")
+            ctx.ui.notify(
+                f"Prompt blocked by a hook: {reason}" if reason else "Prompt blocked by a hook", "error"
+            )
             return {"action": "handled"}
         state["context"] = [*answer.plain, *answer.context]
         return None
@@ -237,7 +240,13 @@ def register(pi: ExtensionAPI) -> None:
             if run.exit_code == 2 and run.stderr.strip():
                 ctx.ui.notify(run.stderr.strip(), "warning")
 
-    sources = {"startup": "startup", "reload": "startup", "new": "clear", "resume": "resume", "fork": "resume"}
+    sources = {
+        "startup": "startup",
+        "reload": "startup",
+        "new": "clear",
+        "resume": "resume",
+        "fork": "resume",
+    }
 
     async def session_start(source: str, ctx: ExtensionContext) -> None:
         if not engine.hooks("SessionStart", source):
@@ -258,7 +267,9 @@ def register(pi: ExtensionAPI) -> None:
 
     async def on_shutdown(event: Any, ctx: ExtensionContext) -> None:
         if engine.hooks("SessionEnd"):
-            reason = {"new": "clear", "quit": "prompt_input_exit" if ctx.has_ui else "other"}.get(event.reason, "other")
+            reason = {"new": "clear", "quit": "prompt_input_exit" if ctx.has_ui else "other"}.get(
+                event.reason, "other"
+            )
             observe(await engine.run("SessionEnd", {"reason": reason}, ctx), ctx)
 
     async def on_before_compact(event: Any, ctx: ExtensionContext) -> None:
@@ -266,6 +277,22 @@ def register(pi: ExtensionAPI) -> None:
         if engine.hooks("PreCompact", trigger):
             fields = {"trigger": trigger, "custom_instructions": event.custom_instructions or ""}
             observe(await engine.run("PreCompact", fields, ctx, match=trigger), ctx)
+
+    async def on_subagent_end(event: Any, ctx: ExtensionContext) -> None:
+        """SubagentStop, once the ``task`` tool's child agent has ended: observed only (the child
+        cannot be made to continue; a blocking answer is shown to the user)."""
+        agent = str(getattr(event, "agent", ""))
+        if not engine.hooks("SubagentStop"):
+            return
+        fields = {
+            "stop_hook_active": False,
+            "agent_type": agent,
+            "agent_id": str(getattr(event, "session_id", "")),
+            "agent_transcript_path": getattr(event, "session_file", None) or "",
+        }
+        answer = _Answer(await engine.run("SubagentStop", fields, ctx))
+        if answer.block:
+            ctx.ui.notify(f"SubagentStop hook ({agent}): " + "\n".join(answer.block), "warning")
 
     def list_hooks(args: str, ctx: Any) -> None:
         ctx.ui.notify(describe(engine))
@@ -280,14 +307,19 @@ def register(pi: ExtensionAPI) -> None:
     pi.on("session_compact", on_compacted)
     pi.on("session_shutdown", on_shutdown)
     pi.on("session_before_compact", on_before_compact)
-    pi.register_command("hooks", list_hooks, "List the configured hooks (Claude Code format) and where they come from")
+    pi.on("subagent_end", on_subagent_end)
+    pi.register_command(
+        "hooks", list_hooks, "List the configured hooks (Claude Code format) and where they come from"
+    )
 
 
 def describe(engine: HookEngine) -> str:
     """``/hooks``: every configured hook by event, with its matcher, timeout and source."""
     config = engine.config
     if not config.hooks:
-        return "No hooks configured." + (f" (all turned off by {config.disabled_by})" if config.disabled_by else "")
+        return "No hooks configured." + (
+            f" (all turned off by {config.disabled_by})" if config.disabled_by else ""
+        )
     lines = ["Hooks (Claude Code format):"]
     for event in dict.fromkeys(h.event for h in config.hooks):
         lines.append(f"{event}:")

@@ -130,7 +130,9 @@ async def run_hook(
             proc.stdin.close()
 
     async def whole() -> tuple[str, str, int]:
-        out, err, _, code = await asyncio.gather(_drain(proc.stdout), _drain(proc.stderr), feed(), proc.wait())
+        out, err, _, code = await asyncio.gather(
+            _drain(proc.stdout), _drain(proc.stderr), feed(), proc.wait()
+        )
         return out, err, code
 
     work = asyncio.ensure_future(whole())

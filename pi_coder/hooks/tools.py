@@ -25,7 +25,9 @@ CLAUDE_NAMES: Mapping[str, str] = {
 }
 """pi tool -> Claude Code tool (``edit`` with several edits is ``MultiEdit``)."""
 
-_CLAUDE_ONLY = frozenset({"description", "run_in_background", "replace_all", "output_mode", "type", "multiline"})
+_CLAUDE_ONLY = frozenset(
+    {"description", "run_in_background", "replace_all", "output_mode", "type", "multiline"}
+)
 """Claude Code fields pi's tools have no use for (dropped from ``updatedInput``)."""
 
 
@@ -64,7 +66,9 @@ def to_claude(name: str, args: Mapping[str, Any], cwd: str) -> tuple[str, dict[s
     return CLAUDE_NAMES[name], {k: v for k, v in out.items() if v is not None}
 
 
-def to_pi(name: str, claude_input: Mapping[str, Any], original: Mapping[str, Any], cwd: str) -> dict[str, Any]:
+def to_pi(
+    name: str, claude_input: Mapping[str, Any], original: Mapping[str, Any], cwd: str
+) -> dict[str, Any]:
     """The pi arguments for a hook's ``updatedInput`` (fields it leaves out keep their values)."""
     if name not in CLAUDE_NAMES:
         return {**original, **claude_input}
@@ -83,9 +87,13 @@ def to_pi(name: str, claude_input: Mapping[str, Any], original: Mapping[str, Any
     if name == "edit":
         if "edits" in merged:
             edits = merged.pop("edits")
-            out["edits"] = [{"oldText": e.get("old_string", ""), "newText": e.get("new_string", "")} for e in edits]
+            out["edits"] = [
+                {"oldText": e.get("old_string", ""), "newText": e.get("new_string", "")} for e in edits
+            ]
         if "old_string" in merged or "new_string" in merged:
-            out["edits"] = [{"oldText": merged.pop("old_string", ""), "newText": merged.pop("new_string", "")}]
+            out["edits"] = [
+                {"oldText": merged.pop("old_string", ""), "newText": merged.pop("new_string", "")}
+            ]
     if name == "grep":
         for pi_key, claude_key in (("ignoreCase", "-i"), ("context", "-C"), ("limit", "head_limit")):
             if claude_key in merged:

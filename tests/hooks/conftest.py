@@ -36,7 +36,9 @@ class HookHome(PiHome):
         path.chmod(path.stat().st_mode | stat.S_IXUSR)
         return path
 
-    def claude_settings(self, hooks: dict[str, Any], *, where: str = "project", name: str = "settings.json") -> Path:
+    def claude_settings(
+        self, hooks: dict[str, Any], *, where: str = "project", name: str = "settings.json"
+    ) -> Path:
         """Write Claude Code's settings file with ``hooks`` (project ``.claude/`` or ``~/.claude/``)."""
         root = self.project if where == "project" else self.user_home
         path = root / ".claude" / name

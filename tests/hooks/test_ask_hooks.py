@@ -36,8 +36,12 @@ def test_ask_without_ui_is_refused_like_the_permission_layer(pi: HookHome) -> No
 
 
 def _answer_select(rpc: RpcClient, choice: str) -> dict[str, Any]:
-    request = rpc.wait_for(lambda line: line.get("type") == "extension_ui_request" and line.get("method") == "select")
-    rpc.send_raw(json.dumps({"type": "extension_ui_response", "id": request["id"], "value": choice}).encode() + b"\n")
+    request = rpc.wait_for(
+        lambda line: line.get("type") == "extension_ui_request" and line.get("method") == "select"
+    )
+    rpc.send_raw(
+        json.dumps({"type": "extension_ui_response", "id": request["id"], "value": choice}).encode() + b"\n"
+    )
     return request
 
 
@@ -54,7 +58,9 @@ def test_ask_opens_the_permission_dialog_and_notification_hooks_run(pi: HookHome
     try:
         rpc.send({"type": "prompt", "message": "deploy"})
         request = _answer_select(rpc, "Allow once")
-        assert "Bash: touch deployed.txt" in request["title"] and "touches the deploy folder" in request["title"]
+        assert (
+            "Bash: touch deployed.txt" in request["title"] and "touches the deploy folder" in request["title"]
+        )
         rpc.event("agent_settled", timeout=30)
     finally:
         rpc.close()

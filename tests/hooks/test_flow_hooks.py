@@ -12,11 +12,14 @@ from tests.support.sse_server import Text, ToolCall, Turn
 
 
 def test_user_prompt_submit_plain_stdout_is_added_as_context(pi: HookHome) -> None:
-    pi.script("context.sh", """
+    pi.script(
+        "context.sh",
+        """
         #!/bin/bash
         cat > /dev/null
         echo "Current sprint: ship the hooks feature"
-    """)
+    """,
+    )
     pi.claude_settings({"UserPromptSubmit": hook('"$CLAUDE_PROJECT_DIR"/.claude/hooks/context.sh')})
     pi.server.enqueue(Turn([Text("Noted.")]))
     run = pi.run("-p", "-a", "what are we doing?")
@@ -26,12 +29,15 @@ def test_user_prompt_submit_plain_stdout_is_added_as_context(pi: HookHome) -> No
 
 
 def test_user_prompt_submit_additional_context_json(pi: HookHome) -> None:
-    pi.script("ctx.py", """
+    pi.script(
+        "ctx.py",
+        """
         import json, sys
         prompt = json.load(sys.stdin)["prompt"]
         print(json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
               "additionalContext": f"The prompt had {len(prompt.split())} words"}}))
-    """)
+    """,
+    )
     pi.claude_settings({"UserPromptSubmit": hook('python3 "$CLAUDE_PROJECT_DIR/.claude/hooks/ctx.py"')})
     pi.server.enqueue(Turn([Text("Noted.")]))
     run = pi.run("-p", "-a", "three words here")
@@ -40,13 +46,16 @@ def test_user_prompt_submit_additional_context_json(pi: HookHome) -> None:
 
 
 def test_user_prompt_submit_exit_2_blocks_the_prompt(pi: HookHome) -> None:
-    pi.script("secrets.sh", """
+    pi.script(
+        "secrets.sh",
+        """
         #!/bin/bash
         if grep -q 'password'; then
           echo "Prompt mentions a password; rephrase it" >&2
           exit 2
         fi
-    """)
+    """,
+    )
     pi.claude_settings({"UserPromptSubmit": hook('"$CLAUDE_PROJECT_DIR"/.claude/hooks/secrets.sh')})
     run = pi.run("-p", "-a", "my password is hunter2")
     assert not pi.server.requests, "the blocked prompt reached the model"
@@ -75,7 +84,9 @@ def test_stop_hook_makes_the_agent_continue_once(pi: HookHome) -> None:
 
 def test_stop_hook_exit_2_continues_with_stderr(pi: HookHome) -> None:
     marker = pi.project / "stopped-once"
-    pi.script("stop.sh", f"""
+    pi.script(
+        "stop.sh",
+        f"""
         #!/bin/bash
         cat > /dev/null
         if [ ! -e {marker} ]; then
@@ -83,7 +94,8 @@ def test_stop_hook_exit_2_continues_with_stderr(pi: HookHome) -> None:
           echo "Also update the changelog." >&2
           exit 2
         fi
-    """)
+    """,
+    )
     pi.claude_settings({"Stop": hook('"$CLAUDE_PROJECT_DIR"/.claude/hooks/stop.sh')})
     pi.server.enqueue(Turn([Text("Done.")]), Turn([Text("Changelog updated.")]))
     run = pi.run("-p", "-a", "finish")
@@ -93,11 +105,14 @@ def test_stop_hook_exit_2_continues_with_stderr(pi: HookHome) -> None:
 
 
 def test_session_start_context_reaches_the_first_prompt(pi: HookHome) -> None:
-    pi.script("start.sh", """
+    pi.script(
+        "start.sh",
+        """
         #!/bin/bash
         source=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["source"])')
         echo "Session source: $source"
-    """)
+    """,
+    )
     pi.claude_settings({"SessionStart": hook('"$CLAUDE_PROJECT_DIR"/.claude/hooks/start.sh', "startup")})
     pi.server.enqueue(Turn([Text("Hi.")]))
     run = pi.run("-p", "-a", "hello")
@@ -129,15 +144,20 @@ def _alive(pid: int) -> bool:
 
 def test_hook_timeout_kills_its_process_group_and_the_call_goes_on(pi: HookHome) -> None:
     pids = pi.project / "pids"
-    pi.script("slow.sh", f"""
+    pi.script(
+        "slow.sh",
+        f"""
         #!/bin/bash
         sleep 300 &
         echo $! >> {pids}
         echo $$ >> {pids}
         sleep 300
-    """)
+    """,
+    )
     pi.claude_settings({"PreToolUse": hook('"$CLAUDE_PROJECT_DIR"/.claude/hooks/slow.sh', "Bash", timeout=1)})
-    pi.server.enqueue(Turn([ToolCall("bash", {"command": "echo ran > ran.txt"}, id="c1")]), Turn([Text("Done.")]))
+    pi.server.enqueue(
+        Turn([ToolCall("bash", {"command": "echo ran > ran.txt"}, id="c1")]), Turn([Text("Done.")])
+    )
     started = time.monotonic()
     run = pi.run("-p", "-a", "go", timeout=120)
     assert run.returncode == 0, run.stderr

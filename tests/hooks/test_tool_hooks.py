@@ -56,7 +56,9 @@ DENY_ENV = """
 
 def test_json_deny_refuses_the_write_with_its_reason(pi: HookHome) -> None:
     pi.script("deny_env.py", DENY_ENV)
-    pi.claude_settings({"PreToolUse": hook('python3 "$CLAUDE_PROJECT_DIR/.claude/hooks/deny_env.py"', "Write|Edit")})
+    pi.claude_settings(
+        {"PreToolUse": hook('python3 "$CLAUDE_PROJECT_DIR/.claude/hooks/deny_env.py"', "Write|Edit")}
+    )
     pi.server.enqueue(
         Turn([ToolCall("write", {"path": "prod.env", "content": "KEY=1\n"}, id="c1")]),
         Turn([ToolCall("write", {"path": "notes.txt", "content": "ok\n"}, id="c2")]),
@@ -113,7 +115,13 @@ def test_updated_input_maps_file_path_and_edit_strings_back(pi: HookHome) -> Non
     )
     pi.claude_settings({"PreToolUse": hook('python3 "$CLAUDE_PROJECT_DIR/.claude/hooks/edit.py"', "Edit")})
     pi.server.enqueue(
-        Turn([ToolCall("edit", {"path": "a.txt", "edits": [{"oldText": "world", "newText": "there"}]}, id="c1")]),
+        Turn(
+            [
+                ToolCall(
+                    "edit", {"path": "a.txt", "edits": [{"oldText": "world", "newText": "there"}]}, id="c1"
+                )
+            ]
+        ),
         Turn([Text("Done.")]),
     )
     run = pi.run("-p", "-a", "edit it")
@@ -131,7 +139,9 @@ FORMATTER = """
 
 def test_post_tool_use_formatter_edits_the_file(pi: HookHome) -> None:
     pi.script("format.sh", FORMATTER)
-    pi.claude_settings({"PostToolUse": hook('"$CLAUDE_PROJECT_DIR"/.claude/hooks/format.sh', "Write|Edit|MultiEdit")})
+    pi.claude_settings(
+        {"PostToolUse": hook('"$CLAUDE_PROJECT_DIR"/.claude/hooks/format.sh', "Write|Edit|MultiEdit")}
+    )
     pi.server.enqueue(
         Turn([ToolCall("write", {"path": "src.py", "content": "x = 1   \ny = 2 \n"}, id="c1")]),
         Turn([Text("Done.")]),
@@ -173,11 +183,24 @@ def test_hook_gets_claude_code_stdin_and_environment_without_keys(pi: HookHome) 
     )
     (pi.user_home / ".claude").mkdir()
     (pi.user_home / ".claude" / "settings.json").write_text(
-        json.dumps({"hooks": {"PreToolUse": hook(f'python3 "{pi.project}/.claude/hooks/record.py"', "mcp__x__*|Read")}})
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": hook(f'python3 "{pi.project}/.claude/hooks/record.py"', "mcp__x__*|Read")
+                }
+            }
+        )
     )
     (pi.project / "a.txt").write_text("hi\n")
     pi.server.enqueue(Turn([ToolCall("read", {"path": "a.txt"}, id="c1")]), Turn([Text("Done.")]))
-    run = pi.run("-p", "--model", "local/test-model", "read it", ANTHROPIC_API_KEY="sk-secret-value", GITHUB_TOKEN="gh-secret")
+    run = pi.run(
+        "-p",
+        "--model",
+        "local/test-model",
+        "read it",
+        ANTHROPIC_API_KEY="sk-secret-value",
+        GITHUB_TOKEN="gh-secret",
+    )
     assert run.returncode == 0, run.stderr
     data = json.loads(record.read_text())
     assert data["hook_event_name"] == "PreToolUse" and data["tool_name"] == "Read"

@@ -37,12 +37,18 @@ def test_matchers_follow_claude_code(matcher: str, name: str, expected: bool) ->
 
 def test_tool_mapping_both_ways(tmp_path: Path) -> None:
     cwd = str(tmp_path)
-    assert to_claude("bash", {"command": "ls", "timeout": 2}, cwd) == ("Bash", {"command": "ls", "timeout": 2000})
+    assert to_claude("bash", {"command": "ls", "timeout": 2}, cwd) == (
+        "Bash",
+        {"command": "ls", "timeout": 2000},
+    )
     assert to_claude("read", {"path": "a.txt", "offset": 3}, cwd) == (
         "Read",
         {"file_path": f"{cwd}/a.txt", "offset": 3},
     )
-    assert to_claude("write", {"path": "/x/b", "content": "hi"}, cwd) == ("Write", {"file_path": "/x/b", "content": "hi"})
+    assert to_claude("write", {"path": "/x/b", "content": "hi"}, cwd) == (
+        "Write",
+        {"file_path": "/x/b", "content": "hi"},
+    )
     single = {"path": "c.py", "edits": [{"oldText": "a", "newText": "b"}]}
     assert to_claude("edit", single, cwd) == (
         "Edit",
@@ -60,8 +66,14 @@ def test_tool_mapping_both_ways(tmp_path: Path) -> None:
     assert to_claude("mcp__git__status", {"repo": "."}, cwd) == ("mcp__git__status", {"repo": "."})
 
     # back: fields the hook leaves out keep their values; an unchanged path keeps the model's spelling
-    assert to_pi("bash", {"command": "ls -a"}, {"command": "ls", "timeout": 2}, cwd) == {"command": "ls -a", "timeout": 2.0}
-    assert to_pi("edit", {"new_string": "B"}, single, cwd) == {"path": "c.py", "edits": [{"oldText": "a", "newText": "B"}]}
+    assert to_pi("bash", {"command": "ls -a"}, {"command": "ls", "timeout": 2}, cwd) == {
+        "command": "ls -a",
+        "timeout": 2.0,
+    }
+    assert to_pi("edit", {"new_string": "B"}, single, cwd) == {
+        "path": "c.py",
+        "edits": [{"oldText": "a", "newText": "B"}],
+    }
     assert to_pi("write", {"file_path": "/tmp/other"}, {"path": "b", "content": "x"}, cwd) == {
         "path": "/tmp/other",
         "content": "x",
@@ -82,9 +94,13 @@ def test_config_sources_trust_and_warnings(tmp_path: Path) -> None:
         json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop"}]}], "Nope": []}})
     )
     (project / ".claude" / "settings.local.json").write_text("{not json")
-    toml_hooks = {"hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [{"type": "prompt", "prompt": "x"}]}]}}
+    toml_hooks = {
+        "hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [{"type": "prompt", "prompt": "x"}]}]}
+    }
 
-    untrusted = load_hook_config(project, global_settings=toml_hooks, project_settings={}, trusted=False, home=home)
+    untrusted = load_hook_config(
+        project, global_settings=toml_hooks, project_settings={}, trusted=False, home=home
+    )
     assert [(h.event, h.command, h.source) for h in untrusted.hooks] == [
         ("PreToolUse", "guard", "~/.claude/settings.json")
     ]
@@ -97,7 +113,9 @@ def test_config_sources_trust_and_warnings(tmp_path: Path) -> None:
     assert any("settings.local.json: not valid JSON" in w for w in trusted.warnings)
     assert trusted.for_event("PreToolUse", "Bash") and not trusted.for_event("PreToolUse", "Read")
 
-    off = load_hook_config(project, global_settings={"disable_all_hooks": True}, project_settings={}, trusted=True, home=home)
+    off = load_hook_config(
+        project, global_settings={"disable_all_hooks": True}, project_settings={}, trusted=True, home=home
+    )
     assert off.hooks == [] and off.disabled_by == "settings.toml"
 
 
@@ -116,7 +134,9 @@ def _hook(command: str, timeout: float = 10) -> HookCommand:
 
 def test_output_is_bounded_and_stdin_is_the_payload(tmp_path: Path) -> None:
     async def go() -> None:
-        run = await run_hook(_hook("cat; head -c 3000000 /dev/zero | tr '\\0' x"), b'{"a": 1}', cwd=str(tmp_path), env={})
+        run = await run_hook(
+            _hook("cat; head -c 3000000 /dev/zero | tr '\\0' x"), b'{"a": 1}', cwd=str(tmp_path), env={}
+        )
         assert run.exit_code == 0 and len(run.stdout) == MAX_OUTPUT and run.stdout.startswith('{"a": 1}xxx')
         ignored = await run_hook(_hook("exit 0"), b"x" * 3_000_000, cwd=str(tmp_path), env={})
         assert ignored.exit_code == 0  # a hook that does not read stdin does not hang pi
@@ -129,7 +149,9 @@ def test_abort_kills_the_hook(tmp_path: Path) -> None:
 
     async def go() -> None:
         controller = AbortController()
-        task = asyncio.ensure_future(run_hook(_hook("sleep 300"), b"{}", cwd=str(tmp_path), env={}, abort=controller.signal))
+        task = asyncio.ensure_future(
+            run_hook(_hook("sleep 300"), b"{}", cwd=str(tmp_path), env={}, abort=controller.signal)
+        )
         await asyncio.sleep(0.2)
         controller.abort()
         run = await asyncio.wait_for(task, 10)
