@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pi_coder.core.extensions.api import ExtensionAPI
     from pi_coder.core.extensions.context import ExtensionCommandContext, ExtensionContext, UIProtocol
     from pi_coder.core.extensions.events import (
+        AgentBeforeSettleResult,
         BeforeAgentStartResult,
         CancelResult,
         CompactionResult,
@@ -49,6 +50,7 @@ _WHERE = {
     **{
         name: "pi_coder.core.extensions.events"
         for name in (
+            "AgentBeforeSettleResult",
             "BeforeAgentStartResult",
             "CancelResult",
             "CompactionResult",
@@ -65,6 +67,7 @@ _WHERE = {
 }
 
 __all__ = [
+    "AgentBeforeSettleResult",
     "AgentTool",
     "AgentToolResult",
     "BeforeAgentStartResult",
