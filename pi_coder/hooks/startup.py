@@ -18,9 +18,10 @@ def configure_hooks(
 ) -> bool:
     """Read the hooks (none with ``--no-hooks`` or ``disable_all_hooks``); True when some are
     configured and ``builtin:hooks`` must be loaded. Problems in the files go to ``notices``."""
-    from pi_coder.hooks.handlers import configure
+    import sys
 
-    configure(None)
+    if "pi_coder.hooks.handlers" in sys.modules:  # a second start-up in one process (tests)
+        sys.modules["pi_coder.hooks.handlers"].configure(None)
     settings = loaded.settings
     if no_hooks or settings.disable_all_hooks:
         return False
@@ -38,6 +39,7 @@ def configure_hooks(
         return False
     from pi_coder.core.shell_env import secret_env_names
     from pi_coder.hooks.engine import HookEngine
+    from pi_coder.hooks.handlers import configure
 
     engine = HookEngine(config, cwd, env_allow=settings.bash.env_allow, secret_names=secret_env_names(models))
     configure(engine)

@@ -211,3 +211,23 @@ def test_hook_gets_claude_code_stdin_and_environment_without_keys(pi: HookHome) 
     env = data["env"]
     assert env["CLAUDE_PROJECT_DIR"] == env["PI_PROJECT_DIR"] == str(pi.project)
     assert "sk-secret-value" not in json.dumps(env) and "gh-secret" not in json.dumps(env)
+
+
+def test_continue_false_stops_the_run_and_tells_the_user(pi: HookHome) -> None:
+    pi.script(
+        "halt.py",
+        """
+        import json, sys
+        json.load(sys.stdin)
+        print(json.dumps({"continue": False, "stopReason": "Build is broken: stopping the agent"}))
+        """,
+    )
+    pi.claude_settings({"PreToolUse": hook('python3 "$CLAUDE_PROJECT_DIR/.claude/hooks/halt.py"')})
+    pi.server.enqueue(
+        Turn([ToolCall("bash", {"command": "touch made.txt"}, id="c1")]), Turn([Text("Never sent.")])
+    )
+    run = pi.run("-p", "-a", "go")
+    assert run.returncode == 0, run.stderr
+    assert not (pi.project / "made.txt").exists()
+    assert len(pi.server.requests) == 1
+    assert "Build is broken: stopping the agent" in run.stderr

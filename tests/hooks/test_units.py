@@ -158,3 +158,15 @@ def test_abort_kills_the_hook(tmp_path: Path) -> None:
         assert run.aborted and not run.timed_out and run.exit_code is None and run.problem() is None
 
     asyncio.run(go())
+
+
+def test_hooks_of_one_event_run_in_parallel(tmp_path: Path) -> None:
+    from pi_coder.hooks.process import run_hooks
+
+    flag = tmp_path / "b-ran"
+    waits = _hook(f"for i in $(seq 300); do [ -e {flag} ] && exit 0; sleep 0.1; done; exit 1", timeout=60)
+    touches = _hook(f"touch {flag}")
+    runs = asyncio.run(
+        run_hooks([waits, touches], {"x": 1}, cwd=str(tmp_path), env={"PATH": "/usr/bin:/bin"})
+    )
+    assert [r.exit_code for r in runs] == [0, 0]  # the first waited for the second: they overlapped
