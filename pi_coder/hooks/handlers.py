@@ -260,7 +260,10 @@ def register(pi: ExtensionAPI) -> None:
             pi.send_message(message, deliver_as="next_turn")
 
     async def on_session_start(event: Any, ctx: ExtensionContext) -> None:
-        await session_start(sources.get(event.reason, "startup"), ctx)
+        source = sources.get(event.reason, "startup")
+        if source == "startup" and any(getattr(e, "type", None) == "message" for e in ctx.session.entries()):
+            source = "resume"  # -c, -r, --session: a session with messages goes on
+        await session_start(source, ctx)
 
     async def on_compacted(event: Any, ctx: ExtensionContext) -> None:
         await session_start("compact", ctx)

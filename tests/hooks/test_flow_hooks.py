@@ -205,3 +205,30 @@ def test_settings_toml_hooks_and_slash_hooks_listing(pi: HookHome) -> None:
     assert "exit 0  (timeout 60 s, ~/.claude/settings.json)" in run.stderr
     assert "[Write] echo local  (timeout 60 s, .claude/settings.local.json)" in run.stderr
     assert not pi.server.requests
+
+
+def test_invalid_claude_settings_give_one_warning_line(pi: HookHome) -> None:
+    (pi.user_home / ".claude").mkdir()
+    (pi.user_home / ".claude" / "settings.json").write_text('{"hooks": {"PreToolUse": [')
+    pi.server.enqueue(Turn([Text("Hi.")]))
+    run = pi.run("-p", "hello")
+    assert run.returncode == 0, run.stderr
+    lines = [line for line in run.stderr.splitlines() if "settings.json" in line]
+    assert len(lines) == 1 and "not valid JSON (line 1)" in lines[0], run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_session_start_source_is_resume_for_a_continued_session(pi: HookHome) -> None:
+    sources = pi.project / "sources"
+    pi.claude_settings(
+        {
+            "SessionStart": hook(
+                f"python3 -c 'import json,sys; print(json.load(sys.stdin)[\"source\"])' >> {sources}"
+            )
+        },
+        where="user",
+    )
+    pi.server.enqueue(Turn([Text("Hi.")]), Turn([Text("Again.")]))
+    assert pi.run("-p", "hello").returncode == 0
+    assert pi.run("-p", "-c", "more").returncode == 0
+    assert sources.read_text().split() == ["startup", "resume"]
