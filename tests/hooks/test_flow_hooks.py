@@ -232,3 +232,49 @@ def test_session_start_source_is_resume_for_a_continued_session(pi: HookHome) ->
     assert pi.run("-p", "hello").returncode == 0
     assert pi.run("-p", "-c", "more").returncode == 0
     assert sources.read_text().split() == ["startup", "resume"]
+
+
+def test_ctrl_c_during_a_hook_kills_it(pi: HookHome) -> None:
+    import signal
+    import subprocess
+
+    from tests.modes.pirun import PI
+
+    pids = pi.project / "pids"
+    pi.script(
+        "hang.sh",
+        f"""
+        #!/bin/bash
+        sleep 300 &
+        echo $! >> {pids}
+        echo $$ >> {pids}
+        wait
+    """,
+    )
+    pi.claude_settings({"PreToolUse": hook('"$CLAUDE_PROJECT_DIR"/.claude/hooks/hang.sh', "Bash")})
+    pi.server.enqueue(Turn([ToolCall("bash", {"command": "touch made.txt"}, id="c1")]), Turn([Text("Done.")]))
+    proc = subprocess.Popen(
+        [*PI, "-p", "-a", "go"],
+        cwd=pi.project,
+        env=pi.env(HOME=str(pi.user_home)),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while (not pids.exists() or len(pids.read_text().split()) < 2) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pids.exists(), "the hook never started"
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 130
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    recorded = [int(p) for p in pids.read_text().split()]
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in recorded) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(p) for p in recorded)
+    assert not (pi.project / "made.txt").exists()
