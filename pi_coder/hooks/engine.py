@@ -17,7 +17,7 @@ from pi_coder.hooks.config import HookCommand, HookConfig
 from pi_coder.hooks.process import HookRun, run_hooks
 
 if TYPE_CHECKING:
-    from pi_coder.core.extensions.context import ExtensionContext
+    from pi_coder.hooks.host import HookContext
 
 __all__ = ["HookEngine", "permission_mode"]
 
@@ -65,7 +65,7 @@ class HookEngine:
         self,
         event: str,
         fields: Mapping[str, Any],
-        ctx: ExtensionContext,
+        ctx: HookContext,
         *,
         match: str | None = None,
         hooks: Sequence[HookCommand] | None = None,

@@ -31,8 +31,7 @@ from pi_coder.hooks.process import HookRun
 from pi_coder.hooks.tools import to_claude, to_pi, tool_response
 
 if TYPE_CHECKING:
-    from pi_coder.core.extensions.api import ExtensionAPI
-    from pi_coder.core.extensions.context import ExtensionContext
+    from pi_coder.hooks.host import HookAPI, HookContext
 
 __all__ = ["CONTEXT_TYPE", "STOP_TYPE", "configure", "register"]
 
@@ -116,18 +115,18 @@ class _Answer:
             self.context.append(extra.strip())
 
 
-def register(pi: ExtensionAPI) -> None:
+def register(pi: HookAPI) -> None:
     """Subscribe the hook runner to the extension events (nothing when no engine is configured)."""
     engine = _engine
     if engine is None:
         return
     state: dict[str, Any] = {"context": [], "stop_active": False}
 
-    def tell_stop(answer: _Answer, ctx: ExtensionContext) -> None:
+    def tell_stop(answer: _Answer, ctx: HookContext) -> None:
         if answer.stop:
             ctx.ui.notify(answer.stop, "warning")
 
-    async def on_tool_call(event: Any, ctx: ExtensionContext) -> Any:
+    async def on_tool_call(event: Any, ctx: HookContext) -> Any:
         name, tool_input = to_claude(event.tool_name, event.input, engine.cwd)
         hooks = engine.hooks("PreToolUse", name)
         if not hooks:
@@ -147,7 +146,7 @@ def register(pi: ExtensionAPI) -> None:
             return await ask(name, tool_input, answer.ask, ctx)
         return None
 
-    async def ask(name: str, tool_input: dict[str, Any], reasons: list[str], ctx: ExtensionContext) -> Any:
+    async def ask(name: str, tool_input: dict[str, Any], reasons: list[str], ctx: HookContext) -> Any:
         """``permissionDecision: "ask"``: pi's permission dialog; with no UI, refused like the permission layer."""
         what = name + (f": {tool_input.get('command') or tool_input.get('file_path') or ''}".rstrip(": "))
         why = "; ".join(r for r in reasons if r)
@@ -161,7 +160,7 @@ def register(pi: ExtensionAPI) -> None:
             return None
         return {"block": True, "reason": "The user denied this tool call." + (f" Hook: {why}" if why else "")}
 
-    async def on_tool_result(event: Any, ctx: ExtensionContext) -> Any:
+    async def on_tool_result(event: Any, ctx: HookContext) -> Any:
         name, tool_input = to_claude(event.tool_name, event.input, engine.cwd)
         hooks = engine.hooks("PostToolUse", name)
         if not hooks:
@@ -185,7 +184,7 @@ def register(pi: ExtensionAPI) -> None:
         note = TextContent(text="\n\nPostToolUse hook feedback:\n" + "\n".join(feedback))
         return {"content": [*event.content, note]}
 
-    async def on_input(event: Any, ctx: ExtensionContext) -> Any:
+    async def on_input(event: Any, ctx: HookContext) -> Any:
         state["context"] = []
         state["stop_active"] = False
         if event.source == "extension" or not engine.hooks("UserPromptSubmit"):
@@ -200,13 +199,13 @@ def register(pi: ExtensionAPI) -> None:
         state["context"] = [*answer.plain, *answer.context]
         return None
 
-    async def on_before_agent_start(event: Any, ctx: ExtensionContext) -> Any:
+    async def on_before_agent_start(event: Any, ctx: HookContext) -> Any:
         context, state["context"] = state["context"], []
         if not context:
             return None
         return {"message": {"custom_type": CONTEXT_TYPE, "content": "\n\n".join(context), "display": False}}
 
-    async def on_before_settle(event: Any, ctx: ExtensionContext) -> Any:
+    async def on_before_settle(event: Any, ctx: HookContext) -> Any:
         if not engine.hooks("Stop"):
             return None
         runs = await engine.run("Stop", {"stop_hook_active": state["stop_active"]}, ctx)
@@ -224,17 +223,17 @@ def register(pi: ExtensionAPI) -> None:
         }
         return {"entries": [*event.entries, draft], "continue": True}
 
-    async def on_settled(event: Any, ctx: ExtensionContext) -> None:
+    async def on_settled(event: Any, ctx: HookContext) -> None:
         state["stop_active"] = False
         if not event.aborted and ctx.has_ui:
             await notification("Pi is waiting for your input", "idle_prompt", ctx)
 
-    async def notification(message: str, kind: str, ctx: ExtensionContext) -> None:
+    async def notification(message: str, kind: str, ctx: HookContext) -> None:
         if engine.hooks("Notification", kind):
             fields = {"message": message, "title": "pi", "notification_type": kind}
             observe(await engine.run("Notification", fields, ctx, match=kind), ctx)
 
-    def observe(runs: list[HookRun], ctx: ExtensionContext) -> None:
+    def observe(runs: list[HookRun], ctx: HookContext) -> None:
         """An observe-only event: exit 2's stderr is shown to the user."""
         for run in runs:
             if run.exit_code == 2 and run.stderr.strip():
@@ -248,7 +247,7 @@ def register(pi: ExtensionAPI) -> None:
         "fork": "resume",
     }
 
-    async def session_start(source: str, ctx: ExtensionContext) -> None:
+    async def session_start(source: str, ctx: HookContext) -> None:
         if not engine.hooks("SessionStart", source):
             return
         runs = await engine.run("SessionStart", {"source": source}, ctx, match=source)
@@ -259,29 +258,29 @@ def register(pi: ExtensionAPI) -> None:
             message = {"custom_type": CONTEXT_TYPE, "content": "\n\n".join(context), "display": False}
             pi.send_message(message, deliver_as="next_turn")
 
-    async def on_session_start(event: Any, ctx: ExtensionContext) -> None:
+    async def on_session_start(event: Any, ctx: HookContext) -> None:
         source = sources.get(event.reason, "startup")
         if source == "startup" and any(getattr(e, "type", None) == "message" for e in ctx.session.entries()):
             source = "resume"  # -c, -r, --session: a session with messages goes on
         await session_start(source, ctx)
 
-    async def on_compacted(event: Any, ctx: ExtensionContext) -> None:
+    async def on_compacted(event: Any, ctx: HookContext) -> None:
         await session_start("compact", ctx)
 
-    async def on_shutdown(event: Any, ctx: ExtensionContext) -> None:
+    async def on_shutdown(event: Any, ctx: HookContext) -> None:
         if engine.hooks("SessionEnd"):
             reason = {"new": "clear", "quit": "prompt_input_exit" if ctx.has_ui else "other"}.get(
                 event.reason, "other"
             )
             observe(await engine.run("SessionEnd", {"reason": reason}, ctx), ctx)
 
-    async def on_before_compact(event: Any, ctx: ExtensionContext) -> None:
+    async def on_before_compact(event: Any, ctx: HookContext) -> None:
         trigger = "manual" if event.reason == "manual" else "auto"
         if engine.hooks("PreCompact", trigger):
             fields = {"trigger": trigger, "custom_instructions": event.custom_instructions or ""}
             observe(await engine.run("PreCompact", fields, ctx, match=trigger), ctx)
 
-    async def on_subagent_end(event: Any, ctx: ExtensionContext) -> None:
+    async def on_subagent_end(event: Any, ctx: HookContext) -> None:
         """SubagentStop, once the ``task`` tool's child agent has ended: observed only (the child
         cannot be made to continue; a blocking answer is shown to the user)."""
         agent = str(getattr(event, "agent", ""))
