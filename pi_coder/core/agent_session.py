@@ -55,7 +55,7 @@ from pi_coder.settings import LoadedSettings, Settings
 
 if TYPE_CHECKING:
     from pi_coder.core.host import ExtensionHooks
-    from pi_coder.core.trust import TrustDecision
+    from pi_coder.permissions.trust import TrustDecision
 
 __all__ = ["AgentSession", "Listener"]
 
@@ -104,7 +104,7 @@ class AgentSession:
         """Warnings from start-up (e.g. "Could not restore model ..."), for the UI to show."""
         self._session_dir = session_dir
         self.project_trust: TrustDecision | None = None
-        """How trust in the project folder was decided (``core/trust.py``); None: not checked."""
+        """How trust in the project folder was decided (``permissions/trust.py``); None: not checked."""
         self.skills: Any = None
         """The ``core.skills.SkillSet`` (or a list of skills) for ``/skill:name``; None: no skills."""
         self.theme_paths: tuple[str, ...] | None = None

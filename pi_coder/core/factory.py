@@ -17,7 +17,7 @@ from pi_coder.settings import LoadedSettings, Settings
 from pi_coder.tools import ALL_TOOL_NAMES, DEFAULT_TOOL_NAMES
 
 if TYPE_CHECKING:
-    from pi_coder.core.trust import TrustDecision
+    from pi_coder.permissions.trust import TrustDecision
 
 __all__ = ["DEFAULT_TOOL_NAMES", "create_agent_session", "plan_for", "tool_settings_from"]
 

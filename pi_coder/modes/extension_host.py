@@ -66,7 +66,7 @@ def _specs(data: dict[str, Any]) -> list[str]:
 
 
 def trust_handlers(options: CliOptions, cwd: str, loaded: LoadedSettings) -> list[Any]:
-    """The extensions' ``project_trust`` handlers (§7.3), as ``core.trust`` handlers.
+    """The extensions' ``project_trust`` handlers (§7.3), as ``permissions.trust`` handlers.
 
     Only when a decision is still open (no ``-a``/``-na``, the folder has project resources):
     the pre-trust extensions (``-e``, global, entry points) load in a throw-away runner without
@@ -74,7 +74,7 @@ def trust_handlers(options: CliOptions, cwd: str, loaded: LoadedSettings) -> lis
     """
     if options.trust_flag is not None:
         return []
-    from pi_coder.core.trust import canonical_path, project_resources
+    from pi_coder.permissions.trust import canonical_path, project_resources
 
     if not project_resources(canonical_path(cwd)):
         return []
@@ -137,7 +137,7 @@ def load_for_startup(
         )
         for spec, problem in problems:
             runner.report(Extension(path=spec, name=spec), "load", ExtensionLoadError(problem))
-        from pi_coder.core.permissions.startup import BUILTIN_SPEC
+        from pi_coder.permissions.startup import BUILTIN_SPEC
 
         # The permission gate goes last: it judges the input other extensions edited (also on /reload).
         sources.sort(key=lambda source: source.identity == BUILTIN_SPEC)

@@ -144,7 +144,7 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: T
             **({"initial_images": startup.images} if startup.images else {}),
         )
     if startup.trust is not None and startup.trust.source == "undecided":
-        from pi_coder.core.trust import untrusted_notice
+        from pi_coder.permissions.trust import untrusted_notice
 
         print(untrusted_notice(cwd), file=sys.stderr)
     for notice in startup.notices:

@@ -58,9 +58,9 @@ async def test_plan_mode_shortcut(make_session, project: Path) -> None:
 
 
 async def test_permissions_alt_m_cycles_mode(make_session, project: Path, monkeypatch) -> None:
-    from pi_coder.core.permissions import gate
-    from pi_coder.core.permissions.policy import Policy
-    from pi_coder.core.permissions.rules import RuleSet
+    from pi_coder.permissions import gate
+    from pi_coder.permissions.policy import Policy
+    from pi_coder.permissions.rules import RuleSet
 
     policy = Policy("auto", RuleSet(), str(project))
     monkeypatch.setattr(gate, "_policy", policy)

@@ -153,7 +153,7 @@ def discover(
     """The sources to load, in order, and ``(spec, problem)`` for specs that name nothing.
 
     ``project_trusted`` gates the project's ``.pi/extensions/`` and project settings: the
-    caller decides trust (``core/trust.py``); pass False for an untrusted folder.
+    caller decides trust (``permissions/trust.py``); pass False for an untrusted folder.
     """
     found = _Found()
     for spec in cli_specs:

@@ -263,12 +263,12 @@ class ExtensionRunner(SessionSeams):
         return task
 
     def project_trust_vote(self) -> Any:
-        """``project_trust(cwd)`` (§7.3): a ``core.trust.TrustVote`` from the first yes/no answer, or None.
+        """``project_trust(cwd)`` (§7.3): a ``permissions.trust.TrustVote`` from the first yes/no answer, or None.
 
         Runs before any session or event loop exists, in a private loop.
         """
         from pi_coder.core.extensions.events import ProjectTrustEvent, ProjectTrustResult
-        from pi_coder.core.trust import TrustVote
+        from pi_coder.permissions.trust import TrustVote
 
         async def ask() -> TrustVote | None:
             async for _ext, ok, result in self.results("project_trust", ProjectTrustEvent(cwd=self.cwd), ProjectTrustResult):
