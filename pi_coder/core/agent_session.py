@@ -106,7 +106,7 @@ class AgentSession:
         self.project_trust: TrustDecision | None = None
         """How trust in the project folder was decided (``permissions/trust.py``); None: not checked."""
         self.skills: Any = None
-        """The ``core.skills.SkillSet`` (or a list of skills) for ``/skill:name``; None: no skills."""
+        """The ``resources.skills.SkillSet`` (or a list of skills) for ``/skill:name``; None: no skills."""
         self.theme_paths: tuple[str, ...] | None = None
         """This run's theme files or folders (``--theme``, ``--no-themes``); None: the ``themes`` setting."""
         self.discover_themes = True
@@ -397,7 +397,7 @@ class AgentSession:
         if not text.startswith("/"):
             return text
         if self.skills and text.startswith("/skill:"):  # skills before templates (extensions §5.4)
-            from pi_coder.core.skills import expand_skill_command
+            from pi_coder.resources.skills import expand_skill_command
 
             try:
                 return expand_skill_command(text, self.skills)
@@ -409,7 +409,7 @@ class AgentSession:
                 return text
         if not self._templates:
             return text
-        from pi_coder.core.templates import expand_template
+        from pi_coder.resources.templates import expand_template
 
         return expand_template(text, self._templates)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pi_coder.core.themes import Theme
+from pi_coder.resources.themes import Theme
 from pi_coder.session.store import SessionStore
 
 __all__ = ["default_export_path", "export_session_html", "export_store_html", "render_session_html"]
@@ -79,7 +79,7 @@ def render_session_html(store: SessionStore, *, theme: Theme | None = None) -> s
 
 
 def _settings_theme(cwd: str) -> Theme:
-    from pi_coder.core.themes import load_theme_or_default
+    from pi_coder.resources.themes import load_theme_or_default
     from pi_coder.settings import load_settings
 
     settings = load_settings(cwd, project_trusted=False).settings

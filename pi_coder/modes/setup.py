@@ -217,7 +217,7 @@ def _skill_loader(options: CliOptions, cwd: str, loaded: LoadedSettings, trusted
     """A callable discovering the skills (extensions §5.2), called at start and on ``/reload``."""
 
     def load(extra_paths: Sequence[str] = ()) -> Any:  # extra: resources_discover paths
-        from pi_coder.core.skills import load_skills
+        from pi_coder.resources.skills import load_skills
         from pi_coder.paths import config_dir
 
         return load_skills(

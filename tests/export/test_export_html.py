@@ -15,7 +15,7 @@ import pytest
 
 from pi_coder.core.export.entries import lazy
 from pi_coder.core.export_html import default_export_path, export_session_html, render_session_html
-from pi_coder.core.themes import load_theme
+from pi_coder.resources.themes import load_theme
 from tests.export.sessions import large_session, small_session
 
 

@@ -21,7 +21,7 @@ from pi_coder.core.export.entries import EntryView, lazy, render_entry, shorten
 from pi_coder.core.export.redact import Redactor
 from pi_coder.core.export.style import theme_css
 from pi_coder.core.export.tree import PageTree, build_tree
-from pi_coder.core.themes import Theme
+from pi_coder.resources.themes import Theme
 from pi_coder.session.store import SessionStore
 
 __all__ = ["render_page"]
