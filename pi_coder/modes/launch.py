@@ -173,7 +173,7 @@ def _last_role(session: Any) -> str | None:
 
 
 def _export(options: CliOptions, cwd: str) -> int:
-    from pi_coder.core.export_html import default_export_path, export_session_html
+    from pi_coder.export.html import default_export_path, export_session_html
 
     source = Path(os.path.expanduser(options.export or ""))
     output = Path(os.path.expanduser(options.messages[0])) if options.messages else None

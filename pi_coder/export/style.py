@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pi_coder.core.export.markup import TOKEN_CLASSES
+from pi_coder.export.markup import TOKEN_CLASSES
 from pi_coder.resources.themes import Theme
 
 __all__ = ["theme_css"]
