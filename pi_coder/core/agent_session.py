@@ -147,7 +147,7 @@ class AgentSession:
         self.discovered_paths: Any = None
         """``factory.DiscoveredPaths``: skill, template and theme paths from ``resources_discover``."""
         self.extensions: ExtensionHooks | None = None
-        """The loaded extensions (``core/extensions``), bound by the modes' start-up; None without any."""
+        """The loaded extensions (``pi_coder.extensions``), bound by the modes' start-up; None without any."""
         self.mcp: Any = None
         """The MCP servers (``pi_coder.mcp.manager.McpManager``, set by ``modes/mcp_host``); None without any."""
         self.reload_hooks: list[Callable[[], list[str]]] = []
