@@ -33,7 +33,7 @@ from pi_coder.core import _session_ops as ops
 from pi_coder.core._model_controls import ModelControls
 from pi_coder.core._queue import QueuedTexts, QueueKind, user_text
 from pi_coder.core.bash_exec import execute_user_bash
-from pi_coder.core.checkpoints import Checkpoints
+from pi_coder.checkpoints.checkpoints import Checkpoints
 from pi_coder.core.compaction_runner import AutoCompaction
 from pi_coder.core.events import (
     BashExecutionEnd,
@@ -159,7 +159,7 @@ class AgentSession:
         self._controls.set_model_state(model)
         self.startup_notices.extend(self._attach(model, thinking_level, explicit=True))
         self.checkpoints = Checkpoints(self)
-        """File snapshots for /undo, /redo and code restores (``core/checkpoints.py``)."""
+        """File snapshots for /undo, /redo and code restores (``checkpoints/checkpoints.py``)."""
         self.checkpoints.install()
 
     # ------------------------------------------------------------------ properties

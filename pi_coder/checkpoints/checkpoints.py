@@ -2,8 +2,8 @@
 
 Before the first file-changing tool call of a run (``write``, ``edit``, ``bash`` and any tool
 not marked ``read_only``) the working folder is snapshotted into a shadow git repository
-(:mod:`pi_coder.core.shadow_git`); files outside the folder that ``write``/``edit`` touch, or that
-a bash command names as targets (:mod:`pi_coder.core.bash_targets`), are kept as blobs. A user
+(:mod:`pi_coder.checkpoints.shadow_git`); files outside the folder that ``write``/``edit`` touch, or that
+a bash command names as targets (:mod:`pi_coder.checkpoints.bash_targets`), are kept as blobs. A user
 ``!`` command run while idle gets the same pair of snapshots, with its ``bashExecution`` entry as
 the undo point. After the run a second snapshot is taken and, when files changed, a
 ``checkpoint`` entry is appended to the session::
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pi_coder.core.events import Notice
 from pi_coder.core.session_hooks import RunHook
-from pi_coder.core.shadow_git import GitError, ShadowRepo, git_available, remove_file, write_file
+from pi_coder.checkpoints.shadow_git import GitError, ShadowRepo, git_available, remove_file, write_file
 from pi_coder.session.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -285,7 +285,7 @@ class Checkpoints(RunHook):
             await self._disable("error", f"Checkpoints are off for this session: {exc}")
 
     async def _keep_bash_targets(self, command: str) -> None:
-        from pi_coder.core.bash_targets import outside_targets
+        from pi_coder.checkpoints.bash_targets import outside_targets
 
         for path in await asyncio.to_thread(outside_targets, command, self.session.cwd):
             await self._keep_outside(path)
