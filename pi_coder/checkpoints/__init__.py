@@ -1,4 +1,4 @@
-"""Checkpoints: file snapshots in a shadow git repository, tied to the session tree, for /undo, /redo and restores.
+"""Checkpoints: file snapshots in a shadow git repository, tied to the session tree (/undo, /redo).
 
 Layering: this package sits below ``pi_coder.core``. The session host (``core.agent_session``)
 builds one :class:`~pi_coder.checkpoints.checkpoints.Checkpoints` per session and hands it what

@@ -29,11 +29,11 @@ from pi_coder.ai.context import create_initial_system_message
 from pi_coder.ai.models import Models
 from pi_coder.ai.options import StreamOptions
 from pi_coder.ai.types import AssistantMessage, ImageContent, Model, TextContent, UserMessage
+from pi_coder.checkpoints.checkpoints import Checkpoints
 from pi_coder.core import _session_ops as ops
 from pi_coder.core._model_controls import ModelControls
 from pi_coder.core._queue import QueuedTexts, QueueKind, user_text
 from pi_coder.core.bash_exec import execute_user_bash
-from pi_coder.checkpoints.checkpoints import Checkpoints
 from pi_coder.core.compaction_runner import AutoCompaction
 from pi_coder.core.events import (
     BashExecutionEnd,
@@ -158,7 +158,11 @@ class AgentSession:
         agent.follow_up_mode = self.settings.follow_up_mode
         self._controls.set_model_state(model)
         self.startup_notices.extend(self._attach(model, thinking_level, explicit=True))
-        self.checkpoints = Checkpoints(self)
+        self.checkpoints = Checkpoints(
+            self,
+            warn=lambda text: self.emit(Notice(level="warning", text=text)),
+            reloaded=lambda: self.emit(SessionSwitched(reason="tree", session_file=self.session_file)),
+        )
         """File snapshots for /undo, /redo and code restores (``checkpoints/checkpoints.py``)."""
         self.checkpoints.install()
 

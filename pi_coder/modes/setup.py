@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from pi_coder.ai.models import Models
     from pi_coder.ai.types import ImageContent, Model
     from pi_coder.core.agent_session import AgentSession
-    from pi_coder.permissions.trust import TrustChoice, TrustDecision, TrustHandler
     from pi_coder.modes.options import CliOptions, RunMode
+    from pi_coder.permissions.trust import TrustChoice, TrustDecision, TrustHandler
     from pi_coder.session.store import SessionStore
     from pi_coder.settings import LoadedSettings
 
@@ -217,8 +217,8 @@ def _skill_loader(options: CliOptions, cwd: str, loaded: LoadedSettings, trusted
     """A callable discovering the skills (extensions §5.2), called at start and on ``/reload``."""
 
     def load(extra_paths: Sequence[str] = ()) -> Any:  # extra: resources_discover paths
-        from pi_coder.resources.skills import load_skills
         from pi_coder.paths import config_dir
+        from pi_coder.resources.skills import load_skills
 
         return load_skills(
             cwd,

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pi_coder.errors import ConfigError
 from pi_coder.permissions.trust import (
     TrustStore,
     TrustVote,
@@ -20,7 +21,6 @@ from pi_coder.permissions.trust import (
     project_resources,
     untrusted_notice,
 )
-from pi_coder.errors import ConfigError
 from pi_coder.settings import gated_project_keys, load_settings
 
 
