@@ -33,7 +33,7 @@ _MODES = {
 
 def permission_mode() -> str:
     """Claude Code's ``permission_mode`` for pi's current permission mode (no policy: ``auto``)."""
-    from pi_coder.core.permissions.gate import current_policy
+    from pi_coder.permissions.gate import current_policy
 
     policy = current_policy()
     return _MODES.get(policy.mode if policy is not None else "auto", "default")

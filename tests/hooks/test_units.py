@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pi_coder.core.trust import project_resources
 from pi_coder.hooks.config import HookCommand, load_hook_config, matches
 from pi_coder.hooks.process import MAX_OUTPUT, run_hook
 from pi_coder.hooks.tools import to_claude, to_pi
+from pi_coder.permissions.trust import project_resources
 
 
 @pytest.mark.parametrize(
