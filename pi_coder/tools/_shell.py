@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import codecs
+import collections
 import contextlib
 import logging
 import os
@@ -352,6 +353,38 @@ def set_command_wrapper(wrapper: Callable[[list[str]], list[str]] | None) -> Non
     _command_wrapper = wrapper
 
 
+_confine_wrapper: Callable[[list[str]], list[str] | None] | None = None
+"""Set by ``pi_coder.core.sandbox.install_confinement``: the read-only sandbox argv (None: unavailable)."""
+_confined: collections.Counter[str] = collections.Counter()
+
+
+def set_confine_wrapper(wrapper: Callable[[list[str]], list[str] | None] | None) -> None:
+    """How ``confine``d commands run (None: as any other command)."""
+    global _confine_wrapper
+    _confine_wrapper = wrapper
+    _confined.clear()
+
+
+def confine(command: str) -> None:
+    """Run the next shell command whose source is exactly ``command`` in the read-only sandbox.
+
+    The permission gate calls it for a command it allowed only because the parser judged it
+    read-only; the bash tool or the ``!`` command that runs it next takes the mark."""
+    if _confine_wrapper is not None:
+        _confined[command] += 1
+
+
+def _wrap(command: str, argv: list[str]) -> list[str]:
+    if _confined[command] > 0:
+        _confined[command] -= 1
+        if _confined[command] == 0:
+            del _confined[command]
+        confined = _confine_wrapper(argv) if _confine_wrapper is not None else None
+        if confined is not None:
+            return confined
+    return _command_wrapper(argv) if _command_wrapper is not None else argv
+
+
 def _register_atexit() -> None:
     global _atexit_registered
     if not _atexit_registered:
@@ -526,7 +559,7 @@ async def run_shell_command(
         # which a background grandchild can keep open forever.
         argv = [shell, "-c", source]
         proc = subprocess.Popen(  # noqa: ASYNC220
-            _command_wrapper(argv) if _command_wrapper is not None else argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
+            _wrap(command, argv), cwd=cwd, stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
             start_new_session=True, env=dict(env) if env is not None else None,
         )  # fmt: skip
     except BaseException:
