@@ -174,10 +174,6 @@ def install(config: SandboxConfig) -> None:
 
 # ---------------------------------------------------------------------------- read-only confinement
 
-_CONFINE_ENV = ("--setenv", "GIT_PAGER", "cat", "--setenv", "PAGER", "cat", "--unsetenv", "LESSOPEN",
-                "--unsetenv", "LESSCLOSE", "--unsetenv", "GIT_EXTERNAL_DIFF")  # fmt: skip
-
-
 @functools.cache
 def _confine_bwrap() -> tuple[str | None, str | None]:
     """``(bwrap, None)`` when the confinement works here, else ``(None, why)``; probed once."""
@@ -207,8 +203,7 @@ def install_confinement(cwd: str, *, hide_secrets: bool = True, hidden: Sequence
         config = SandboxConfig(
             "read-only", cwd, hide_secrets=hide_secrets, hidden=hidden, hide_project_env=True
         )
-        prefix = bwrap_argv(config, bwrap, user_namespace=_user_namespace(bwrap))
-        return [*prefix[:-1], *_CONFINE_ENV, "--", *argv]
+        return [*bwrap_argv(config, bwrap, user_namespace=_user_namespace(bwrap)), *argv]
 
     _shell.set_confine_wrapper(wrap)
 

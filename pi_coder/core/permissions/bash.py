@@ -92,11 +92,21 @@ def _find_risky(root: Any, out: Analysis) -> None:
             why = "[[ ]] or (( )), which evaluate arithmetic"
         elif kind == "variable_assignment" and (node.parent is None or node.parent.type != "command"):
             why = "a shell variable assignment"
+        elif kind == "test_command" and _has_expansion_or_v(node):
+            why = "a [ ] test with -v, -R or an expansion (`test -v` evaluates subscripts)"
         elif not node.children and b"environ" in node.text:
             why = "a process environment (/proc/*/environ holds pi's keys)"
         if why is not None and why not in out.risky:
             out.risky.append(why)
         stack.extend(node.children)
+
+
+def _has_expansion_or_v(node: Any) -> bool:
+    if node.type in ("simple_expansion", "expansion", "command_substitution", "arithmetic_expansion"):
+        return True
+    if node.type == "test_operator" and node.text in (b"-v", b"-R"):
+        return True
+    return any(_has_expansion_or_v(child) for child in node.children)
 
 
 def _has_glob(node: Any) -> bool:
