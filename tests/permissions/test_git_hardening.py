@@ -12,7 +12,6 @@ from tests.modes.pirun import PiHome, RpcClient
 from tests.support.sse_server import SSEServer, Text, Turn
 
 
-
 def _hostile_repo(project: Path, markers: Path) -> None:
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)

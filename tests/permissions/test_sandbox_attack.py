@@ -53,7 +53,7 @@ def world(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     (base / "config").mkdir()
     (base / "config" / "credentials.json").write_text('{"k": "CONFIG-SECRET"}\n')
     (base / "config" / "models.toml").write_text("")
-    for folder, dirs, files in os.walk(base):
+    for folder, _dirs, files in os.walk(base):
         os.chmod(folder, 0o777)
         for name in files:
             os.chmod(os.path.join(folder, name), 0o666)
