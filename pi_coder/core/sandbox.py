@@ -149,7 +149,7 @@ def bwrap_argv(config: SandboxConfig, bwrap: str = "bwrap", *, user_namespace: b
         if os.path.isdir(path):
             argv += ["--tmpfs", path, "--remount-ro", path]
         else:
-            argv += ["--ro-bind", "/dev/null", path]
+            argv += ["--ro-bind", "/dev/null", path]  # reading it: "Permission denied" (nodev)
     if not config.network:
         argv.append("--unshare-net")
     if user_namespace:
