@@ -53,7 +53,9 @@ _DRIVER_KEYS = {
     ("diff", "command"): "false",
     ("merge", "driver"): "false",
 }
-_KEY = re.compile(r"^(filter|diff|merge)\.(.+)\.(clean|smudge|process|required|textconv|command|driver)$", re.I)
+_KEY = re.compile(
+    r"^(filter|diff|merge)\.(.+)\.(clean|smudge|process|required|textconv|command|driver)$", re.I
+)
 
 
 def driver_overrides(config_list: str) -> list[tuple[str, str]]:

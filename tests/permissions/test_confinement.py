@@ -37,7 +37,9 @@ def test_bash_tool_read_only_commands_run_confined(tmp_path: Path, sse_server: S
 @pytest.mark.skipif(_PROBLEM is not None, reason=_PROBLEM or "")
 def test_an_allow_rule_is_not_confined(tmp_path: Path, sse_server: SSEServer) -> None:
     pi = PiHome(tmp_path, sse_server)
-    (pi.home / "settings.toml").write_text('[permissions]\nmode = "ask"\nallow = ["bash(cat /proc/1/comm)"]\n')
+    (pi.home / "settings.toml").write_text(
+        '[permissions]\nmode = "ask"\nallow = ["bash(cat /proc/1/comm)"]\n'
+    )
     sse_server.enqueue(Turn([ToolCall("bash", {"command": PID1}, id="c1")]), Turn([Text("Done.")]))
     run = pi.run("-p", "look")
     assert run.returncode == 0, run.stderr
@@ -55,7 +57,9 @@ def test_user_bang_commands_run_confined(tmp_path: Path, sse_server: SSEServer) 
     assert reply["success"] and "bwrap" in reply["data"]["output"], reply
 
 
-def test_without_bwrap_plan_mode_says_once_it_relies_on_the_parser(tmp_path: Path, sse_server: SSEServer) -> None:
+def test_without_bwrap_plan_mode_says_once_it_relies_on_the_parser(
+    tmp_path: Path, sse_server: SSEServer
+) -> None:
     pi = PiHome(tmp_path, sse_server)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

@@ -20,7 +20,7 @@ import pytest
 
 from pi_coder.core import sandbox
 from pi_coder.core.permissions.bash import analyze, is_read_only
-from pi_coder.core.permissions.read_only import _READ_ONLY
+from pi_coder.core.permissions.read_only import PROGRAMS
 from pi_coder.tools import _shell
 from tests.permissions.test_sandbox import _PROBLEM
 
@@ -50,13 +50,18 @@ def _fixture(root: Path) -> tuple[Path, dict[str, str]]:
     (home / ".ssh" / "id_rsa").write_text("PRIVATE\n")
     for name in ("-delete", "-exec", "-rf", "--output=pwned", "-o", "-fprint", "-delete.py", "-i"):
         (project / name).write_text("")
-    for name in [*_READ_ONLY, "x.sh"]:
+    for name in [*PROGRAMS, "x.sh"]:
         _marker(project / "tools" / name, markers)
         _marker(project / "node_modules" / ".bin" / name, markers)
     _marker(project / "x.sh", markers)
     env = {"PATH": _SYSTEM_PATH, "HOME": str(home), "TMPDIR": str(tmp), "LC_ALL": "C.UTF-8",
            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}  # fmt: skip
-    for argv in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "one"], ["git", "status"]):
+    for argv in (
+        ["git", "init", "-q"],
+        ["git", "add", "-A"],
+        ["git", "commit", "-qm", "one"],
+        ["git", "status"],
+    ):
         subprocess.run(argv, cwd=project, env=env, check=True, capture_output=True)
     return project, env
 
@@ -88,7 +93,9 @@ def test_corpus_size() -> None:
 
 
 @pytest.mark.parametrize("confined", [True, False], ids=["sandbox", "parser-alone"])
-def test_read_only_commands_write_and_run_nothing(tmp_path: Path, confined: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_read_only_commands_write_and_run_nothing(
+    tmp_path: Path, confined: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if confined and _PROBLEM is not None:
         pytest.skip(_PROBLEM)
     monkeypatch.setenv("PATH", _SYSTEM_PATH)  # the verdicts use pi's PATH: the one the commands run with

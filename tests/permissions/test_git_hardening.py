@@ -21,7 +21,14 @@ def _hostile_repo(project: Path, markers: Path) -> None:
     markers.mkdir()
     hooks = project / "hooks"
     hooks.mkdir()
-    for hook in ("post-checkout", "post-merge", "pre-commit", "post-commit", "reference-transaction", "post-index-change"):
+    for hook in (
+        "post-checkout",
+        "post-merge",
+        "pre-commit",
+        "post-commit",
+        "reference-transaction",
+        "post-index-change",
+    ):
         (hooks / hook).write_text(f"#!/bin/sh\ntouch {markers}/hook\n")
         (hooks / hook).chmod(0o755)
     (project / "included.cfg").write_text(f'[core]\n\tfsmonitor = "touch {markers}/included; false"\n')
@@ -62,10 +69,16 @@ def test_git_checkpoint_runs_nothing_the_repository_names(tmp_path: Path, sse_se
         client.call({"type": "prompt", "message": "two"})
         client.event("agent_end")
         forks = client.call({"type": "get_fork_messages"})["data"]["messages"]
-        client.send({"type": "fork", "entryId": forks[0]["entryId"]})  # back before "one": rev-parse, stash apply
+        client.send(
+            {"type": "fork", "entryId": forks[0]["entryId"]}
+        )  # back before "one": rev-parse, stash apply
         request = client.event("extension_ui_request")
         assert request["method"] == "confirm"
-        client.send_raw((json.dumps({"type": "extension_ui_response", "id": request["id"], "confirmed": True}) + "\n").encode())
+        client.send_raw(
+            (
+                json.dumps({"type": "extension_ui_response", "id": request["id"], "confirmed": True}) + "\n"
+            ).encode()
+        )
         response = client.event("response")
         assert response["command"] == "fork"
     finally:
@@ -82,6 +95,10 @@ def test_safe_git_options_override(tmp_path: Path, kind: str) -> None:
     project.mkdir()
     _hostile_repo(project, markers)
     (project / "a.txt").write_text("two\n")
-    listing = subprocess.run(["git", "config", "--list", "--name-only"], cwd=project, capture_output=True, text=True)
-    subprocess.run(["git", *safe_git_options(listing.stdout), "stash", "create"], cwd=project, capture_output=True)
+    listing = subprocess.run(
+        ["git", "config", "--list", "--name-only"], cwd=project, capture_output=True, text=True
+    )
+    subprocess.run(
+        ["git", *safe_git_options(listing.stdout), "stash", "create"], cwd=project, capture_output=True
+    )
     assert not (markers / kind).exists()

@@ -67,7 +67,12 @@ def _attack(world: Path, config: sandbox.SandboxConfig, user: str) -> tuple[str,
     tag = uuid.uuid4().hex[:8]
     bwrap = shutil.which("bwrap") or "bwrap"
     argv = [*_USERS[user], *sandbox.bwrap_argv(config, bwrap), "sh", "-c", _ATTACK]
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(world / "home"), "PI_CODER_HOME": str(world / "config"), "TAG": tag}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(world / "home"),
+        "PI_CODER_HOME": str(world / "config"),
+        "TAG": tag,
+    }
     try:
         out = subprocess.run(argv, cwd=world / "project", env=env, capture_output=True, text=True, timeout=60)
     finally:

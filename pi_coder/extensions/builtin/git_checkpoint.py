@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 from pi_coder.safe_git import safe_git_options
 
 if TYPE_CHECKING:
-    from pi_coder.extensions import ExtensionAPI
+    from pi_coder.extensions import ExecResult, ExtensionAPI
 
-Exec = Callable[..., Awaitable[Any]]
+Exec = Callable[..., Awaitable["ExecResult"]]
 
 
-async def run_git(exec_: Exec, args: Sequence[str], cwd: str, timeout: float) -> Any:
+async def run_git(exec_: Exec, args: Sequence[str], cwd: str, timeout: float) -> ExecResult:
     """``git args...`` with the repository's program-running settings overridden (``safe_git``)."""
     listing = await exec_("git", ["--no-pager", "config", "--list", "--name-only"], cwd=cwd, timeout=timeout)
     options = safe_git_options(listing.stdout if listing.code == 0 else "")
