@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
+import tempfile
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -76,6 +79,30 @@ def _snapshot(root: Path) -> dict[str, tuple[int, int, int]]:
     return state
 
 
+# Run as root, a command the parser got wrong could change the machine (`hostname x`, `date -s`):
+# the parser-alone runs drop to nobody, owner of the fixture, so only the fixture can be written.
+_AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.getuid() == 0 else []
+
+
+@pytest.fixture
+def scratch() -> Iterator[Path]:
+    """A folder nobody can reach (not under pytest's private root), removed afterwards."""
+    path = Path(tempfile.mkdtemp(prefix="pi-corpus-", dir="/var/tmp"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _give_to_nobody(root: Path, env: dict[str, str]) -> None:
+    if _AS_NOBODY:
+        for folder, dirs, files in os.walk(root):
+            for name in [folder, *(os.path.join(folder, n) for n in dirs + files)]:
+                os.lchown(name, 65534, 65534)
+        # chown changed every ctime: refresh the index's stat cache now, or the first `git diff`
+        # (which refreshes it whenever it can, GIT_OPTIONAL_LOCKS or not) would write it
+        subprocess.run([*_AS_NOBODY, "git", "status"], cwd=root / "project", env=env, capture_output=True)
+
+
 def _run(argv: list[str], project: Path, env: dict[str, str]) -> None:
     try:
         subprocess.run(argv, cwd=project, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -94,12 +121,14 @@ def test_corpus_size() -> None:
 
 @pytest.mark.parametrize("confined", [True, False], ids=["sandbox", "parser-alone"])
 def test_read_only_commands_write_and_run_nothing(
-    tmp_path: Path, confined: bool, monkeypatch: pytest.MonkeyPatch
+    scratch: Path, confined: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if confined and _PROBLEM is not None:
         pytest.skip(_PROBLEM)
     monkeypatch.setenv("PATH", _SYSTEM_PATH)  # the verdicts use pi's PATH: the one the commands run with
-    project, env = _fixture(tmp_path)
+    project, env = _fixture(scratch)
+    _give_to_nobody(scratch, env)
+    host = socket.gethostname()
     read_only = _verdicts(project)
     assert len(read_only) >= 100
     if confined:
@@ -108,26 +137,28 @@ def test_read_only_commands_write_and_run_nothing(
         _shell.set_confine_wrapper(lambda argv: None)  # as without bubblewrap
     try:
         observed: list[str] = []
-        before = _snapshot(tmp_path)
+        before = _snapshot(scratch)
         for command in read_only:
             _shell.confine(command)  # the production path: the gate marks it, run_shell_command takes it
             argv, run_env = _shell._wrap(command, ["bash", "-c", command], env)
             assert argv[0].endswith("bwrap") == confined
-            _run(argv, project, run_env or env)
-            after = _snapshot(tmp_path)
+            _run(argv if confined else [*_AS_NOBODY, *argv], project, run_env or env)
+            after = _snapshot(scratch)
             if after != before:
                 changed = sorted(set(after.items()) ^ set(before.items()))
                 observed.append(f"{command!r}: {changed[:3]}")
-                shutil.rmtree(tmp_path)
-                tmp_path.mkdir()
-                project, env = _fixture(tmp_path)
-                before = _snapshot(tmp_path)
+                shutil.rmtree(scratch)
+                scratch.mkdir()
+                project, env = _fixture(scratch)
+                _give_to_nobody(scratch, env)
+                before = _snapshot(scratch)
     finally:
         _shell.set_confine_wrapper(None)
     print(f"\ncorpus: {len(COMMANDS)} commands, {len(read_only)} judged read-only, "
           f"{len(observed)} wrote or ran something ({'sandbox' if confined else 'parser alone'})")  # fmt: skip
     print("\n".join(observed))
     assert observed == []
+    assert socket.gethostname() == host
 
 
 def test_a_parser_mistake_cannot_write_in_the_sandbox(tmp_path: Path) -> None:
