@@ -38,6 +38,7 @@ __all__ = [
     "install",
     "install_confinement",
     "sandbox_main",
+    "secret_paths",
 ]
 
 SANDBOX_MODES = ("off", "workspace-write", "read-only")

@@ -12,7 +12,9 @@ Wrappers are looked through: ``sudo``, ``env X=1``, ``command``, ``exec``, ``nic
 
 Anything the analysis cannot pin down (a syntax error, a dynamic command name, a ``bash -c``
 with a computed script) sets ``Analysis.understood`` to False: callers must then ask, never
-allow. tree-sitter is imported on the first call only.
+allow. Constructs that evaluate code while words expand (arithmetic, ``${!x}``, ``${x@P}``,
+subscripts, ``[[ ]]``, assignments) are listed in ``Analysis.risky``; the read-only proof
+(``read_only.is_read_only``) refuses them. tree-sitter is imported on the first call only.
 """
 
 from __future__ import annotations
