@@ -262,6 +262,8 @@ def git_ok(args: Words) -> bool:
     if not all(_git_option_ok(w) for w in options):
         return False
     plain = [w for w in rest if not w.startswith("-")]
+    if sub == "help":
+        return not options  # `git help -w` starts a browser
     if sub == "reflog":
         return not plain or plain[0] == "show"
     if sub == "stash":
@@ -315,7 +317,7 @@ def git_ok(args: Words) -> bool:
         ) and (not plain or bool({"-l", "--list"} & set(options)))
     if sub == "remote":
         return all(w in ("-v", "--verbose") for w in options) and (
-            not plain or plain[0] in ("show", "get-url")
+            not plain or plain[0] == "get-url"  # `remote show` contacts the remote (ssh, helpers)
         )
     return True
 
