@@ -344,7 +344,7 @@ def sweep_old_output_files(max_age: float = OUTPUT_FILE_MAX_AGE, *, force: bool 
 
 
 _command_wrapper: Callable[[list[str]], list[str]] | None = None
-"""Set by the sandbox (``pi_coder.core.sandbox``): turns ``[shell, "-c", source]`` into the argv to run."""
+"""Set by the sandbox (``pi_coder.permissions.sandbox``): turns ``[shell, "-c", source]`` into the argv to run."""
 
 
 def set_command_wrapper(wrapper: Callable[[list[str]], list[str]] | None) -> None:
@@ -354,7 +354,7 @@ def set_command_wrapper(wrapper: Callable[[list[str]], list[str]] | None) -> Non
 
 
 _confine_wrapper: Callable[[list[str]], list[str] | None] | None = None
-"""Set by ``pi_coder.core.sandbox.install_confinement``: the read-only sandbox argv (None: unavailable)."""
+"""Set by ``pi_coder.permissions.sandbox.install_confinement``: the read-only sandbox argv (None: unavailable)."""
 _confined: collections.Counter[str] = collections.Counter()
 
 

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from pi_coder.core import sandbox
-from pi_coder.core.permissions.bash import analyze, is_read_only
-from pi_coder.core.permissions.read_only import PROGRAMS
+from pi_coder.permissions import sandbox
+from pi_coder.permissions.bash import analyze, is_read_only
+from pi_coder.permissions.read_only import PROGRAMS
 from pi_coder.tools import _shell
 from tests.permissions.test_sandbox import _PROBLEM
 

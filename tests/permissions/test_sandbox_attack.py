@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_coder.core import sandbox
+from pi_coder.permissions import sandbox
 from tests.permissions.test_sandbox import _PROBLEM
 
 pytestmark = pytest.mark.skipif(_PROBLEM is not None, reason=_PROBLEM or "")

@@ -17,7 +17,7 @@ and the line as a whole has no construct that evaluates code at expansion time (
 ``${!x}``, ``${x@P}``, subscripts, ``[[ ]]``, assignments, functions: ``Analysis.risky``).
 
 The parser is one layer: commands allowed this way also run in a read-only sandbox when
-bubblewrap is available (``pi_coder.core.sandbox``), so a gap here cannot write.
+bubblewrap is available (``pi_coder.permissions.sandbox``), so a gap here cannot write.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from __future__ import annotations
 import os
 import shutil
 
-from pi_coder.core.permissions.bash_model import Analysis, SimpleCommand
-from pi_coder.core.permissions.read_only_checks import (
+from pi_coder.permissions.bash_model import Analysis, SimpleCommand
+from pi_coder.permissions.read_only_checks import (
     Spec,
     Words,
     at_most,

@@ -20,7 +20,7 @@ import contextlib
 import sys
 from typing import Any
 
-from pi_coder.core.permissions.policy import MODES, Policy
+from pi_coder.permissions.policy import MODES, Policy
 
 __all__ = ["CYCLE_KEY", "PLAN_PROMPT", "configure", "current_policy", "register"]
 
@@ -103,7 +103,7 @@ _parser_only_said = False
 def _confine(command: str, ctx: Any) -> None:
     """Run ``command`` in the read-only sandbox; without bubblewrap, say once that it cannot."""
     global _parser_only_said
-    from pi_coder.core import sandbox
+    from pi_coder.permissions import sandbox
     from pi_coder.tools import _shell
 
     _shell.confine(command)

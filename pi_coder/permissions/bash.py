@@ -22,9 +22,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pi_coder.core.permissions.bash_model import Analysis, SimpleCommand, ansi_c, unescape_dq, unescape_word
-from pi_coder.core.permissions.bash_wrappers import inner_command
-from pi_coder.core.permissions.read_only import is_read_only
+from pi_coder.permissions.bash_model import Analysis, SimpleCommand, ansi_c, unescape_dq, unescape_word
+from pi_coder.permissions.bash_wrappers import inner_command
+from pi_coder.permissions.read_only import is_read_only
 
 __all__ = ["Analysis", "SimpleCommand", "analyze", "is_read_only"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_coder.core.permissions.bash_model import Analysis, SimpleCommand
+from pi_coder.permissions.bash_model import Analysis, SimpleCommand
 
 __all__ = ["inner_command"]
 
