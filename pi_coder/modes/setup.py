@@ -177,6 +177,7 @@ def prepare(
         skills=_skill_loader(options, cwd, loaded, trust.trusted),
         extension_tools=extension_host.tool_names(extensions),
         extension_defaults=extension_host.tool_names(extensions, default_active=True),
+        packages=_package_loader(cwd, loaded, trust.trusted),
     )
     # The settings' own warnings reach the user through the session's start-up notices.
     notices.extend(n for n in plan.notices if n not in loaded.warnings and n not in notices)
@@ -211,6 +212,24 @@ def _discover_local(options: CliOptions, models: Models, loaded: LoadedSettings,
     if found:
         register_found(models, found)
         notices.append(found_notice(found))
+
+
+def _package_loader(cwd: str, loaded: LoadedSettings, trusted: bool) -> Callable[[], Any] | None:
+    """The installed packages' resource paths (docs/packages.md), read at start and on ``/reload``;
+    None when no settings file lists a package (nothing is imported then)."""
+    if not loaded.global_data.get("packages") and not (trusted and loaded.project_data.get("packages")):
+        return None
+
+    def load() -> Any:
+        from dataclasses import replace
+
+        from pi_coder.packages.active import active_packages, package_paths
+
+        warnings: list[str] = []
+        found = active_packages(cwd, loaded.global_data, loaded.project_data, project_trusted=trusted, warnings=warnings)
+        return replace(package_paths(found), notices=tuple(warnings))
+
+    return load
 
 
 def _skill_loader(options: CliOptions, cwd: str, loaded: LoadedSettings, trusted: bool) -> Any:
