@@ -620,7 +620,11 @@ def main(argv: list[str] | None = None) -> int:
     if "-v" in head or "--version" in head:
         print(_fast_version())
         return 0
-    if args[:1] in (["install"], ["remove"], ["uninstall"], ["list"], ["config"]) or (
+    if args[:1] == ["config"]:  # the package resources' toggles (a Textual app)
+        from pi_coder.tui.package_config import run_config
+
+        return run_config(local="-l" in args[1:] or "--local" in args[1:])
+    if args[:1] in (["install"], ["remove"], ["uninstall"], ["list"]) or (
         args[:1] == ["update"] and "--models" not in args
     ):  # the package commands (docs/packages.md)
         from pi_coder.modes.package_cli import run_package_command

@@ -16,14 +16,13 @@ from pi_coder.errors import UserError
 
 __all__ = ["PACKAGE_COMMANDS", "run_package_command"]
 
-PACKAGE_COMMANDS = ("install", "remove", "uninstall", "update", "list", "config")
+PACKAGE_COMMANDS = ("install", "remove", "uninstall", "update", "list")
 
 _USAGE = {
     "install": "usage: pi install <source> [-l]   (source: a PyPI requirement, a git URL[@ref], or a path)",
     "remove": "usage: pi remove <name> [-l]",
     "update": "usage: pi update [name] [-l]   (or pi update --models <url|path>)",
     "list": "usage: pi list",
-    "config": "usage: pi config [-l]",
 }
 
 
@@ -40,16 +39,12 @@ def run_package_command(
     local = bool(flags & {"-l", "--local"})
     trust_flag = True if flags & {"-a", "--approve"} else None
     unknown = flags - {"-l", "--local", "-a", "--approve"}
-    if unknown or (command in ("install", "remove") and len(rest) != 1) or (command in ("update", "list", "config") and len(rest) > (1 if command == "update" else 0)):
+    if unknown or (command in ("install", "remove") and len(rest) != 1) or (command in ("update", "list") and len(rest) > (1 if command == "update" else 0)):
         print(_USAGE[command], file=err)
         return 2
     try:
         if command == "list":
             return _list(cwd, out)
-        if command == "config":
-            from pi_coder.modes.package_config import run_config
-
-            return run_config(cwd, local=local, out=out, err=err)
         scopes = ["project"] if local else ["user"] if command != "update" or rest else ["user", "project"]
         if "project" in scopes and not _trusted(cwd, trust_flag):
             if local:
@@ -97,12 +92,7 @@ def _change(command: str, name: str | None, scopes: list[str], cwd: str, out: Te
             entry = packages.remove(name)
             print(f"Removed {entry.source.name} ({entry.source.spec}) for {where}", file=out)
         else:
-            if name is not None and len(scopes) == 1:
-                updated = packages.update(name, progress)
-            elif name is not None:  # pragma: no cover - update with a name has one scope
-                updated = packages.update(name, progress)
-            else:
-                updated = packages.update(None, progress)
+            updated = packages.update(name, progress)
             for found in updated:
                 print(f"Updated {found.name}{' ' + found.version if found.version else ''} for {where}: {found.contributes()}", file=out)
             if not updated and name is None:

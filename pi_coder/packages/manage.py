@@ -14,7 +14,14 @@ from typing import Any
 from pi_coder.errors import UserError
 from pi_coder.packages.env import PackageEnv
 from pi_coder.packages.resolve import ResolvedPackage, dependencies_of, resolve
-from pi_coder.packages.sources import PackageEntry, PackageSource, Scope, entries_from, normalize_name, parse_source
+from pi_coder.packages.sources import (
+    PackageEntry,
+    PackageSource,
+    Scope,
+    entries_from,
+    normalize_name,
+    parse_source,
+)
 
 __all__ = ["Packages"]
 
@@ -120,6 +127,46 @@ class Packages:
         for entry in entries:
             self._fetch(entry.source, upgrade=True, progress=progress)
         return [resolve(entry, self.env) for entry in entries]
+
+    def set_enabled(self, name: str, kind: str, resource: str, enabled: bool) -> None:
+        """Turn one resource of a package on or off: the entry becomes a table whose ``kind`` list
+        says so (``-name`` to leave one out), exactly what a hand edit would write.
+
+        Raises:
+            UserError: No such package.
+        """
+        from pi_coder.packages.sources import allowed
+
+        identity = self.find(name).source.identity
+        items = list(self._data().get("packages") or [])
+        for index, item in enumerate(items):
+            spec = item.get("source") if isinstance(item, Mapping) else item
+            if self._identity(spec) != identity:
+                continue
+            table: dict[str, Any] = dict(item) if isinstance(item, Mapping) else {"source": item}
+            listed = table.get(kind)
+            rules: list[str] | None = [str(r) for r in listed] if isinstance(listed, list) else None
+            if rules is None:
+                rules = [] if enabled else [f"-{resource}"]
+                if enabled:
+                    return
+            elif enabled:
+                rules = [r for r in rules if r not in (f"-{resource}", f"!{resource}")]
+                if not rules and isinstance(listed, list) and listed:
+                    rules = []
+                    table.pop(kind)
+                elif not allowed(rules, resource):
+                    plain = not rules or any(not r.startswith(("-", "!", "+")) for r in rules)
+                    rules.append(resource if plain else f"+{resource}")
+            else:
+                rules = [r for r in rules if r not in (resource, f"+{resource}")]
+                if allowed(rules, resource):
+                    rules.append(f"-{resource}")
+            if kind in table or rules:
+                table[kind] = rules
+            items[index] = table if set(table) != {"source"} else table["source"]
+            self._write(items)
+            return
 
     def _fetch(self, source: PackageSource, *, upgrade: bool, progress: Callable[[str], None]) -> None:
         if source.kind == "pypi":

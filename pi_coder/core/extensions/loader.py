@@ -182,7 +182,7 @@ def discover(
     for source in packages:
         found.add(source)
     if entry_points:
-        for source in entry_point_sources(skip={path for source in packages for path in source.sys_paths}):
+        for source in entry_point_sources(skip={path for pkg in packages for path in pkg.sys_paths}):
             found.add(source)
     return found.sources, found.errors
 
