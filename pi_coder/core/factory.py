@@ -209,6 +209,8 @@ class DiscoveredPaths:
     themes: list[str] = dataclasses.field(default_factory=list)
     package_themes: list[str] = dataclasses.field(default_factory=list)
     """The installed packages' themes (``pi_coder.packages``), set with the other resources."""
+    packages: list[str] = dataclasses.field(default_factory=list)
+    """One line per configured package (name, version, source, what it contributes)."""
 
 
 @dataclasses.dataclass(slots=True)
@@ -247,6 +249,7 @@ def _load_resources(
     if packaged is not None:
         notices.extend(packaged.notices)
         extra.package_themes[:] = packaged.themes
+        extra.packages[:] = packaged.summary
     if callable(skills):
         more = [*package_skills, *extra.skills]
         found = skills(extra_paths=more) if more else skills()

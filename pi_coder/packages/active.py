@@ -20,6 +20,8 @@ class PackagePaths:
     prompts: tuple[str, ...] = ()
     themes: tuple[str, ...] = ()
     notices: tuple[str, ...] = field(default=())
+    summary: tuple[str, ...] = ()
+    """One line per configured package (:func:`summary_lines`), for ``--verbose`` and ``/reload``."""
 
 
 def active_packages(
@@ -60,6 +62,7 @@ def package_paths(packages: list[ResolvedPackage]) -> PackagePaths:
         skills=tuple(path for p in installed for path in p.skills),
         prompts=tuple(path for p in installed for path in p.prompts),
         themes=tuple(path for p in installed for path in p.themes),
+        summary=tuple(summary_lines(packages)),
     )
 
 

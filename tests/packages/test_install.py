@@ -138,3 +138,15 @@ def test_install_mistakes_are_one_line(pi: PiHome) -> None:
     assert "Traceback" not in run.stderr
     assert not (pi.home / "settings.toml").exists() or "packages" not in (pi.home / "settings.toml").read_text()
     assert pi.run("remove", "nothing").stderr.strip() == "pi: no package 'nothing' in your settings (pi list shows them)"
+
+
+def test_verbose_names_each_package_and_what_it_contributes(pi: PiHome, tmp_path: Path) -> None:
+    source = make_source(tmp_path / "alpha-src", "alpha")
+    assert pi.run("install", str(source)).returncode == 0
+    pi.server.enqueue(Turn([Text("ok")]))
+    run = pi.run("--verbose", "--no-session", "-p", "hi")
+    assert run.returncode == 0, run.stderr
+    assert (
+        f"[verbose] package: alpha-src 1.0.0 (user, {source}): extensions: alpha; skills: alpha-skill; "
+        "prompts: alpha-prompt; themes: alpha-theme"
+    ) in run.stderr
