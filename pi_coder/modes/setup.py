@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -102,13 +102,14 @@ def prepare(
     stdin_text: str | None = None,
     ask_trust: TrustAsker | None = None,
     trust_handlers: Sequence[TrustHandler] = (),
+    settings_overrides: Mapping[str, Any] | None = None,
 ) -> Startup:
     """Build the session and prompts for ``options``.
 
     Trust in the project folder is decided first (extensions §7.3), before anything the folder
     controls is read or the session store is created: ``ask_trust`` is called in interactive mode
     when nothing else decides; ``trust_handlers`` come before the extensions' ``project_trust``
-    handlers.
+    handlers. ``settings_overrides`` (the SDK's ``settings=``) replace top-level settings in memory.
 
     Raises:
         UserError: Invalid models.toml, unknown model or provider, missing key or no model at
@@ -133,6 +134,8 @@ def prepare(
     trust = _decide_trust(options, cwd, loaded, ask_trust if interactive else None, handlers, notices)
     if trust.trusted and loaded.project_path.is_file():  # the gated project keys apply after all
         loaded = load_settings(cwd, project_trusted=True)
+    if settings_overrides:
+        override_settings(loaded, settings_overrides)
     # The scripted demo provider is only registered when asked for, so it never shows up as
     # "available" in --list-models or the model picker.
     wants_faux = (options.provider or "").lower() == "faux" or (options.model or "").startswith("faux")
@@ -200,6 +203,29 @@ def prepare(
 
         print_startup_diagnostics(plan, session, loaded, elapsed=time.perf_counter() - started)
     return Startup(session=session, prompts=prompts, images=images, notices=notices, trust=trust)
+
+
+def override_settings(loaded: LoadedSettings, overrides: Mapping[str, Any]) -> None:
+    """Replace top-level settings in memory (a table merges into the loaded one); nothing is saved.
+
+    Raises:
+        UserError: An unknown key or an invalid value.
+    """
+    from pydantic import BaseModel, ValidationError
+
+    from pi_coder.settings import Settings
+
+    plain = loaded.settings
+    for key, value in overrides.items():
+        if key not in Settings.model_fields:
+            raise UserError(f"unknown setting {key!r} (see settings.example.toml)")
+        current = getattr(plain, key)
+        merged = {**current.model_dump(), **value} if isinstance(current, BaseModel) and isinstance(value, Mapping) else value
+        try:
+            checked = Settings.model_validate({key: merged})
+        except ValidationError as exc:
+            raise UserError(f"invalid value for setting {key}: {exc.errors()[0]['msg']}") from None
+        setattr(plain, key, getattr(checked, key))
 
 
 def _discover_local(options: CliOptions, models: Models, loaded: LoadedSettings, notices: list[str]) -> None:

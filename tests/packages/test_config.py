@@ -10,7 +10,6 @@ import pytest
 from pi_coder.packages.manage import Packages
 from tests.packages.support import make_source
 
-pytestmark = pytest.mark.asyncio
 
 
 def entries(home: Path) -> list[object]:
