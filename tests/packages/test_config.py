@@ -11,7 +11,6 @@ from pi_coder.packages.manage import Packages
 from tests.packages.support import make_source
 
 
-
 def entries(home: Path) -> list[object]:
     return list(tomllib.loads((home / "settings.toml").read_text())["packages"])
 

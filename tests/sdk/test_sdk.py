@@ -16,7 +16,6 @@ from tests.modes.pirun import PiHome, user_texts
 from tests.support.sse_server import SSEServer, Text, ToolCall, Turn
 
 
-
 @pytest.fixture
 def pi(tmp_path: Path, sse_server: SSEServer, monkeypatch: pytest.MonkeyPatch) -> PiHome:
     home = PiHome(tmp_path, sse_server, "anthropic")
