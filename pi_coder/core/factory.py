@@ -246,10 +246,10 @@ def _load_resources(
     extra = discovered or DiscoveredPaths()
     packaged = plan.packages() if plan.packages is not None else None
     package_skills, package_prompts = (packaged.skills, packaged.prompts) if packaged else ((), ())
+    extra.package_themes[:] = packaged.themes if packaged else ()
+    extra.packages[:] = packaged.summary if packaged else ()
     if packaged is not None:
         notices.extend(packaged.notices)
-        extra.package_themes[:] = packaged.themes
-        extra.packages[:] = packaged.summary
     if callable(skills):
         more = [*package_skills, *extra.skills]
         found = skills(extra_paths=more) if more else skills()

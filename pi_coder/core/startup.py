@@ -133,7 +133,7 @@ class StartupPlan:
     stream_fn: Callable[..., Any] | None = None
     tools: tuple[Any, ...] | None = None
     """Ready tools to use instead of building ``tool_names``."""
-    packages: Callable[[], PackagePaths] | None = None
+    packages: Callable[[], PackagePaths | None] | None = None
     """The installed packages' skills, templates and themes (read at start and on ``/reload``)."""
 
 
@@ -153,7 +153,7 @@ def plan_startup(
     tools: Sequence[Any] | None = None,
     extension_tools: Sequence[str] = (),
     extension_defaults: Sequence[str] | None = None,
-    packages: Callable[[], PackagePaths] | None = None,
+    packages: Callable[[], PackagePaths | None] | None = None,
 ) -> StartupPlan:
     """The plan for ``options``; reads only its arguments (no files, no network).
 

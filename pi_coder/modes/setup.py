@@ -240,13 +240,13 @@ def _discover_local(options: CliOptions, models: Models, loaded: LoadedSettings,
         notices.append(found_notice(found))
 
 
-def _package_loader(cwd: str, loaded: LoadedSettings, trusted: bool) -> Callable[[], Any] | None:
-    """The installed packages' resource paths (docs/packages.md), read at start and on ``/reload``;
-    None when no settings file lists a package (nothing is imported then)."""
-    if not loaded.global_data.get("packages") and not (trusted and loaded.project_data.get("packages")):
-        return None
+def _package_loader(cwd: str, loaded: LoadedSettings, trusted: bool) -> Callable[[], Any]:
+    """The installed packages' resource paths (docs/packages.md), read at start and on ``/reload``
+    (``loaded`` is re-read in place); None while no settings file lists a package."""
 
     def load() -> Any:
+        if not loaded.global_data.get("packages") and not (trusted and loaded.project_data.get("packages")):
+            return None
         from dataclasses import replace
 
         from pi_coder.packages.active import active_packages, package_paths
