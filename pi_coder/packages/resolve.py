@@ -177,12 +177,23 @@ def _from_folder(entry: PackageEntry, folder: Path) -> ResolvedPackage:
 
 
 def _git_head(folder: Path) -> str:
-    import subprocess
-
-    done = subprocess.run(
-        ["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-    )
-    return done.stdout.strip() if done.returncode == 0 else ""
+    """The short commit of a clone, read from its files (no git process: the folder may be a
+    project's, not yet trusted, and its git configuration could run commands)."""
+    git = folder / ".git"
+    try:
+        head = (git / "HEAD").read_text(encoding="utf-8").strip()
+        if not head.startswith("ref: "):
+            return head[:7]
+        ref = head[len("ref: ") :]
+        try:
+            return (git / ref).read_text(encoding="utf-8").strip()[:7]
+        except OSError:
+            for line in (git / "packed-refs").read_text(encoding="utf-8").splitlines():
+                if line.endswith(" " + ref):
+                    return line[:7]
+    except OSError:
+        pass
+    return ""
 
 
 def _pyproject(folder: Path) -> Mapping[str, Any] | None:

@@ -150,3 +150,20 @@ def test_verbose_names_each_package_and_what_it_contributes(pi: PiHome, tmp_path
         f"[verbose] package: alpha-src 1.0.0 (user, {source}): extensions: alpha; skills: alpha-skill; "
         "prompts: alpha-prompt; themes: alpha-theme"
     ) in run.stderr
+
+
+def test_reload_picks_up_a_package_installed_meanwhile(pi: PiHome, tmp_path: Path) -> None:
+    from pi_coder.cli import parse_args
+    from pi_coder.modes.setup import prepare
+    from pi_coder.packages.manage import Packages
+
+    startup = prepare(parse_args(["--no-session", "-p", "x"]), mode="text", cwd=str(pi.project))
+    session = startup.session
+    assert not any(t.name == "zeta-prompt" for t in session.prompt_templates)
+    Packages("user", str(pi.project)).install(str(make_source(tmp_path / "zeta-src", "zeta")))
+    session.reload_resources()  # what /reload does once extensions are re-read
+    assert any(t.name == "zeta-prompt" for t in session.prompt_templates)
+    assert session.discovered_paths.packages == [
+        f"zeta-src 1.0.0 (user, {tmp_path / 'zeta-src'}): extensions: zeta; skills: zeta-skill; "
+        "prompts: zeta-prompt; themes: zeta-theme"
+    ]
