@@ -36,11 +36,11 @@ class Packages:
     """
 
     def __init__(self, scope: Scope, cwd: str, env_root: Path | None = None) -> None:
-        from pi_coder.settings import global_settings_path, project_settings_path
+        from pi_coder.paths import config_dir, project_dir  # not pi_coder.settings: pydantic is slow to import
 
         self.scope = scope
         self.cwd = os.path.realpath(cwd)
-        self.settings_path = global_settings_path() if scope == "user" else project_settings_path(self.cwd)
+        self.settings_path = (config_dir() if scope == "user" else project_dir(self.cwd)) / "settings.toml"
         self.env = PackageEnv(scope, self.cwd, env_root)
 
     # -- reading ---------------------------------------------------------------------------
