@@ -167,3 +167,16 @@ def test_reload_picks_up_a_package_installed_meanwhile(pi: PiHome, tmp_path: Pat
         f"zeta-src 1.0.0 (user, {tmp_path / 'zeta-src'}): extensions: zeta; skills: zeta-skill; "
         "prompts: zeta-prompt; themes: zeta-theme"
     ]
+
+
+def test_usage_lines(pi: PiHome) -> None:
+    run = pi.run("install")
+    assert (run.returncode, run.stderr.strip()) == (
+        2,
+        "usage: pi install <source> [-l]   (source: a PyPI requirement, a git URL[@ref], or a path)",
+    )
+    assert pi.run("list", "extra").returncode == 2
+    assert pi.run("list").stdout == "No packages (pi install <source> adds one)\n"
+    config = pi.run("config")  # stdout is a pipe here
+    assert (config.returncode, config.stderr.count("\n")) == (1, 1)
+    assert "pi config needs a terminal" in config.stderr
