@@ -7,6 +7,7 @@ from pathlib import Path
 from tests.modes.pirun import PiHome
 from tests.packages.support import make_source, make_wheel
 from tests.packages.test_install import assert_loaded, commands
+from tests.support.sse_server import Text, Turn
 
 
 def test_local_install_is_recorded_for_the_project(pi: PiHome) -> None:
@@ -36,6 +37,11 @@ def test_untrusted_project_packages_are_neither_installed_nor_loaded(pi: PiHome,
     found = commands(pi, "-na")
     assert "marked-hello" not in found and "beta-hello" not in found
     assert not Path(str(init) + ".imported").exists()
+
+    pi.server.enqueue(Turn([Text("ok")]))
+    trusted_run = pi.run("-a", "--no-session", "-p", "hi")
+    assert "Package pi-demo-beta is not installed; run pi update -l pi-demo-beta to install it" in trusted_run.stderr
+    assert not (pi.home / "packages").exists()  # starting never installs
 
     installed = pi.run("update", "-l", "-a")
     assert installed.returncode == 0, installed.stderr
