@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ from tests.support.sse_server import SSEServer, Text, ToolCall, Turn
 @pytest.fixture
 def pi(tmp_path: Path, sse_server: SSEServer, monkeypatch: pytest.MonkeyPatch) -> PiHome:
     home = PiHome(tmp_path, sse_server, "anthropic")
-    for key in [k for k in __import__("os").environ if k.endswith("_API_KEY")]:
+    for key in [k for k in os.environ if k.endswith("_API_KEY")]:
         monkeypatch.delenv(key)
     monkeypatch.setenv("PI_CODER_HOME", str(home.home))
     return home
