@@ -118,7 +118,13 @@ def create_session(
         no_approve=trust is False,
     )
     startup = prepare(options, mode="text", cwd=folder, settings_overrides=settings)
-    return Session(startup.session, ui=ui, notices=startup.notices)
+    notices = list(startup.notices)
+    if startup.trust is not None and startup.trust.source == "undecided":
+        notices.append(
+            f"project folder {folder} is not trusted; its .pi settings, extensions, packages, skills and "
+            "MCP servers were not loaded (pass trust=True to trust it for this session)"
+        )
+    return Session(startup.session, ui=ui, notices=notices)
 
 
 def _extension_spec(item: str | os.PathLike[str] | Callable[..., Any]) -> str:

@@ -36,7 +36,8 @@ class Packages:
     """
 
     def __init__(self, scope: Scope, cwd: str, env_root: Path | None = None) -> None:
-        from pi_coder.paths import config_dir, project_dir  # not pi_coder.settings: pydantic is slow to import
+        # pi_coder.paths, not pi_coder.settings: reading needs no pydantic (slow to import)
+        from pi_coder.paths import config_dir, project_dir
 
         self.scope = scope
         self.cwd = os.path.realpath(cwd)

@@ -142,3 +142,15 @@ def test_the_public_names_are_exactly_the_exports(tmp_path: Path) -> None:
     probe = "import sys, pi_coder; print(sorted(m for m in sys.modules if m.startswith(('pi_coder.', 'pydantic'))))"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+async def test_trust_decides_what_of_the_project_loads(pi: PiHome) -> None:
+    (pi.project / ".pi" / "prompts").mkdir(parents=True)
+    (pi.project / ".pi" / "prompts" / "ship.md").write_text("Ship it.\n")
+    untrusted = make(pi, in_memory=True)
+    assert not any(t.name == "ship" for t in untrusted.agent_session.prompt_templates)
+    assert any("is not trusted" in n and "trust=True" in n for n in untrusted.notices)
+    await untrusted.close()
+    trusted = make(pi, in_memory=True, trust=True)
+    assert any(t.name == "ship" for t in trusted.agent_session.prompt_templates)
+    await trusted.close()
