@@ -13,7 +13,7 @@ _EXPORTS = {
     "Session": "pi_coder._sdk",
     "SessionUI": "pi_coder._sdk",
     "SessionStats": "pi_coder.core.stats",
-    "ExtensionAPI": "pi_coder.core.extensions.api",
+    "ExtensionAPI": "pi_coder.extensions.api",
     "PiError": "pi_coder.errors",
     "UserError": "pi_coder.errors",
     **dict.fromkeys(

@@ -31,9 +31,9 @@ from pi_coder.core.events import (
     Notice,
     QueueChanged,
 )
-from pi_coder.core.extensions.api import ExtensionAPI
 from pi_coder.core.stats import SessionStats
 from pi_coder.errors import PiError, UserError
+from pi_coder.extensions.api import ExtensionAPI
 
 __version__: str
 

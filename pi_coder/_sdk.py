@@ -14,8 +14,8 @@ import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pi_coder.core.extensions.ui import NoUI
 from pi_coder.errors import UserError
+from pi_coder.extensions.ui import NoUI
 
 if TYPE_CHECKING:
     from pi_coder.ai.types import AssistantMessage, ImageContent, Model

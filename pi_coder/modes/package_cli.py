@@ -65,7 +65,7 @@ def run_package_command(
 
 
 def _trusted(cwd: str, flag: bool | None) -> bool:
-    from pi_coder.core.trust import decide_project_trust
+    from pi_coder.permissions.trust import decide_project_trust
     from pi_coder.settings import load_settings
 
     default = load_settings(cwd, project_trusted=False).settings.default_project_trust

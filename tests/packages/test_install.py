@@ -30,8 +30,8 @@ def assert_loaded(found: dict[str, dict[str, Any]], name: str) -> None:
 def themes(pi: PiHome) -> list[str]:
     """The theme names the TUI would offer, from a session started in this process."""
     from pi_coder.cli import parse_args as parse_cli
-    from pi_coder.core.themes import list_themes
     from pi_coder.modes.setup import prepare
+    from pi_coder.resources.themes import list_themes
     from pi_coder.tui.theming import session_theme_paths
 
     startup = prepare(parse_cli(["--no-session", "-p", "x"]), mode="print", cwd=str(pi.project))
