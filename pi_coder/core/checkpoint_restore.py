@@ -124,6 +124,7 @@ class CheckpointRestore:
 
     async def diff(self, checkpoint_id: str) -> str:
         """The unified diff of the files one checkpoint's run changed."""
+        await self._ready()
         info = next((c for c in self.list() if c.id == checkpoint_id), None)
         if info is None:
             raise KeyError(f"Checkpoint {checkpoint_id} not found")
@@ -162,6 +163,7 @@ class CheckpointRestore:
         Lets a caller confirm before a long step (``/tree`` summarising the branch); ``restore``
         checks again. Snapshots the present (kept, shared with the restore's own snapshot).
         """
+        await self._ready()
         entry_id = self._point(entry_id)
         plan = self._plan(entry_id)
         if plan.target is None and not plan.outside:
@@ -231,6 +233,7 @@ class CheckpointRestore:
         Refused (``applied`` False, the reason in ``message``) when the prompt's file changes
         were not recorded: a conversation-only restore (``/tree``) still goes back.
         """
+        await self._ready()
         self._check_idle()
         prompt = self._last_prompt()
         if prompt is None:
@@ -246,6 +249,7 @@ class CheckpointRestore:
 
     async def redo(self, force: bool = False) -> RestoreResult:
         """Reverse the last undo or restore (while nothing new was sent)."""
+        await self._ready()
         self._check_idle()
         found = redo_step(self.session.store)
         if found is None:
@@ -283,6 +287,7 @@ class CheckpointRestore:
         A checkpoint entry's id means its prompt. Raises ``KeyError`` for an unknown id.
         ``summarize``/``instructions``: as for ``navigate_tree`` (``/tree`` summarising the branch left).
         """
+        await self._ready()
         entry_id = self._point(entry_id)
         store = self.session.store
         leaf = store.leaf_id

@@ -81,6 +81,8 @@ class Checkpoints(CheckpointRestore, RunHook):
         self._prune_task: asyncio.Task[None] | None = None
         self._early: asyncio.Task[str | None] | None = None
         """The run's snapshot, started with the prompt (in parallel with the model's answer)."""
+        self._recording: asyncio.Task[None] | None = None
+        """The run's closing snapshot and entry, written after the run settled (off its path)."""
 
     # ------------------------------------------------------------------ wiring
 
@@ -153,6 +155,7 @@ class Checkpoints(CheckpointRestore, RunHook):
         self._before, self._prompt_id, self._outside, self._off_run = None, None, {}, None
 
     async def before_prompt(self, session: SessionHost) -> None:
+        await self.settled()
         self._reset_run()
         if self.enabled and self._early is None and git_available():
             # Taken while the model thinks: the first file-changing call usually finds it done.
@@ -165,6 +168,13 @@ class Checkpoints(CheckpointRestore, RunHook):
                 await early
             except (GitError, OSError):
                 pass
+        recording, self._recording = self._recording, None
+        if recording is not None:
+            await recording
+
+    async def settled(self) -> None:
+        """Wait until the last run's checkpoint entry is written (listings, restores, closing)."""
+        await self._ready()
 
     def _mutating(self, name: str) -> bool:
         if name in READ_ONLY_TOOLS:
@@ -213,6 +223,8 @@ class Checkpoints(CheckpointRestore, RunHook):
 
     async def before_user_bash(self, command: str) -> None:
         """Before a ``!`` command: snapshot like a mutating tool call (during a run, the run's snapshot)."""
+        if not self.session.is_streaming:
+            await self.settled()
         await self.before_tool("bash", {"command": command})
         self._unsaved.pop("", None)
 
@@ -273,8 +285,22 @@ class Checkpoints(CheckpointRestore, RunHook):
         )
 
     async def after_run(self, session: SessionHost, message: Any) -> bool:
-        await self._ready()
-        await self._record_run(session.store)
+        """Record the run in the background: the session is idle (and the prompt back) at once."""
+        early, self._early = self._early, None
+        store = session.store
+
+        async def record() -> None:
+            if early is not None:
+                try:
+                    await early
+                except (GitError, OSError):
+                    pass
+            try:
+                await self._record_run(store)
+            except Exception:  # a background task: log, never lose the session over it
+                _log.exception("recording a checkpoint failed")
+
+        self._recording = asyncio.get_running_loop().create_task(record())
         return False
 
     async def _record_run(self, store: Any) -> None:

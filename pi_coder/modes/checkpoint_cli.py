@@ -76,6 +76,6 @@ def run_checkpoints_command(args: list[str]) -> int:
             continue
         total_refs += removed
         total_bytes += size
-    removed = f"; removed the stores of {gone} folders that no longer exist" if gone else ""
-    print(f"Pruned {total_refs} snapshots; {total_bytes / 1e6:.1f} MB of checkpoints kept{removed}")
+    note = f"; removed the stores of {gone} folders that no longer exist" if gone else ""
+    print(f"Pruned {total_refs} snapshots; {total_bytes / 1e6:.1f} MB of checkpoints kept{note}")
     return 0
