@@ -209,8 +209,7 @@ class ShadowRepo:
             add: list[str] = []
             gone: list[str] = []
             skipped: list[str] = []
-            last = self._last_snapshot()
-            perms = dict(await self._perms(last[0])) if last is not None else {}
+            modes: dict[str, int | None] = {}
             for rel in changed:
                 try:
                     info = os.lstat(os.path.join(self.cwd, rel))
@@ -218,20 +217,24 @@ class ShadowRepo:
                     info = None
                 if info is None or stat.S_ISDIR(info.st_mode):
                     gone.append(rel)  # deleted, or now a folder (its files are listed themselves)
-                    perms.pop(rel, None)
+                    modes[rel] = None
                 elif stat.S_ISREG(info.st_mode) and info.st_size > max_file_bytes:
                     skipped.append(rel)
                 else:
                     add.append(rel)
-                    perm = stat.S_IMODE(info.st_mode)
-                    if stat.S_ISREG(info.st_mode) and perm != default_perm(bool(perm & 0o100)):
-                        perms[rel] = perm
-                    else:
-                        perms.pop(rel, None)
+                    modes[rel] = info.st_mode
+            last = self._last_snapshot()
             if not add and not gone and last is not None:
                 # Only snapshots change the shadow index, and "last" records the tree written
                 # from it (it is removed while the index is being changed: see below).
                 return Snapshot(commit=last[0], tree=last[1], skipped_large=skipped)
+            perms = dict(await self._perms(last[0])) if last is not None else {}
+            for rel, mode in modes.items():
+                perm = stat.S_IMODE(mode) if mode is not None else 0
+                if mode is not None and stat.S_ISREG(mode) and perm != default_perm(bool(perm & 0o100)):
+                    perms[rel] = perm
+                else:
+                    perms.pop(rel, None)
             if add or gone:
                 (self.dir / "last").unlink(missing_ok=True)  # a crash from here on: no shortcut
                 if gone:  # first, so a file that became a folder (or back) never clashes
