@@ -70,16 +70,27 @@ def _seed(project: Path, count: int) -> None:
         (folder / f"mod{i:05d}.py").write_text(f"# module {i}\n" + "x = 1\n" * 20)
 
 
-def _prompt(project: Path, home: Path, server: SSEServer, command: str, delay: float) -> float:
-    server.enqueue(Turn([ToolCall("bash", {"command": command}, id="b1")], delay=delay), Turn([Text("Done.")]))
-    start = time.perf_counter()
-    done = subprocess.run(
-        [*_pi(), "-c", "-p", "go"], cwd=project, env=_env(home), capture_output=True, text=True, timeout=300
+def _prompt(project: Path, home: Path, server: SSEServer, command: str, delay: float) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of pi and the processes it waited for: git, bash)."""
+    server.enqueue(
+        Turn([ToolCall("bash", {"command": command}, id="b1")], delay=delay), Turn([Text("Done.")])
     )
+    start = time.perf_counter()
+    with subprocess.Popen(
+        [*_pi(), "-c", "-p", "go"],
+        cwd=project,
+        env=_env(home),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    ) as proc:
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
     elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"pi failed: {done.stderr.strip()}")
-    return elapsed
+    if proc.returncode != 0:
+        raise SystemExit(f"pi failed: {err.decode(errors='replace').strip()}")
+    return elapsed, usage.ru_utime + usage.ru_stime
 
 
 def _change_seven(round_no: int, side: str) -> str:
@@ -94,7 +105,7 @@ def main() -> None:
     parser.add_argument("--model-ms", type=float, default=0.0)
     args = parser.parse_args()
     delay = args.model_ms / 1000
-    times: dict[str, dict[bool, list[float]]] = {}
+    times: dict[str, dict[bool, list[tuple[float, float]]]] = {}
     with tempfile.TemporaryDirectory() as tmp, SSEServer() as server:
         root = Path(tmp)
         project = root / "project"
@@ -119,13 +130,25 @@ def main() -> None:
                 times.setdefault(name, {True: [], False: []})[on].append(
                     _prompt(project, homes[on], server, "true", delay)
                 )
-    print(f"files: {args.files}, rounds: {args.rounds}, model delay: {args.model_ms:g} ms (medians of whole `pi -c -p` runs)")
-    print(f"{'':28}{'off':>9}{'on':>9}{'added':>9}{'ratio':>8}  goal")
+    print(
+        f"files: {args.files}, rounds: {args.rounds}, model delay: {args.model_ms:g} ms (medians of whole `pi -c -p` runs)"
+    )
+    print(
+        f"{'':26}{'wall off':>10}{'on':>8}{'added':>8}{'ratio':>7}{'CPU off':>10}{'on':>8}{'added':>8}  goal (wall)"
+    )
     for name, sides in times.items():
-        off, on = statistics.median(sides[False]), statistics.median(sides[True])
+        wall_off, wall_on = (statistics.median(t[0] for t in sides[side]) for side in (False, True))
+        cpu_off, cpu_on = (statistics.median(t[1] for t in sides[side]) for side in (False, True))
         goal = GOALS.get(name)
-        verdict = "" if goal is None else f"<= {goal * 1000:.0f} ms: {'met' if on - off <= goal else 'NOT met'}"
-        print(f"{name:28}{off * 1000:7.0f}ms{on * 1000:7.0f}ms{(on - off) * 1000:7.0f}ms{on / off:8.2f}  {verdict}")
+        verdict = (
+            ""
+            if goal is None
+            else f"<= {goal * 1000:.0f} ms: {'met' if wall_on - wall_off <= goal else 'NOT met'}"
+        )
+        print(
+            f"{name:26}{wall_off * 1000:8.0f}ms{wall_on * 1000:6.0f}ms{(wall_on - wall_off) * 1000:6.0f}ms{wall_on / wall_off:7.2f}"
+            f"{cpu_off * 1000:8.0f}ms{cpu_on * 1000:6.0f}ms{(cpu_on - cpu_off) * 1000:6.0f}ms  {verdict}"
+        )
 
 
 if __name__ == "__main__":

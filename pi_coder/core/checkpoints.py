@@ -155,7 +155,9 @@ class Checkpoints(CheckpointRestore, RunHook):
         self._before, self._prompt_id, self._outside, self._off_run = None, None, {}, None
 
     async def before_prompt(self, session: SessionHost) -> None:
-        await self.settled()
+        recording, self._recording = self._recording, None
+        if recording is not None:  # the last run's entry
+            await recording
         self._reset_run()
         if self.enabled and self._early is None and git_available():
             # Taken while the model thinks: the first file-changing call usually finds it done.
