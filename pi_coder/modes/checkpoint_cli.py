@@ -8,7 +8,7 @@ import shutil
 import sys
 from typing import Any
 
-from pi_coder.core.shadow_git import GitError
+from pi_coder.checkpoints.shadow_git import GitError
 
 __all__ = ["run_checkpoints_command", "run_undo"]
 
@@ -44,7 +44,7 @@ def run_checkpoints_command(args: list[str]) -> int:
     if args[:1] != ["gc"] or len(args) > 2 or (len(args) == 2 and args[1] != "--all"):
         print(_USAGE, file=sys.stderr)
         return 2
-    from pi_coder.core.shadow_git import ShadowRepo, git_available, shadow_root
+    from pi_coder.checkpoints.shadow_git import ShadowRepo, git_available, shadow_root
     from pi_coder.settings import load_settings
 
     if not git_available():

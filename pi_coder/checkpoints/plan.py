@@ -1,6 +1,6 @@
 """Reading ``checkpoint`` entries: listings, what a restore must change, what ``/redo`` reverses.
 
-Pure functions over the session tree (no git, no files): :mod:`pi_coder.core.checkpoints` runs
+Pure functions over the session tree (no git, no files): :mod:`pi_coder.checkpoints.checkpoints` runs
 them and applies the result. The entry format is described in that module and in
 docs/checkpoints.md.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pi_coder.ai.types import TextContent
 from pi_coder.session.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -37,6 +38,7 @@ __all__ = [
     "quote",
     "redo_step",
     "run_checkpoint",
+    "user_text",
 ]
 
 
@@ -142,8 +144,6 @@ def bash_text(entry: MessageEntry) -> str:
 
 def list_checkpoints(store: SessionStore) -> list[CheckpointInfo]:
     """Every run's checkpoint entry of the session, in file order."""
-    from pi_coder.core._queue import user_text
-
     on_branch = {entry.id for entry in store.get_branch()}
     out: list[CheckpointInfo] = []
     for entry in store.get_entries():
@@ -274,6 +274,16 @@ def redo_step(store: SessionStore) -> tuple[str, Redo] | None:
                 "restore" if data.get("kind") == "restore" else "undo",
             )
     return None
+
+
+def user_text(message: Any) -> str:
+    """The text of a user message (text blocks joined), or ``""`` (as ``core._queue.user_text``)."""
+    if getattr(message, "role", None) != "user":
+        return ""
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return "".join(block.text for block in content if isinstance(block, TextContent))
 
 
 def count(paths: list[str]) -> str:

@@ -1,8 +1,8 @@
 """Restoring checkpoints: ``/undo``, ``/redo``, code restores of ``/tree`` and ``/fork``.
 
-The base of :class:`pi_coder.core.checkpoints.Checkpoints` (which adds the recording side). The
-plan of a restore comes from :mod:`pi_coder.core.checkpoint_plan`; files are written through the
-shadow repository (:mod:`pi_coder.core.shadow_git`), with their permission bits.
+The base of :class:`pi_coder.checkpoints.checkpoints.Checkpoints` (which adds the recording side).
+The plan of a restore comes from :mod:`pi_coder.checkpoints.plan`; files are written through the
+shadow repository (:mod:`pi_coder.checkpoints.shadow_git`), with their permission bits.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from pi_coder.core.checkpoint_plan import (
+from pi_coder.checkpoints.plan import (
     CheckpointInfo,
     Plan,
     Redo,
@@ -28,14 +28,20 @@ from pi_coder.core.checkpoint_plan import (
     quote,
     redo_step,
     run_checkpoint,
+    user_text,
 )
-from pi_coder.core.shadow_git import GitError, ShadowRepo, Unsaved, git_available, remove_file, write_file
+from pi_coder.checkpoints.shadow_git import (
+    GitError,
+    ShadowRepo,
+    Unsaved,
+    git_available,
+    remove_file,
+    write_file,
+)
 from pi_coder.session.entries import MessageEntry, UnknownEntry
 
 if TYPE_CHECKING:
     from pi_coder.agent import Agent
-    from pi_coder.core.events import Event
-    from pi_coder.core.session_hooks import RunHook
     from pi_coder.session.store import SessionStore
     from pi_coder.settings import Settings
 
@@ -60,11 +66,9 @@ class CheckpointHost(Protocol):
     @property
     def is_streaming(self) -> bool: ...
 
-    async def emit(self, event: Event) -> None: ...
+    def add_run_hook(self, hook: Any) -> None: ...
 
-    def add_run_hook(self, hook: RunHook) -> None: ...
-
-    def subscribe(self, listener: Callable[[Event], Awaitable[None] | None]) -> Callable[[], None]: ...
+    def subscribe(self, listener: Callable[[Any], Awaitable[None] | None]) -> Callable[[], None]: ...
 
     async def navigate_tree(
         self, entry_id: str, summarize: bool = False, instructions: str | None = None
@@ -87,8 +91,16 @@ def _perm(blob: str) -> int | None:
 class CheckpointRestore:
     """Restores of one session's files and conversation (see the module docstring)."""
 
-    def __init__(self, session: CheckpointHost) -> None:
+    def __init__(
+        self,
+        session: CheckpointHost,
+        *,
+        warn: Callable[[str], Awaitable[None]],
+        reloaded: Callable[[], Awaitable[None]],
+    ) -> None:
         self.session = session
+        self._warn = warn
+        self._emit_reloaded = reloaded
         self.repo = ShadowRepo(session.cwd)
         self._disabled: str | None = None
         self._known: str | None = None
@@ -342,8 +354,6 @@ class CheckpointRestore:
     def _point_text(self, entry: MessageEntry) -> str:
         if entry.role == "bashExecution":
             return bash_text(entry)
-        from pi_coder.core._queue import user_text
-
         return user_text(entry.message)
 
     async def fork(self, entry_id: str, force: bool = False) -> tuple[RestoreResult, str | None]:
@@ -404,10 +414,8 @@ class CheckpointRestore:
         self.session.reload_context()
 
     async def _reloaded(self) -> None:
-        from pi_coder.core.events import SessionSwitched
-
         self.session.reload_context()
-        await self.session.emit(SessionSwitched(reason="tree", session_file=self.session.session_file))
+        await self._emit_reloaded()
 
 
 def _sha(blob: str | None) -> str | None:

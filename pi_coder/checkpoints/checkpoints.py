@@ -2,8 +2,8 @@
 
 Before the first file-changing tool call of a run (``write``, ``edit``, ``bash`` and any tool
 not marked ``read_only``) the working folder is snapshotted into a shadow git repository
-(:mod:`pi_coder.core.shadow_git`); files outside the folder that ``write``/``edit`` touch, or that
-a bash command names as targets (:mod:`pi_coder.core.bash_targets`), are kept as blobs. A user
+(:mod:`pi_coder.checkpoints.shadow_git`); files outside the folder that ``write``/``edit`` touch, or that
+a bash command names as targets (:mod:`pi_coder.checkpoints.bash_targets`), are kept as blobs. A user
 ``!`` command run while idle gets the same pair of snapshots, with its ``bashExecution`` entry as
 the undo point. After the run a second snapshot is taken and, when files changed, a
 ``checkpoint`` entry is appended to the session::
@@ -25,8 +25,8 @@ files that were changed by hand since pi last saw them are reported as conflicts
 unless the caller forces the restore. Each restore appends a ``kind: "restore"`` checkpoint entry
 whose ``redo`` field holds what ``/redo`` needs, so redo works after a restart; a redo's entry
 names the restore it reversed (``redid``); a conversation-only restore notes where the files
-stayed (``codeAt``). The entries are read by :mod:`pi_coder.core.checkpoint_plan` and restores
-applied by :mod:`pi_coder.core.checkpoint_restore`; docs/checkpoints.md has the whole picture.
+stayed (``codeAt``). The entries are read by :mod:`pi_coder.checkpoints.plan` and restores
+applied by :mod:`pi_coder.checkpoints.restore`; docs/checkpoints.md has the whole picture.
 """
 
 from __future__ import annotations
@@ -35,17 +35,13 @@ import asyncio
 import logging
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import Any
 
-from pi_coder.core.checkpoint_plan import CheckpointInfo, RestoreResult
-from pi_coder.core.checkpoint_restore import CheckpointHost, CheckpointRestore, RestoreMode
-from pi_coder.core.events import Notice
-from pi_coder.core.session_hooks import RunHook
-from pi_coder.core.shadow_git import GitError, Unsaved, git_available
+from pi_coder.checkpoints.plan import CheckpointInfo, RestoreResult
+from pi_coder.checkpoints.restore import CheckpointHost, CheckpointRestore, RestoreMode
+from pi_coder.checkpoints.shadow_git import GitError, Unsaved, git_available
 from pi_coder.session.entries import MessageEntry
-
-if TYPE_CHECKING:
-    from pi_coder.core.host import SessionHost
 
 __all__ = [
     "READ_ONLY_TOOLS",
@@ -62,11 +58,26 @@ READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls"})
 """Built-in tools that never change files; other tools count as mutating unless ``read_only``."""
 
 
-class Checkpoints(CheckpointRestore, RunHook):
-    """The checkpoint feature of one :class:`AgentSession` (``session.checkpoints``)."""
+class Checkpoints(CheckpointRestore):
+    """The checkpoint feature of one :class:`AgentSession` (``session.checkpoints``).
 
-    def __init__(self, session: CheckpointHost) -> None:
-        super().__init__(session)
+    A run hook of the session (``core.session_hooks.RunHook``, matched by shape): it snapshots
+    before the first file-changing tool call and records the checkpoint after the run. The
+    session passes the two events this emits as callbacks: ``warn(text)`` (a warning notice) and
+    ``reloaded()`` (the session was reloaded after a restore), so nothing here imports the core.
+    """
+
+    is_retrying = False
+    is_compacting = False
+
+    def __init__(
+        self,
+        session: CheckpointHost,
+        *,
+        warn: Callable[[str], Awaitable[None]],
+        reloaded: Callable[[], Awaitable[None]],
+    ) -> None:
+        super().__init__(session, warn=warn, reloaded=reloaded)
         self._off_reason: str | None = None
         self._warned: set[str] = set()
         self._before: str | None = None
@@ -130,7 +141,7 @@ class Checkpoints(CheckpointRestore, RunHook):
         if key in self._warned:
             return
         self._warned.add(key)
-        await self.session.emit(Notice(level="warning", text=text))
+        await self._warn(text)
 
     async def _disable(self, key: str, text: str) -> None:
         self._disabled = key
@@ -154,7 +165,10 @@ class Checkpoints(CheckpointRestore, RunHook):
     def _reset_run(self) -> None:
         self._before, self._prompt_id, self._outside, self._off_run = None, None, {}, None
 
-    async def before_prompt(self, session: SessionHost) -> None:
+    def abort(self) -> None:
+        return None
+
+    async def before_prompt(self, session: object) -> None:
         recording, self._recording = self._recording, None
         if recording is not None:  # the last run's entry
             await recording
@@ -210,7 +224,7 @@ class Checkpoints(CheckpointRestore, RunHook):
                     args.get("command") if isinstance(args, dict) else None
                 )
                 if isinstance(command, str):
-                    from pi_coder.core.bash_targets import outside_targets
+                    from pi_coder.checkpoints.bash_targets import outside_targets
 
                     targets += await asyncio.to_thread(outside_targets, command, self.session.cwd)
             for target in targets:
@@ -286,7 +300,7 @@ class Checkpoints(CheckpointRestore, RunHook):
             f"Checkpoints are off here: the folder has more than {limit} files (setting checkpoints.max_files)",
         )
 
-    async def after_run(self, session: SessionHost, message: Any) -> bool:
+    async def after_run(self, session: Any, message: object) -> bool:
         """Record the run in the background: the session is idle (and the prompt back) at once."""
         early, self._early = self._early, None
         store = session.store
@@ -370,7 +384,7 @@ class Checkpoints(CheckpointRestore, RunHook):
 
 def _secret_patterns() -> tuple[str, ...]:
     """The permission layer's secret files, as ignore patterns (those inside a folder)."""
-    from pi_coder.core.permissions.rules import DEFAULT_SECRET_PATTERNS
+    from pi_coder.permissions.rules import DEFAULT_SECRET_PATTERNS
 
     return tuple(p for p in DEFAULT_SECRET_PATTERNS if not p.startswith(("~", "/")))
 
