@@ -274,14 +274,13 @@ class Checkpoints(CheckpointRestore):
             )
             return None
         await self.repo.set_excludes(() if settings.keep_secrets else _secret_patterns())
-        if not self._counted:
-            self._counted = True
-            # Once per folder: later snapshots see the new files themselves (Snapshot.files).
-            if not self.repo.has_snapshot():
-                count = await self.repo.count_files(settings.max_files)
-                if count > settings.max_files:
-                    await self._too_many(settings.max_files)
-                    return None
+        if not self._counted and not self.repo.has_snapshot():
+            # Once per folder: later snapshots check the files they add (Snapshot.added).
+            count = await self.repo.count_files(settings.max_files)
+            if count > settings.max_files:
+                await self._too_many(settings.max_files)
+                return None
+        self._counted = True
         snap = await self.repo.snapshot(self._max_bytes())
         if snap.added > settings.max_files:
             await self._too_many(settings.max_files)
@@ -307,9 +306,12 @@ class Checkpoints(CheckpointRestore):
 
         async def record() -> None:
             if early is not None:
+                # No file-changing call used the snapshot started with the prompt: stop it (a
+                # question asked in a large folder does not wait for a snapshot at exit).
+                early.cancel()
                 try:
                     await early
-                except (GitError, OSError):
+                except (GitError, OSError, asyncio.CancelledError):
                     pass
             try:
                 await self._record_run(store)

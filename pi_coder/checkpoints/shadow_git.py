@@ -173,7 +173,14 @@ class ShadowRepo:
             )
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from exc
-        out, err = await proc.communicate(stdin)
+        try:
+            out, err = await proc.communicate(stdin)
+        except asyncio.CancelledError:
+            # A snapshot nobody needs any more: SIGTERM lets git remove its lock files itself.
+            if proc.returncode is None:
+                proc.terminate()
+                await proc.wait()
+            raise
         if check and proc.returncode != 0:
             text = err.decode(errors="replace").strip().splitlines()
             raise GitError(text[0] if text else f"git {args[0]} failed ({proc.returncode})")
