@@ -271,6 +271,7 @@ async def test_a_tree_restore_is_itself_undoable_with_redo(
             await pilot.press("enter")
             await wait_until(pilot, lambda: app.editor.text == "change it", what="moved")
         await wait_until(pilot, lambda: (pi.project / "a.txt").read_text() == "original\n", what="restored")
+        await wait_until(pilot, lambda: "Restored" in screen_text(app), what="the restore done")
         assert (pi.project / "gone.txt").exists()
         app.editor.set_text("")
         await _command(app, pilot, "/redo")
@@ -370,6 +371,7 @@ async def test_redo_after_a_tree_restore_says_it_reversed_the_restore(
     async with app.run_test(size=(100, 34)) as pilot:
         await _pick_in_tree(app, pilot, prompt_id, ["down", "down"])  # Code only
         await wait_until(pilot, lambda: (pi.project / "a.txt").read_text() == "original\n", what="restored")
+        await wait_until(pilot, lambda: "Restored" in screen_text(app), what="the restore done")
         app.editor.set_text("")
         await _command(app, pilot, "/redo")
         await wait_until(pilot, lambda: "Reversed the last restore" in screen_text(app), what="redo notice")
