@@ -120,6 +120,8 @@ class CheckpointSettings(_Section):
     """Snapshots older than this are pruned automatically (0 = never by age)."""
     max_store_mb: int = Field(default=1024, ge=0)
     """When a folder's snapshot store passes this size, the oldest half is pruned (0 = no limit)."""
+    keep_secrets: bool = False
+    """Snapshot secret files too (.env, .env.*, *.pem, id_rsa*: the permission layer's list); off: left out."""
 
 
 class BranchSummarySettings(_Section):

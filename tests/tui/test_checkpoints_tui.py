@@ -183,7 +183,11 @@ async def test_undo_and_redo_in_the_tui(project: Path, make_session) -> None:
 
         await _command(app, pilot, "/redo")
         await wait_until(pilot, lambda: (project / "a.txt").read_text() == "changed\n", what="redo")
-        assert any(isinstance(e, MessageEntry) and e.role == "user" for e in session.store.get_branch())
+        await wait_until(
+            pilot,
+            lambda: any(isinstance(e, MessageEntry) and e.role == "user" for e in session.store.get_branch()),
+            what="the prompt back on the branch",
+        )
 
 
 async def _pick_in_tree(app, pilot, entry_id: str, presses: list[str]) -> None:
@@ -211,6 +215,7 @@ async def test_tree_code_restore_lists_hand_edits_and_asks(
     async with app.run_test(size=(100, 34)) as pilot:
         await _pick_in_tree(app, pilot, prompt_id, ["down", "down"])  # Code only
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="hand-edit confirmation")
+        await wait_until(pilot, lambda: "changed by hand" in screen_text(app), what="the list of hand edits")
         text = screen_text(app)
         assert "changed by hand" in text and "a.txt" in text and "new.txt" not in text
         if answer == "keep":
@@ -266,13 +271,16 @@ async def test_a_tree_restore_is_itself_undoable_with_redo(
             await pilot.press("enter")
             await wait_until(pilot, lambda: app.editor.text == "change it", what="moved")
         await wait_until(pilot, lambda: (pi.project / "a.txt").read_text() == "original\n", what="restored")
+        await wait_until(pilot, lambda: "Restored" in screen_text(app), what="the restore done")
         assert (pi.project / "gone.txt").exists()
         app.editor.set_text("")
         await _command(app, pilot, "/redo")
         await wait_until(pilot, lambda: (pi.project / "a.txt").read_text() == "changed\n", what="redo")
+        await wait_until(  # the conversation is back too (the files are written first)
+            pilot, lambda: session.store.get_entry(leaf) in session.store.get_branch(), what="leaf back"
+        )
         assert (pi.project / "new.txt").read_text() == "created\n"
         assert not (pi.project / "gone.txt").exists()
-        assert session.store.get_entry(leaf) in session.store.get_branch()  # the conversation is back too
 
 
 @pytest.mark.parametrize("choice", ["conversation", "code"])
@@ -296,7 +304,10 @@ async def test_fork_conversation_only_and_code_only(
             assert (pi.project / "a.txt").read_text() == "changed\n"
             assert not (pi.project / "gone.txt").exists()
         else:
-            await wait_until(pilot, lambda: (pi.project / "a.txt").read_text() == "original\n", what="restored")
+            await wait_until(
+                pilot, lambda: (pi.project / "a.txt").read_text() == "original\n", what="restored"
+            )
+            await wait_until(pilot, lambda: (pi.project / "gone.txt").exists(), what="every file restored")
             assert session.session_file == str(session_file)  # no fork: the conversation stays
             assert session.store.get_entry(leaf) in session.store.get_branch()
             assert not (pi.project / "new.txt").exists()
@@ -341,9 +352,28 @@ async def test_fork_with_code_keeps_hand_edits_when_refused(
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="restore question")
         await pilot.press("enter")  # Conversation and code
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="hand-edit confirmation")
-        assert "a.txt" in screen_text(app)
+        await wait_until(pilot, lambda: "a.txt" in screen_text(app), what="the hand-edited file listed")
         await pilot.press("escape")
         await wait_until(pilot, lambda: "Restore cancelled" in screen_text(app), what="cancel notice")
         assert session.session_file == str(session_file)  # no fork either
         assert (pi.project / "a.txt").read_text() == "mine\n"
         assert (pi.project / "new.txt").exists()
+
+
+async def test_redo_after_a_tree_restore_says_it_reversed_the_restore(
+    tmp_path: Path, project: Path, sse_server: SSEServer, make_session
+) -> None:
+    """/tree "Code only", then /redo: not "Redid the last undone prompt" (no prompt was undone)."""
+    pi, session_file = _written_session(tmp_path, sse_server)
+    session, _ = make_session([], store=SessionStore.open(session_file), model=None)
+    prompt_id = _prompt_id(session.store)
+    app = make_app(session)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await _pick_in_tree(app, pilot, prompt_id, ["down", "down"])  # Code only
+        await wait_until(pilot, lambda: (pi.project / "a.txt").read_text() == "original\n", what="restored")
+        await wait_until(pilot, lambda: "Restored" in screen_text(app), what="the restore done")
+        app.editor.set_text("")
+        await _command(app, pilot, "/redo")
+        await wait_until(pilot, lambda: "Reversed the last restore" in screen_text(app), what="redo notice")
+        assert "undone prompt" not in screen_text(app)
+        assert (pi.project / "a.txt").read_text() == "changed\n"
