@@ -47,6 +47,7 @@ from pi_coder.core.events import (
     QueueChanged,
     SessionNameChanged,
     SessionSwitched,
+    SubagentEvent,
     SummarizationRetryAttemptStart,
     SummarizationRetryFinished,
     SummarizationRetryScheduled,
@@ -126,9 +127,14 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
             print("Aborted.", file=sys.stderr)
         return exit_code_for(interrupt.received)
+    from pi_coder.subagents.budget import limit_stop
+
+    stopped = limit_stop(session) is not None  # --max-turns / --max-budget-usd ended the run
     if output == "json":
-        return 1 if writer.closed else 0
+        return 1 if writer.closed or stopped else 0
     code = _print_final(session)
+    if stopped:
+        code = 1
     # The answer is printed all the same; the exit code says the session is not all on disk.
     return 1 if session.store.write_error is not None else code
 
@@ -179,6 +185,7 @@ def _note_to_stderr(event: Event) -> None:
             | SummarizationRetryFinished()
             | ExtensionErrorEvent()
             | EntryAppendedEvent()
+            | SubagentEvent()
         ):
             pass
         case _:

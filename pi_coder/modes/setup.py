@@ -142,6 +142,11 @@ def prepare(
 
     if configure_safety(options.permission_mode, options.sandbox, loaded, cwd) and BUILTIN_SPEC not in options.extensions:
         options.extensions.append(BUILTIN_SPEC)
+    from pi_coder.subagents import startup as subagents
+
+    spec = subagents.wanted_extension(cwd, loaded, disabled=options.no_subagents, trusted=trust.trusted)
+    if spec is not None and spec not in options.extensions:
+        options.extensions.append(spec)
     # The project's .pi/extensions and its settings' extension entries load only for a trusted folder.
     extensions = extension_host.load_for_startup(options, cwd, loaded, models, project_trusted=trust.trusted)
     extension_host.resolve_flags(extensions, options)
@@ -188,6 +193,7 @@ def prepare(
             notices.append(problem)
 
     session = create_agent_session(plan)
+    subagents.install_budget(session, options.max_turns, options.max_budget_usd)
     extension_host.bind(extensions, session)
     extension_host.select_tools(extensions, options, plan.tool_names)
     from pi_coder.modes import mcp_host
