@@ -166,6 +166,9 @@ def extension(pi: ExtensionAPI) -> None:
             execution_mode="parallel",
             prompt_snippet="Delegate a self-contained task to a subagent with its own context",
             render_result=render_result,
+            # The call itself changes nothing: the permission gate lets it through (plan mode
+            # too, for read-only agents) and judges each of the child's own tool calls instead.
+            read_only=True,
         )
     )
 

@@ -317,3 +317,38 @@ def test_no_subagents_leaves_the_task_tool_out(tmp_path: Path, server: RoutedSer
     run = home.run("--model", "local/test-model", "--no-subagents", "-p", "hi")
     assert run.returncode == 0, run.stderr
     assert "task" not in [t["name"] for t in server.requests[0].json["tools"]]
+
+
+def test_plan_mode_delegates_only_to_read_only_agents(tmp_path: Path, server: RoutedServer) -> None:
+    home = _home(tmp_path, server)
+    (home.project / "notes.txt").write_text("plan notes\n", encoding="utf-8")
+    server.route("ROUTE-BETA", Turn([ToolCall("read", {"path": "notes.txt"})]), Turn([Text("beta answer")]))
+    server.enqueue(Turn([_task("alpha", "t1"), _task("beta", "t2")]), Turn([Text("planned")]))
+
+    run = home.run("--model", "local/test-model", "--permission-mode", "plan", "-p", "plan it")
+
+    assert run.returncode == 0, run.stderr
+    assert not [r for r in server.requests if server.marker_of(r) == "ROUTE-ALPHA"]
+    results = _tool_results(_parent_file(home))
+    assert results["t1"]["isError"] and 'plan mode: agent "alpha" may change files' in results["t1"]["content"][0]["text"]
+    assert not results["t2"]["isError"] and "beta answer" in results["t2"]["content"][0]["text"]
+
+
+def test_a_child_obeys_the_parent_permission_mode(tmp_path: Path, server: RoutedServer) -> None:
+    home = _home(tmp_path, server)
+    server.route(
+        "ROUTE-ALPHA", Turn([ToolCall("bash", {"command": "touch made-by-child"})]), Turn([Text("could not touch")])
+    )
+    server.enqueue(Turn([_task("alpha", "t1")]), Turn([Text("parent done")]))
+
+    run = home.run("--model", "local/test-model", "--permission-mode", "ask", "-p", "go")  # no UI: "ask" refuses
+
+    assert run.returncode == 0, run.stderr
+    assert not (home.project / "made-by-child").exists()
+    child_last = [r for r in server.requests if server.marker_of(r) == "ROUTE-ALPHA"][-1]
+    child_results = [
+        b for m in child_last.json["messages"] if isinstance(m["content"], list) for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
+    assert child_results and child_results[0].get("is_error") is True
+    assert "could not touch" in all_text(server.requests[-1].json)
