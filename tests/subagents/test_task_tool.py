@@ -352,3 +352,19 @@ def test_a_child_obeys_the_parent_permission_mode(tmp_path: Path, server: Routed
     ]
     assert child_results and child_results[0].get("is_error") is True
     assert "could not touch" in all_text(server.requests[-1].json)
+
+
+def test_agents_command_lists_the_agents_with_their_source(tmp_path: Path, server: RoutedServer) -> None:
+    home = _home(tmp_path, server)
+    rpc = RpcClient(home, "--model", "local/test-model")
+    try:
+        commands = rpc.call({"type": "get_commands"})["data"]["commands"]
+        assert "agents" in [c["name"] for c in commands]
+        rpc.call({"type": "prompt", "message": "/agents"})
+        note = rpc.wait_for(lambda line: line.get("method") == "notify")
+    finally:
+        rpc.close()
+    lines = note["message"].splitlines()
+    assert f"alpha (user: {home.home / 'agents' / 'alpha.md'}): Runs shell commands" in lines
+    assert any(line.startswith("general-purpose (built-in): ") for line in lines)
+    assert not server.requests  # a command, not a prompt
