@@ -55,6 +55,7 @@ from pi_coder.core.events import (
 )
 from pi_coder.modes import mcp_host
 from pi_coder.modes.stop_signals import StopSignals, exit_code_for
+from pi_coder.subagents.budget import limit_stop
 
 if TYPE_CHECKING:
     from pi_coder.ai.types import AssistantMessage
@@ -116,7 +117,7 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
             await session.prompt(text, startup.images if index == 0 else None)
             if output == "json":
                 writer.write(settled_event(session.messages))
-            if interrupt.fired or _failed(session):
+            if interrupt.fired or _failed(session) or limit_stop(session) is not None:
                 break
     finally:
         interrupt.uninstall()
@@ -127,8 +128,6 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
             print("Aborted.", file=sys.stderr)
         return exit_code_for(interrupt.received)
-    from pi_coder.subagents.budget import limit_stop
-
     stopped = limit_stop(session) is not None  # --max-turns / --max-budget-usd ended the run
     if output == "json":
         return 1 if writer.closed or stopped else 0
