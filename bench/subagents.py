@@ -2,7 +2,7 @@
 
 Usage: ``python bench/subagents.py [--children N]``
 
-A parent session (with ``builtin:subagents`` loaded as pi loads it) asks for one ``task`` per
+A parent session (with the subagents extension loaded as pi loads it) asks for one ``task`` per
 turn, N turns; each child (the built-in ``general-purpose`` agent, the parent's tools) answers
 at once from ``tests/support/sse_server.py``. The figure is each child's ``firstRequestMs``
 (from the tool's ``execute`` to the child's stream call: session store, tools, system prompt,
@@ -27,9 +27,9 @@ from tests.support.sse_server import SSEServer, Text, ToolCall, Turn  # noqa: E4
 
 async def _measure(children: int, folder: Path) -> list[float]:
     from pi_coder.ai.models import create_models
-    from pi_coder.core.extensions.loader import discover, load_extensions
-    from pi_coder.core.extensions.runner import ExtensionRunner
     from pi_coder.core.factory import create_agent_session, plan_for
+    from pi_coder.extensions.loader import discover, load_extensions
+    from pi_coder.extensions.runner import ExtensionRunner
     from pi_coder.settings import Settings
 
     project = folder / "project"
@@ -45,7 +45,7 @@ async def _measure(children: int, folder: Path) -> list[float]:
         model = models.get_model("local", "test-model")
         runner = ExtensionRunner(str(project), models=models, project_trusted=True)
         sources, _ = discover(
-            cli_specs=["builtin:subagents"], cwd=str(project), config_dir=folder, no_extensions=True, project_trusted=True
+            cli_specs=["pi_coder.subagents.extension"], cwd=str(project), config_dir=folder, no_extensions=True, project_trusted=True
         )
         load_extensions(runner, sources)
         session = create_agent_session(

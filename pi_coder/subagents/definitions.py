@@ -109,7 +109,7 @@ def parse_agent(text: str, path: Path, source: Source) -> AgentDefinition:
     Raises:
         ValueError: bad frontmatter, name or limit.
     """
-    from pi_coder.core.skills import FrontmatterError, parse_frontmatter
+    from pi_coder.resources.skills import FrontmatterError, parse_frontmatter
 
     try:
         data, body = parse_frontmatter(text)

@@ -1,4 +1,4 @@
-"""The ``task`` tool and ``/agents``, registered on the extension surface (``builtin:subagents``).
+"""The ``task`` tool and ``/agents``, registered on the extension surface (spec ``pi_coder.subagents.extension``).
 
 pi loads it by default (``subagents.enabled``; ``--no-subagents`` leaves it out). The host calls
 ``configure`` first with the agent definitions for the folder (project ones only when trusted).
@@ -22,7 +22,7 @@ from pi_coder.subagents.definitions import AgentDefinition, AgentSet
 
 if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
-    from pi_coder.core.extensions.api import ExtensionAPI
+    from pi_coder.extensions.api import ExtensionAPI
     from pi_coder.subagents.child import ChildProgress
 
 __all__ = ["TaskParams", "configure", "describe_agents", "extension"]
@@ -32,7 +32,7 @@ _configured: dict[str, AgentSet] = {}
 
 
 def configure(agents: AgentSet) -> None:
-    """The agent definitions the next loaded ``builtin:subagents`` offers."""
+    """The agent definitions the next loaded subagents extension offers."""
     _configured["agents"] = agents
 
 
@@ -154,7 +154,7 @@ def extension(pi: ExtensionAPI) -> None:
             raise ValueError(f"{outcome.text}\nChild session: {where}")
         return AgentToolResult(content=[TextContent(text=outcome.text)], details=outcome.details)
 
-    from pi_coder.core.extensions.types import ToolDefinition
+    from pi_coder.extensions.types import ToolDefinition
 
     pi.register_tool(
         ToolDefinition(
@@ -186,7 +186,7 @@ def _started(parent: AgentSession, ctx: Any, event: Any) -> Any:
 
 def _check_mode(agent: AgentDefinition) -> None:
     """Plan mode delegates only to read-only agents (tools among read, grep, find, ls)."""
-    from pi_coder.core.permissions.gate import current_policy
+    from pi_coder.permissions.gate import current_policy
 
     policy = current_policy()
     if policy is not None and policy.mode == "plan" and not agent.read_only:

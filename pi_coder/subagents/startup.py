@@ -10,7 +10,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SPEC", "install_budget", "wanted_extension"]
 
-SPEC = "builtin:subagents"
+SPEC = "pi_coder.subagents.extension"
 
 
 def wanted_extension(cwd: str, loaded: LoadedSettings, *, disabled: bool, trusted: bool) -> str | None:

@@ -69,7 +69,7 @@ def test_locations_precedence_trust_and_warnings(tmp_path: Path) -> None:
 
 
 def test_a_folder_with_agent_files_asks_for_trust(tmp_path: Path) -> None:
-    from pi_coder.core.trust import project_resources
+    from pi_coder.permissions.trust import project_resources
 
     assert project_resources(tmp_path) == []
     _write(tmp_path / ".claude" / "agents", "r.md", "---\nname: r\ndescription: x\n---\n")

@@ -24,9 +24,9 @@ def server() -> Iterator[RoutedServer]:
 
 def _session(tmp_path: Path, server: RoutedServer) -> AgentSession:
     from pi_coder.ai.models import create_models
-    from pi_coder.core.extensions.loader import discover, load_extensions
-    from pi_coder.core.extensions.runner import ExtensionRunner
     from pi_coder.core.factory import create_agent_session, plan_for
+    from pi_coder.extensions.loader import discover, load_extensions
+    from pi_coder.extensions.runner import ExtensionRunner
     from pi_coder.settings import Settings
     from pi_coder.subagents.definitions import load_agents
     from pi_coder.subagents.extension import configure
@@ -47,7 +47,7 @@ def _session(tmp_path: Path, server: RoutedServer) -> AgentSession:
     configure(load_agents(project, config, project_trusted=True))
     runner = ExtensionRunner(str(project), models=models, project_trusted=True)
     sources, _ = discover(
-        cli_specs=["builtin:subagents"], cwd=str(project), config_dir=config, no_extensions=True, project_trusted=True
+        cli_specs=["pi_coder.subagents.extension"], cwd=str(project), config_dir=config, no_extensions=True, project_trusted=True
     )
     load_extensions(runner, sources)
     session = create_agent_session(
