@@ -210,6 +210,17 @@ class SandboxSettings(_Section):
     """More paths sandboxed commands must not see (files or folders)."""
 
 
+class SubagentSettings(_Section):
+    enabled: bool = True
+    """The ``task`` tool (delegate to a child agent); ``--no-subagents`` turns it off for a run."""
+    max_parallel: int = Field(default=4, ge=1)
+    """How many children of one turn run at once."""
+    max_turns: int = Field(default=50, ge=0)
+    """A child's turn limit when its definition sets none (0: none)."""
+    max_budget_usd: float = Field(default=0.0, ge=0)
+    """A child's spending limit in USD when its definition sets none (0: none)."""
+
+
 class Settings(BaseModel):
     """Every user setting with its default. Keys are the snake_case names used in settings.toml."""
 
@@ -278,6 +289,7 @@ class Settings(BaseModel):
     markdown: MarkdownSettings = Field(default_factory=MarkdownSettings)
     """Markdown rendering."""
     mcp: McpSettings = Field(default_factory=McpSettings)
+    subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     """MCP client timing (the servers themselves are in mcp.json)."""
     enable_skill_commands: bool = True
     """Offer /skill:name commands for discovered skills."""

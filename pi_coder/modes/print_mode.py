@@ -47,6 +47,7 @@ from pi_coder.core.events import (
     QueueChanged,
     SessionNameChanged,
     SessionSwitched,
+    SubagentEvent,
     SummarizationRetryAttemptStart,
     SummarizationRetryFinished,
     SummarizationRetryScheduled,
@@ -54,6 +55,7 @@ from pi_coder.core.events import (
 )
 from pi_coder.modes import mcp_host
 from pi_coder.modes.stop_signals import StopSignals, exit_code_for
+from pi_coder.subagents.budget import limit_stop
 
 if TYPE_CHECKING:
     from pi_coder.ai.types import AssistantMessage
@@ -115,7 +117,7 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
             await session.prompt(text, startup.images if index == 0 else None)
             if output == "json":
                 writer.write(settled_event(session.messages))
-            if interrupt.fired or _failed(session):
+            if interrupt.fired or _failed(session) or limit_stop(session) is not None:
                 break
     finally:
         interrupt.uninstall()
@@ -126,9 +128,12 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
             print("Aborted.", file=sys.stderr)
         return exit_code_for(interrupt.received)
+    stopped = limit_stop(session) is not None  # --max-turns / --max-budget-usd ended the run
     if output == "json":
-        return 1 if writer.closed else 0
+        return 1 if writer.closed or stopped else 0
     code = _print_final(session)
+    if stopped:
+        code = 1
     # The answer is printed all the same; the exit code says the session is not all on disk.
     return 1 if session.store.write_error is not None else code
 
@@ -179,6 +184,7 @@ def _note_to_stderr(event: Event) -> None:
             | SummarizationRetryFinished()
             | ExtensionErrorEvent()
             | EntryAppendedEvent()
+            | SubagentEvent()
         ):
             pass
         case _:

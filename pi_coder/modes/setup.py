@@ -145,6 +145,11 @@ def prepare(
 
     if configure_safety(options.permission_mode, options.sandbox, loaded, cwd) and BUILTIN_SPEC not in options.extensions:
         options.extensions.append(BUILTIN_SPEC)
+    from pi_coder.subagents import startup as subagents
+
+    spec = subagents.wanted_extension(cwd, loaded, disabled=options.no_subagents, trusted=trust.trusted)
+    if spec is not None and spec not in options.extensions:
+        options.extensions.append(spec)
     from pi_coder.hooks.startup import HOOKS_SPEC, configure_hooks
 
     if configure_hooks(options.no_hooks, loaded, cwd, models, trusted=trust.trusted, notices=notices):
@@ -197,6 +202,7 @@ def prepare(
             notices.append(problem)
 
     session = create_agent_session(plan)
+    subagents.install_budget(session, options.max_turns, options.max_budget_usd)
     extension_host.bind(extensions, session)
     extension_host.select_tools(extensions, options, plan.tool_names)
     from pi_coder.modes import mcp_host

@@ -220,6 +220,8 @@ def project_resources(cwd: str | os.PathLike[str]) -> list[str]:
     for folder in _agents_skill_folders(root):
         lines.extend(_listing_line(folder, _shown(folder, root)))
     lines.extend(_listing_line(root / ".claude" / "skills", ".claude/skills"))
+    lines.extend(_folder_line(pi / "agents", ".pi/agents", "agent", (".md",)))  # subagents (docs/subagents.md)
+    lines.extend(_folder_line(root / ".claude" / "agents", ".claude/agents", "agent", (".md",)))
     for name in ("settings.json", "settings.local.json"):
         lines.extend(_claude_hooks_line(root / ".claude" / name))
     return lines

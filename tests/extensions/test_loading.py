@@ -29,7 +29,7 @@ def test_global_extension_command_listed_in_get_commands(pi: PiHome) -> None:
             pi.register_command("hi", lambda args, ctx: None, description="Say hi")
         """,
     )
-    client = RpcClient(pi, "--no-session")
+    client = RpcClient(pi, "--no-session", "--no-subagents")  # no /agents
     try:
         data = client.call({"type": "get_commands"})["data"]
     finally:
