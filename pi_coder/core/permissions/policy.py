@@ -127,11 +127,11 @@ class Policy:
             return Decision("allow", target=target)
         read_only = tool_read_only or tool_name in self.read_only_tools or (analysis is not None and is_read_only(analysis))
         if mode == "plan":
+            if not read_only:
+                return Decision("deny", PLAN_REASON)
             if verdict == "ask":
                 return Decision("ask", _ask_reason(match), suggestion)
-            if read_only:
-                return Decision("allow")
-            return Decision("deny", PLAN_REASON)
+            return Decision("allow")
         if verdict == "ask":
             return self._ask(mode, _ask_reason(match), suggestion, target)
         protected = protected_reason(path, self.cwd) if isinstance(path, str) and path else None
