@@ -52,7 +52,12 @@ def real_path(path: str, cwd: str | os.PathLike[str]) -> Path:
     """
     expanded = expand_path(path)
     joined = expanded if os.path.isabs(expanded) else os.path.join(os.fspath(cwd), expanded)
-    return Path(os.path.realpath(joined))
+    for _ in range(8):
+        try:
+            return Path(os.path.realpath(joined))
+        except OSError:  # a symlink vanished while it was being read: look again
+            continue
+    return Path(lexical_path(path, cwd))
 
 
 resolve_path = real_path
