@@ -154,6 +154,8 @@ def register(pi: Any) -> None:
                 except Exception as exc:
                     ctx.ui.notify(f"Could not save the rule: {exc}", "warning")
             return None
+        if choice is None:
+            return "No one approved this call in time (the question was cancelled or timed out), so it was refused."
         reason = None
         if choice == DENY and ask_reason:
             reason = await ctx.ui.input("Reason for the model (optional)", "", signal=ctx.signal)
