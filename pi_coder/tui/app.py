@@ -26,11 +26,11 @@ from pi_coder.tui.completion import (
     slash_candidates,
 )
 from pi_coder.tui.context import DialogState
-from pi_coder.tui.key_guard import KeyGuard
 from pi_coder.tui.controller import TranscriptController
 from pi_coder.tui.external_editor import ExternalEditorMixin
 from pi_coder.tui.format import git_branch, shorten_home
 from pi_coder.tui.key_actions import KeyActionsMixin
+from pi_coder.tui.key_guard import KeyGuard
 from pi_coder.tui.keybindings import Keymap, load_keybindings
 from pi_coder.tui.keys import KEY_ACTIONS, bindings_for, display_keys, effective_keys
 from pi_coder.tui.screens import navigation

@@ -11,7 +11,7 @@ from pi_coder.tui.app import PiApp
 from pi_coder.tui.extension_ui import ConfirmScreen, SelectScreen
 from pi_coder.tui.widgets.panels import ExtensionWidgets
 from pi_coder.tui.widgets.status_bar import StatusBar
-from tests.tui.helpers import wait_for_dialog, type_text, wait_until
+from tests.tui.helpers import type_text, wait_for_dialog, wait_until
 from tests.tui.screen_text import screen_text
 
 EXT = """

@@ -12,7 +12,7 @@ from pi_coder.core.permissions.policy import Policy
 from pi_coder.core.permissions.rules import RuleSet
 from pi_coder.tui.app import PiApp
 from pi_coder.tui.extension_ui import SelectScreen, TextScreen
-from tests.tui.helpers import wait_for_dialog, type_text, wait_until
+from tests.tui.helpers import type_text, wait_for_dialog, wait_until
 
 
 def _app(session, project: Path, mode: str) -> PiApp:
