@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 
 from textual import events
-from textual.screen import Screen
+from textual.widget import Widget
 
 __all__ = ["KeyGuard"]
 
@@ -22,7 +22,7 @@ class KeyGuard:
 
     drawn_at: float | None = None
 
-    def guard_keys(self, screen: Screen[object]) -> None:
+    def guard_keys(self, screen: Widget) -> None:
         """Call from ``on_mount``: the guard opens after the first refresh."""
         self.drawn_at = None
         screen.call_after_refresh(self._drawn)
