@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.protocol import is_renderable
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
@@ -39,7 +39,7 @@ class SelectScreen(KeyGuard, PickerScreen[str]):
     ignored (:mod:`pi_coder.tui.key_guard`)."""
 
     CSS_PATH = "screens/picker.tcss"
-    DEFAULT_CSS = "SelectScreen #picker-header { max-height: 12; overflow-y: auto; }"
+    DEFAULT_CSS = "SelectScreen #select-title { height: auto; max-height: 12; padding: 0 1; margin: 0 0 1 0; }"
     _ONE_LINE = 100
 
     def __init__(self, title: str, options: Sequence[str]) -> None:
@@ -52,10 +52,11 @@ class SelectScreen(KeyGuard, PickerScreen[str]):
 
     def on_mount(self) -> None:
         super().on_mount()
+        if self._long:
+            title = VerticalScroll(Static(Text(self.full_title, style="bold")), id="select-title")
+            title.can_focus = False
+            self.query_one("#picker").mount(title, before="#picker-header")
         self.guard_keys(self)
-
-    def header(self) -> Text | str:
-        return Text(self.full_title, style="bold") if self._long else ""
 
     def load_entries(self) -> list[PickerEntry[str]]:
         return [PickerEntry(key=str(i), value=o, prompt=Text(o), search=o) for i, o in enumerate(self._options)]

@@ -170,3 +170,28 @@ async def test_a_multi_line_command_shows_whole_in_the_dialog(make_session, proj
             await wait_until(pilot, lambda: not session.is_streaming, what="the run's end")
     finally:
         gate.configure(None)
+
+
+async def test_a_long_command_scrolls_inside_the_dialog(make_session, project: Path) -> None:
+    """40 lines do not fit: the title area scrolls, the options stay on screen."""
+    from textual.containers import VerticalScroll
+
+    command = "\n".join(f"touch line-{i:02d}" for i in range(40))
+    session, _ = make_session(
+        [faux_message(faux_tool_call("bash", {"command": command})), faux_message("Done.")], tool_names=["bash"]
+    )
+    app = _app(session, project, "ask")
+    try:
+        async with app.run_test(size=(110, 40)) as pilot:
+            await type_text(pilot, "run it")
+            await pilot.press("enter")
+            dialog = await wait_for_dialog(pilot, SelectScreen, what="the ask dialog")
+            header = dialog.query_one("#select-title", VerticalScroll)
+            await wait_until(pilot, lambda: header.max_scroll_y > 0, what="a scrollable title")
+            assert dialog.option_list.region.bottom <= 40
+            header.scroll_end(animate=False)
+            await wait_until(pilot, lambda: header.scroll_y == header.max_scroll_y, what="the end of the title")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: not session.is_streaming, what="the run's end")
+    finally:
+        gate.configure(None)
