@@ -92,3 +92,13 @@ def test_always_allow_for_a_secret_file_holds_next_time(project: Path) -> None:
         assert Policy("ask", RuleSet(allow=saved), str(project)).decide(tool, args).action == "allow", tool
     # a bare allow rule does not open the secrets
     assert Policy("ask", RuleSet(allow=["read"]), str(project)).decide("read", {"path": ".env"}).action == "ask"
+
+
+def test_always_allow_is_not_offered_when_your_ask_rule_asked(project: Path) -> None:
+    """Your ask rule beats any allow rule, so a saved rule would not hold: only the session grant is offered."""
+    own = Policy("ask", RuleSet(ask=["bash(git push*)"]), str(project)).decide("bash", {"command": "git push"})
+    assert own.action == "ask" and not own.saveable
+    secret = Policy("ask", RuleSet(), str(project)).decide("read", {"path": ".env"})
+    assert secret.saveable
+    write = Policy("ask", RuleSet(), str(project)).decide("write", {"path": "a.txt", "content": ""})
+    assert write.saveable

@@ -21,7 +21,7 @@ import sys
 from typing import Any
 
 from pi_coder.core.permissions.policy import MODES, Decision, Policy
-from pi_coder.tools._paths import pin
+from pi_coder.tools._paths import lexical_path, pin
 
 __all__ = ["CYCLE_KEY", "PLAN_PROMPT", "configure", "current_policy", "register"]
 
@@ -139,8 +139,16 @@ def register(pi: Any) -> None:
                 f"refused {what}: it needs approval and there is no one to ask (permission mode {policy.mode})"
             )
             return f"Permission needed and no one could approve it: {what}"
+        spelled = args.get("path")
+        if (
+            decision.target is not None
+            and isinstance(spelled, str)
+            and (spelled.startswith(("@", "~")) or lexical_path(spelled, policy.cwd) != str(decision.target))
+        ):
+            what += f" (that is {decision.target})"  # the file itself, whatever the spelling
         title = f"Allow {what}?" + (f" ({decision.reason})" if decision.reason else "")
-        choice = await ctx.ui.select(title, list(ASK_OPTIONS), signal=ctx.signal)
+        options = [o for o in ASK_OPTIONS if o != ALLOW_ALWAYS or (decision.saveable and decision.rules)]
+        choice = await ctx.ui.select(title, options, signal=ctx.signal)
         if choice == ALLOW_ONCE:
             allowed(decision, call_id)
             return None

@@ -48,6 +48,9 @@ class Decision:
     """Allow rules that would cover this call (offered by "allow this session" / "always allow")."""
     target: Path | None = None
     """The real path a write or edit call was judged on (the gate pins it for the tool)."""
+    saveable: bool = True
+    """Whether a saved allow rule would hold next time (not when one of your ask rules asked:
+    ask beats allow, so the dialog does not offer "always allow" then)."""
 
 
 PROTECTED_FOLDERS = (".git", ".pi")
@@ -118,7 +121,7 @@ class Policy:
         suggestion = suggest_rule(tool_name, args, self.cwd, analysis)
         if mode == "auto":
             if verdict == "ask":
-                return Decision("ask", _ask_reason(match), suggestion, target)
+                return Decision("ask", _ask_reason(match), suggestion, target, saveable=match.secret)
             if analysis is not None and not analysis.understood and self.rules.has_bash_deny():
                 why = "; ".join(analysis.problems[:1]) or "not understood"
                 return Decision(
@@ -130,10 +133,12 @@ class Policy:
             if not read_only:
                 return Decision("deny", PLAN_REASON)
             if verdict == "ask":
-                return Decision("ask", _ask_reason(match), suggestion)
+                return Decision("ask", _ask_reason(match), suggestion, saveable=match.secret)
             return Decision("allow")
         if verdict == "ask":
-            return self._ask(mode, _ask_reason(match), suggestion, target)
+            decision = self._ask(mode, _ask_reason(match), suggestion, target)
+            decision.saveable = match.secret
+            return decision
         protected = protected_reason(path, self.cwd) if isinstance(path, str) and path else None
         if protected is not None and not granted and not self.rules.allows(tool_name, args, self.cwd, explicit=True):
             return self._ask(mode, protected, suggestion, target)
