@@ -315,7 +315,7 @@ async def reload_extensions(app: CommandContext, builtins: Sequence[SlashCommand
 
 async def start_extensions(app: CommandContext) -> None:
     """Commands into ``/``, the TUI's ``ctx.ui``, load errors as warnings, then ``session_start``."""
-    from pi_coder.core.extensions.events import SessionStartEvent
+    from pi_coder.extensions.events import SessionStartEvent
 
     runner = app.session.extensions
     if runner is None:

@@ -15,12 +15,13 @@ import pytest
 
 from pi_coder.ai.models import create_models
 from pi_coder.ai.providers.faux import faux_provider
-from pi_coder.core import checkpoints, create_agent_session
-from pi_coder.core.extensions import events as E
-from pi_coder.core.extensions.loader import discover, load_extensions
-from pi_coder.core.extensions.runner import ExtensionRunner
-from pi_coder.core.permissions.policy import Policy
-from pi_coder.core.permissions.rules import RuleSet
+from pi_coder.checkpoints import checkpoints
+from pi_coder.core import create_agent_session
+from pi_coder.extensions import events as E
+from pi_coder.extensions.loader import discover, load_extensions
+from pi_coder.extensions.runner import ExtensionRunner
+from pi_coder.permissions.policy import Policy
+from pi_coder.permissions.rules import RuleSet
 from pi_coder.settings import load_settings
 from pi_coder.tools._paths import real_path
 from pi_coder.tools.write import create_write_tool

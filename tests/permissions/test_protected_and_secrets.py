@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_coder.core.permissions.policy import Policy
-from pi_coder.core.permissions.rules import RuleSet
+from pi_coder.permissions.policy import Policy
+from pi_coder.permissions.rules import RuleSet
 
 
 @pytest.fixture

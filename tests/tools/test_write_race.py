@@ -8,9 +8,9 @@ import shutil
 import threading
 from pathlib import Path
 
-from pi_coder.core.permissions.policy import Policy
-from pi_coder.core.permissions.rules import RuleSet
 from pi_coder.errors import ToolError
+from pi_coder.permissions.policy import Policy
+from pi_coder.permissions.rules import RuleSet
 from pi_coder.tools._paths import pin
 from pi_coder.tools.edit import create_edit_tool
 from pi_coder.tools.write import create_write_tool

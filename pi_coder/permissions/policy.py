@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pi_coder.core.permissions.bash import Analysis, analyze, is_read_only
-from pi_coder.core.permissions.rules import Match, RuleSet
+from pi_coder.permissions.bash import Analysis, analyze, is_read_only
+from pi_coder.permissions.rules import Match, RuleSet
 from pi_coder.tools._paths import lexical_path, real_path
 
 __all__ = ["MODES", "Decision", "Policy", "PLAN_REASON", "protected_reason", "suggest_rule"]
