@@ -4,7 +4,7 @@ into the file it names.
 ``real_path`` is the single resolver: the tools (read, write, edit, ls, find, grep), the
 permission policy, the rule matcher, ``builtin:protected-paths`` and the checkpoints all decide on
 its result, so no spelling (``@``, ``~``, ``..``, ``//``, ``/proc/self/root``, a symlink in the
-repository) reaches a file one of them did not see. See docs/permissions.md.
+repository) reaches a file one of them did not see (README, "Safety").
 
 ``pin``/``pinned``: the permission gate records the real path it approved for a write or edit
 call; the tool then writes exactly there (through directory descriptors, never following a
