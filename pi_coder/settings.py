@@ -205,6 +205,10 @@ class SandboxSettings(_Section):
     mode: Literal["off", "workspace-write", "read-only"] = "off"
     network: bool = False
     writable: list[str] = Field(default_factory=list)
+    hide_secrets: bool = True
+    """Hide ~/.ssh and pi's config folder (credentials.json, models.toml) from sandboxed commands."""
+    hidden: list[str] = Field(default_factory=list)
+    """More paths sandboxed commands must not see (files or folders)."""
 
 
 class Settings(BaseModel):

@@ -51,6 +51,9 @@ class Decision:
     saveable: bool = True
     """Whether a saved allow rule would hold next time (not when one of your ask rules asked:
     ask beats allow, so the dialog does not offer "always allow" then)."""
+    confine: bool = False
+    """Allowed only because the parser judged the bash command read-only: run it in the read-only
+    sandbox (``pi_coder.tools._shell.confine``) so a parser mistake cannot write."""
 
 
 PROTECTED_FOLDERS = (".git", ".pi")
@@ -128,13 +131,14 @@ class Policy:
                     "ask", f"The command cannot be checked against the deny rules ({why}).", suggestion, target
                 )
             return Decision("allow", target=target)
-        read_only = tool_read_only or tool_name in self.read_only_tools or (analysis is not None and is_read_only(analysis))
+        bash_read_only = analysis is not None and is_read_only(analysis, self.cwd)
+        read_only = tool_read_only or tool_name in self.read_only_tools or bash_read_only
         if mode == "plan":
             if not read_only:
                 return Decision("deny", PLAN_REASON)
             if verdict == "ask":
                 return Decision("ask", _ask_reason(match), suggestion, saveable=match.secret)
-            return Decision("allow")
+            return Decision("allow", confine=bash_read_only)
         if verdict == "ask":
             decision = self._ask(mode, _ask_reason(match), suggestion, target)
             decision.saveable = match.secret
@@ -143,7 +147,7 @@ class Policy:
         if protected is not None and not granted and not self.rules.allows(tool_name, args, self.cwd, explicit=True):
             return self._ask(mode, protected, suggestion, target)
         if verdict == "allow" or read_only:
-            return Decision("allow", target=target)
+            return Decision("allow", target=target, confine=bash_read_only and verdict != "allow")
         if mode == "accept-edits" and tool_name in EDIT_TOOLS and self._inside(target):
             return Decision("allow", target=target)
         why = (
