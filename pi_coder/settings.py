@@ -198,6 +198,10 @@ class PermissionSettings(_Section):
     ask: list[str] = Field(default_factory=list)
     deny: list[str] = Field(default_factory=list)
     secret_rules: bool = True
+    rpc_dialog_timeout: float = Field(default=300.0, ge=0)
+    """Seconds an RPC client has to answer a dialog (a permission question or an extension's
+    select/confirm/input) that sets no timeout of its own; then it counts as cancelled, so a
+    permission question is refused. 0 waits forever."""
 
 
 class SandboxSettings(_Section):

@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pi_coder.ai import keys
+from pi_coder.ai import keys, secrets
 from pi_coder.ai.catalog import BUILTIN_PROVIDERS, builtin_models
 from pi_coder.ai.cost import calculate_cost
 from pi_coder.ai.events import AssistantMessageEventStream, ErrorEvent
@@ -185,6 +185,7 @@ class Models:
 
     def set_api_key(self, provider: str, key: str | None) -> None:
         """Set (or clear with None) the runtime key of ``provider``; it beats env and config."""
+        secrets.remember(key)
         if key:
             self._overrides[provider.lower()] = key
         else:
@@ -222,6 +223,11 @@ class Models:
         Returns:
             The key, or None when none is configured.
         """
+        key = self._find_api_key(provider)
+        secrets.remember(key)  # whatever its shape, it never reaches a file (ai/secrets.py)
+        return key
+
+    def _find_api_key(self, provider: str) -> str | None:
         override = self._overrides.get(provider.lower()) or self._any_override
         if override:
             return override
@@ -236,6 +242,17 @@ class Models:
         if record is not None and record.api_key:
             return keys.resolve_config_value(record.api_key, self._env)
         return None
+
+    def remember_keys(self) -> None:
+        """Remember every key value configured without running anything: ``--api-key``, the
+        providers' environment variables, ``credentials.json`` and literal models.toml keys."""
+        for value in (*self._overrides.values(), self._any_override, *self.stored_keys().values()):
+            secrets.remember(value)
+        for record in self.providers():
+            for name in self.env_vars(record.name):
+                secrets.remember(self._env.get(name))
+            if record.api_key and not record.api_key.startswith(("$", "!")):
+                secrets.remember(record.api_key)
 
     def load_credentials(self) -> None:
         """(Re-)read the credentials file now (``/login``, ``/logout``)."""
@@ -637,4 +654,5 @@ def create_models(
         from pi_coder.ai.providers.faux import faux_provider
 
         models.set_provider(faux_provider())
+    models.remember_keys()
     return models

@@ -392,4 +392,6 @@ def _secret_patterns() -> tuple[str, ...]:
 
 
 def _resolve(cwd: str, path: str) -> str:
-    return os.path.realpath(os.path.join(cwd, os.path.expanduser(path)))
+    from pi_coder.tools._paths import real_path
+
+    return str(real_path(path, cwd))

@@ -511,6 +511,8 @@ def _write_log(path: str, event: str, stack: str) -> None:
     try:
         folder = ensure_private_dir(logs_dir())
         with open(folder / "extensions.log", "a", encoding="utf-8") as out:
-            out.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {path} in {event}\n{stack}\n")
+            from pi_coder.ai.secrets import redact
+
+            out.write(redact(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {path} in {event}\n{stack}\n"))
     except OSError:
         _log.debug("cannot write the extension log", exc_info=True)

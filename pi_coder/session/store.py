@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pi_coder.ai import secrets
 from pi_coder.paths import session_dir_for_cwd
 from pi_coder.session import _file
 from pi_coder.session._writers import WriterNote
@@ -75,7 +76,9 @@ def _file_name(timestamp: str, session_id: str) -> str:
 
 
 def _lines(raws: Iterable[dict[str, Any]]) -> bytes:
-    return b"".join(dumps(raw) + b"\n" for raw in raws)
+    # Every key pi knows of is replaced by [redacted] before it reaches the file (ai/secrets.py).
+    redactor = secrets.current()
+    return b"".join(dumps(redactor.value(raw)) + b"\n" for raw in raws)
 
 
 def _read_problem(file: Path, exc: OSError) -> str:

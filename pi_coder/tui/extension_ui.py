@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.protocol import is_renderable
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from pi_coder.tui.context import SlashCommand
+from pi_coder.tui.key_guard import KeyGuard
 from pi_coder.tui.screens._picker import PickerEntry, PickerScreen
 
 if TYPE_CHECKING:
@@ -32,18 +33,36 @@ if TYPE_CHECKING:
 __all__ = ["ConfirmScreen", "CustomMessageBlock", "render_custom_message", "SelectScreen", "TextScreen", "TuiUI", "bind_shortcuts", "extension_commands", "reload_extensions", "run_shortcut", "start_extensions"]
 
 
-class SelectScreen(PickerScreen[str]):
+class SelectScreen(KeyGuard, PickerScreen[str]):
+    """A choice among ``options``. A title longer than one line (a command being approved) shows
+    whole above the options, wrapped and scrollable; keys sent before the dialog was drawn are
+    ignored (:mod:`pi_coder.tui.key_guard`)."""
+
     CSS_PATH = "screens/picker.tcss"
+    DEFAULT_CSS = "SelectScreen #select-title { height: auto; max-height: 12; padding: 0 1; margin: 0 0 1 0; }"
+    _ONE_LINE = 100
 
     def __init__(self, title: str, options: Sequence[str]) -> None:
-        super().__init__(title, placeholder="Filter...")
+        lines = title.splitlines() or [""]
+        self._long = len(lines) > 1 or len(title) > self._ONE_LINE
+        short = lines[0] if len(lines[0]) <= self._ONE_LINE else lines[0][: self._ONE_LINE - 1] + "…"
+        super().__init__(short + (" …" if len(lines) > 1 else ""), placeholder="Filter...")
+        self.full_title = title
         self._options = list(options)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self._long:
+            title = VerticalScroll(Static(Text(self.full_title, style="bold")), id="select-title")
+            title.can_focus = False
+            self.query_one("#picker").mount(title, before="#picker-header")
+        self.guard_keys(self)
 
     def load_entries(self) -> list[PickerEntry[str]]:
         return [PickerEntry(key=str(i), value=o, prompt=Text(o), search=o) for i, o in enumerate(self._options)]
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(KeyGuard, ModalScreen[bool]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,n", "answer(False)", "No", show=False, priority=True),
         Binding("enter,y", "answer(True)", "Yes", show=False, priority=True),
@@ -61,11 +80,14 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Static(self._message)
             yield Static(Text("Enter/y yes · Esc/n no", style="dim"))
 
+    def on_mount(self) -> None:
+        self.guard_keys(self)
+
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
 
 
-class TextScreen(ModalScreen[str | None]):
+class TextScreen(KeyGuard, ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", show=False, priority=True)]
     DEFAULT_CSS = "TextScreen { align: center middle; } #text-dialog { width: 70; height: auto; border: round $accent; }"
 
@@ -77,6 +99,9 @@ class TextScreen(ModalScreen[str | None]):
         with Vertical(id="text-dialog"):
             yield Static(Text(self._title, style="bold"))
             yield Input(value=self._value, placeholder=self._placeholder)
+
+    def on_mount(self) -> None:
+        self.guard_keys(self)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value)
