@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         UserBashResult,
     )
     from pi_coder.core.extensions.exec import ExecResult
+    from pi_coder.core.extensions.streams import text_stream
     from pi_coder.core.extensions.types import Completion, StaleContextError, ToolDefinition, ToolInfo
 
 _WHERE = {
@@ -42,6 +43,7 @@ _WHERE = {
     "ExtensionContext": "pi_coder.core.extensions.context",
     "UIProtocol": "pi_coder.core.extensions.context",
     "ExecResult": "pi_coder.core.extensions.exec",
+    "text_stream": "pi_coder.core.extensions.streams",
     "Completion": "pi_coder.core.extensions.types",
     "StaleContextError": "pi_coder.core.extensions.types",
     "ToolDefinition": "pi_coder.core.extensions.types",
@@ -89,6 +91,7 @@ __all__ = [
     "ToolResultPatch",
     "UIProtocol",
     "UserBashResult",
+    "text_stream",
 ]
 
 
