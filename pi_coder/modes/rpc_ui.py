@@ -15,6 +15,8 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from pi_coder.core.extensions.ui import UIDefaults
+
 if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
     from pi_coder.modes.jsonl import JsonLineWriter
@@ -24,7 +26,9 @@ __all__ = ["RpcUI"]
 _CANCELLED: dict[str, Any] = {"cancelled": True}
 
 
-class RpcUI:
+class RpcUI(UIDefaults):
+    """``ctx.ui`` over RPC; ``custom()`` runs its ``fallback`` (a Textual widget cannot cross the wire)."""
+
     has_ui = True
 
     def __init__(self, writer: JsonLineWriter) -> None:

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_coder.core.extensions.types import StaleContextError
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.core.extensions.host import RunnerHost
+    from pi_coder.core.extensions.theme import ThemeView
     from pi_coder.core.extensions.types import Extension
 
 __all__ = [
@@ -78,7 +79,55 @@ class BoundUI:
         return self._ui.get_editor_text()
 
     def set_working_message(self, text: str | None) -> None:
+        """The status line's text while a run is active (None: the default ``Working...``)."""
         self._ui.set_working_message(text)
+
+    async def custom(
+        self, factory: Callable[..., Any], *, overlay: bool = False, fallback: Callable[[], Any] | None = None
+    ) -> Any:
+        """Show a component the extension draws and that takes keys; returns what it passes to ``done``.
+
+        TUI only: ``factory(done, theme)`` returns a Textual widget, shown inline above the
+        editor or, with ``overlay=True``, over the transcript; the widget calls ``done(value)``
+        to close (Escape closes with None). Other modes call ``fallback()`` (sync or async; None
+        without one), e.g. a chain of ``select``/``input`` dialogs.
+        """
+        return await self._ui.custom(factory, overlay=overlay, fallback=fallback)
+
+    @property
+    def theme(self) -> ThemeView:
+        """The current theme (``fg``/``bg``/``bold``...: ANSI strings; no colours outside the TUI)."""
+        return self._ui.theme
+
+    def get_all_themes(self) -> list[str]:
+        return self._ui.get_all_themes()
+
+    def set_theme(self, name: str) -> bool:
+        """Switch the TUI's theme for this run (not saved); False when unknown or outside the TUI."""
+        return self._ui.set_theme(name)
+
+    def set_header(self, lines: Sequence[str] | None) -> None:
+        """Lines at the top of the screen (None: remove)."""
+        self._ui.set_header(lines)
+
+    def set_footer(self, lines: Sequence[str] | None) -> None:
+        """Lines under the editor, above the status footer (None: remove)."""
+        self._ui.set_footer(lines)
+
+    def paste_to_editor(self, text: str) -> None:
+        """Insert ``text`` at the editor's cursor."""
+        self._ui.paste_to_editor(text)
+
+    def get_tools_expanded(self) -> bool:
+        return self._ui.get_tools_expanded()
+
+    def set_tools_expanded(self, expanded: bool) -> None:
+        """As Ctrl+O: tool output, summaries and custom renderers expanded or collapsed."""
+        self._ui.set_tools_expanded(expanded)
+
+    def set_hidden_thinking_label(self, label: str | None) -> None:
+        """The line shown for a thinking block while thinking is hidden (None: the default)."""
+        self._ui.set_hidden_thinking_label(label)
 
 
 class SessionView:

@@ -35,6 +35,7 @@ class RunnerHost(Protocol):
     rediscover: Callable[[], list[Source]] | None
     reload_warnings: list[str]
     _starting: bool
+    interrupted: bool
     last_model: Any
     last_thinking_level: str | None
 

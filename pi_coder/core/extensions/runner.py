@@ -83,6 +83,10 @@ class ExtensionRunner(SessionSeams):
         self._contexts: dict[str, ExtensionContext] = {}
         self._pending_errors: list[ExtensionErrorEvent] = []
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._running: set[asyncio.Future[Any]] = set()
+        """Async handler calls in progress (``cancel_handlers``)."""
+        self.interrupted = False
+        """Set when ``cancel_handlers`` cancelled a handler; the run's start checks it."""
         self._builtin_tools: dict[str, Any] = {}
         self._tools: dict[str, tuple[Any, Extension | None]] = {}
         self._definitions: dict[str, Any] = {}
@@ -124,6 +128,10 @@ class ExtensionRunner(SessionSeams):
         self.mode = mode
         for ctx in self._contexts.values():
             ctx.ui = type(ctx.ui)(ui, ctx._ext.name)
+
+    def load_errors(self) -> list[ExtensionErrorEvent]:
+        """The load failures not reported yet (an extension that did not import or whose factory raised)."""
+        return [e for e in self._pending_errors if e.event == "load"]
 
     def flush_errors(self) -> None:
         """Report load-time errors now that a mode listens."""
@@ -199,13 +207,30 @@ class ExtensionRunner(SessionSeams):
         try:
             result = fn(*args)
             if inspect.isawaitable(result):
-                result = await result
+                task = asyncio.ensure_future(result)
+                self._running.add(task)
+                try:
+                    result = await task
+                except asyncio.CancelledError:
+                    current = asyncio.current_task()
+                    if not task.cancelled() or (current is not None and current.cancelling()):
+                        raise
+                    self.interrupted = True  # cancel_handlers: the run that waited on it stops
+                    return False, TimeoutError("interrupted")
+                finally:
+                    self._running.discard(task)
             return True, result
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
         except BaseException as exc:  # SystemExit from an extension is an ordinary error (§1.7)
             self.report(ext, label, exc)
             return False, exc
+
+    def cancel_handlers(self) -> None:
+        """Ctrl+C: cancel the async handlers running now (one that never returns must not keep a
+        run waiting); the prompt they held up does not start."""
+        for task in tuple(self._running):
+            task.cancel()
 
     async def results(self, name: str, event: Any, cls: type[R]) -> Any:
         """Yield ``(ext, ok, result-or-exception)`` for each handler of ``name`` (an async generator)."""
