@@ -235,6 +235,45 @@ def _draw(app: Any, runner: Any, ext: Any, renderer: Any, custom_type: str, mess
         return None
 
 
+def argument_completions(app: Any, context: Any) -> list[Any]:
+    """The menu for ``/name args``: the command's ``get_argument_completions(prefix)`` (a list of
+    ``Completion``, dicts with ``value``/``label``/``description``, or strings; None: no menu)."""
+    from pi_coder.tui.completion import Completion
+
+    runner = app.session.extensions
+    if runner is None:
+        return []
+    name, _, prefix = context.query.partition(" ")
+    found = runner.find_command("/" + name)
+    if found is None or found[0].get_argument_completions is None:
+        return []
+    command = found[0]
+    try:
+        items = command.get_argument_completions(prefix)
+        if inspect.isawaitable(items):
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()
+            raise TypeError("get_argument_completions must return a list, not a coroutine")
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise
+    except Exception as exc:
+        runner.report(command.extension, f"completions:{name}", exc)
+        return []
+    out = []
+    for item in items or ():
+        if isinstance(item, str):
+            value, label, description = item, item, ""
+        elif isinstance(item, dict):
+            value = str(item.get("value", ""))
+            label, description = str(item.get("label") or value), str(item.get("description") or "")
+        else:
+            value = str(item.value)
+            label, description = item.label or value, item.description or ""
+        out.append(Completion(label, f"/{name} {value}", description))
+    return out
+
+
 def extension_commands(app: CommandContext) -> list[SlashCommand]:
     """The extensions' commands as slash commands (built-in names win)."""
     runner = app.session.extensions
