@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BoundUI",
+    "ModelRegistry",
     "ExtensionCommandContext",
     "ExtensionContext",
     "NoUI",
@@ -246,6 +247,75 @@ class ExtensionContext:
 
     def is_project_trusted(self) -> bool:
         return self._runner.project_trusted
+
+    @property
+    def model_registry(self) -> ModelRegistry:
+        """Find models and call one (``find``, ``available``, ``stream_simple``, ``complete``)."""
+        return ModelRegistry(self._live().session.models)
+
+    def compact(
+        self,
+        custom_instructions: str | None = None,
+        *,
+        on_complete: Callable[[Any], Any] | None = None,
+        on_error: Callable[[BaseException], Any] | None = None,
+    ) -> None:
+        """Start a compaction without waiting for it (safe in event handlers); ``on_complete(result)``
+        or ``on_error(exc)`` is called when it ends."""
+        runner = self._live()
+        session = runner.session
+
+        async def run() -> None:
+            try:
+                result = await session.compact(custom_instructions)
+            except Exception as exc:
+                if on_error is not None:
+                    await runner.call(self._ext, "compact:on_error", on_error, exc)
+                return
+            if on_complete is not None:
+                await runner.call(self._ext, "compact:on_complete", on_complete, result)
+
+        runner.spawn(run())
+
+
+class ModelRegistry:
+    """``ctx.model_registry``: the configured providers and models, and calling a model."""
+
+    def __init__(self, models: Any) -> None:
+        self._models = models
+
+    def find(self, provider: str, model_id: str) -> Any:
+        """The model ``model_id`` of ``provider`` (case-insensitive provider), or None."""
+        return self._models.get_model(provider, model_id)
+
+    def all(self) -> list[Any]:
+        return list(self._models.all_models())
+
+    def available(self) -> list[Any]:
+        """Models whose provider has a key."""
+        return list(self._models.available_models())
+
+    def has_key(self, provider: str) -> bool:
+        return bool(self._models.has_key(provider))
+
+    def stream_simple(self, model: Any, context: Any, options: Any = None) -> Any:
+        """An ``AssistantMessageEventStream`` (iterate it; ``await stream.result()``); never raises."""
+        return self._models.stream_simple(model, context, options)
+
+    async def complete(self, model: Any, context: Any, options: Any = None) -> Any:
+        """The final ``AssistantMessage`` (``stop_reason == "error"`` and ``error_message`` on failure).
+
+        ``context`` is a ``Context`` or a dict (``system_prompt``, ``messages``); a message may be
+        a plain string (a user message).
+        """
+        from pi_coder.ai.types import Context, SystemMessage, UserMessage
+
+        if isinstance(context, dict):
+            messages = [UserMessage(content=m) if isinstance(m, str) else m for m in context.get("messages", [])]
+            if context.get("system_prompt"):
+                messages.insert(0, SystemMessage(content=context["system_prompt"]))
+            context = Context(messages=messages)
+        return await self._models.stream_simple(model, context, options).result()
 
 
 class ExtensionCommandContext(ExtensionContext):
