@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pi_coder.core.shadow_git import ShadowRepo
+from pi_coder.checkpoints.shadow_git import ShadowRepo
 
 
 async def one_round(count: int) -> dict[str, float]:

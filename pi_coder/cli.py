@@ -607,7 +607,7 @@ def main(argv: list[str] | None = None) -> int:
         _reopen_closed_std_streams()
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:1] == ["sandbox"]:
-        from pi_coder.core.sandbox import sandbox_main
+        from pi_coder.permissions.sandbox import sandbox_main
 
         return sandbox_main(args[1:])
     if args and args[0] == "mcp":

@@ -7,7 +7,7 @@ Two scopes (``design.md``):
 
 The project scope overrides the global one with a one-level deep merge: a table (``[compaction]``)
 is merged key by key, anything else (scalars, arrays) is replaced. A project folder the user has
-not trusted (``pi_coder.core.trust``) contributes only the keys of ``PROJECT_SAFE_KEYS``; every
+not trusted (``pi_coder.permissions.trust``) contributes only the keys of ``PROJECT_SAFE_KEYS``; every
 other key (anything that runs a command, moves data or loads files, and any key added later until
 it is listed there) needs trust. ``default_project_trust`` is read from the global file only. A file that does not parse is
 reported as one warning naming the file and line and that scope is ignored; a key with a value of
@@ -360,7 +360,7 @@ def load_settings(cwd: str | os.PathLike[str] | None = None, *, project_trusted:
     Args:
         cwd: Project folder; defaults to the process's working directory.
         project_trusted: False keeps only the ``PROJECT_SAFE_KEYS`` of the project file (the
-            folder is not trusted, see ``pi_coder.core.trust``). ``pi`` always passes the decision.
+            folder is not trusted, see ``pi_coder.permissions.trust``). ``pi`` always passes the decision.
 
     Returns:
         The merged settings with warnings and unknown keys. Never raises for bad files.

@@ -29,11 +29,11 @@ from pi_coder.ai.context import create_initial_system_message
 from pi_coder.ai.models import Models
 from pi_coder.ai.options import StreamOptions
 from pi_coder.ai.types import AssistantMessage, ImageContent, Model, TextContent, UserMessage
+from pi_coder.checkpoints.checkpoints import Checkpoints
 from pi_coder.core import _session_ops as ops
 from pi_coder.core._model_controls import ModelControls
 from pi_coder.core._queue import QueuedTexts, QueueKind, user_text
 from pi_coder.core.bash_exec import execute_user_bash
-from pi_coder.core.checkpoints import Checkpoints
 from pi_coder.core.compaction_runner import AutoCompaction
 from pi_coder.core.events import (
     BashExecutionEnd,
@@ -55,7 +55,7 @@ from pi_coder.settings import LoadedSettings, Settings
 
 if TYPE_CHECKING:
     from pi_coder.core.host import ExtensionHooks
-    from pi_coder.core.trust import TrustDecision
+    from pi_coder.permissions.trust import TrustDecision
 
 __all__ = ["AgentSession", "Listener"]
 
@@ -104,9 +104,9 @@ class AgentSession:
         """Warnings from start-up (e.g. "Could not restore model ..."), for the UI to show."""
         self._session_dir = session_dir
         self.project_trust: TrustDecision | None = None
-        """How trust in the project folder was decided (``core/trust.py``); None: not checked."""
+        """How trust in the project folder was decided (``permissions/trust.py``); None: not checked."""
         self.skills: Any = None
-        """The ``core.skills.SkillSet`` (or a list of skills) for ``/skill:name``; None: no skills."""
+        """The ``resources.skills.SkillSet`` (or a list of skills) for ``/skill:name``; None: no skills."""
         self.theme_paths: tuple[str, ...] | None = None
         """This run's theme files or folders (``--theme``, ``--no-themes``); None: the ``themes`` setting."""
         self.discover_themes = True
@@ -149,7 +149,7 @@ class AgentSession:
         """Builds a built-in tool that is not active (``pi.set_active_tools`` can enable every built-in)."""
         """``factory.DiscoveredPaths``: skill, template and theme paths from ``resources_discover``."""
         self.extensions: ExtensionHooks | None = None
-        """The loaded extensions (``core/extensions``), bound by the modes' start-up; None without any."""
+        """The loaded extensions (``pi_coder.extensions``), bound by the modes' start-up; None without any."""
         self.mcp: Any = None
         """The MCP servers (``pi_coder.mcp.manager.McpManager``, set by ``modes/mcp_host``); None without any."""
         self.reload_hooks: list[Callable[[], list[str]]] = []
@@ -160,8 +160,12 @@ class AgentSession:
         agent.follow_up_mode = self.settings.follow_up_mode
         self._controls.set_model_state(model)
         self.startup_notices.extend(self._attach(model, thinking_level, explicit=True))
-        self.checkpoints = Checkpoints(self)
-        """File snapshots for /undo, /redo and code restores (``core/checkpoints.py``)."""
+        self.checkpoints = Checkpoints(
+            self,
+            warn=lambda text: self.emit(Notice(level="warning", text=text)),
+            reloaded=lambda: self.emit(SessionSwitched(reason="tree", session_file=self.session_file)),
+        )
+        """File snapshots for /undo, /redo and code restores (``checkpoints/checkpoints.py``)."""
         self.checkpoints.install()
 
     # ------------------------------------------------------------------ properties
@@ -400,7 +404,7 @@ class AgentSession:
         if not text.startswith("/"):
             return text
         if self.skills and text.startswith("/skill:"):  # skills before templates (extensions §5.4)
-            from pi_coder.core.skills import expand_skill_command
+            from pi_coder.resources.skills import expand_skill_command
 
             try:
                 return expand_skill_command(text, self.skills)
@@ -412,7 +416,7 @@ class AgentSession:
                 return text
         if not self._templates:
             return text
-        from pi_coder.core.templates import expand_template
+        from pi_coder.resources.templates import expand_template
 
         return expand_template(text, self._templates)
 

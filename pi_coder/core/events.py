@@ -214,7 +214,7 @@ class Notice(_JsonEvent):
 class ExtensionErrorEvent(_JsonEvent):
     """An extension failed (extensions §1.7); JSON ``{"type","extensionPath","event","error"}``.
 
-    Defined here rather than in ``core/extensions`` (which re-exports it) so that ``Event`` can
+    Defined here rather than in ``pi_coder.extensions`` (which re-exports it) so that ``Event`` can
     name it without an import cycle; the stack is kept for the log but left out of the JSON.
     """
 

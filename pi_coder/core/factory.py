@@ -17,7 +17,7 @@ from pi_coder.settings import LoadedSettings, Settings
 from pi_coder.tools import ALL_TOOL_NAMES, DEFAULT_TOOL_NAMES
 
 if TYPE_CHECKING:
-    from pi_coder.core.trust import TrustDecision
+    from pi_coder.permissions.trust import TrustDecision
 
 __all__ = ["DEFAULT_TOOL_NAMES", "create_agent_session", "plan_for", "tool_settings_from"]
 
@@ -229,9 +229,9 @@ def _load_resources(
     cwd: str, plain: Settings, plan: StartupPlan, *, trusted: bool, discovered: DiscoveredPaths | None = None
 ) -> _Resources:
     """Context files, SYSTEM/APPEND_SYSTEM, templates and skills: read at start and on ``/reload``."""
-    from pi_coder.core.context_files import load_project_context, read_prompt_argument
-    from pi_coder.core.system_prompt import ToolSpec, build_system_prompt
-    from pi_coder.core.templates import load_templates
+    from pi_coder.resources.context_files import load_project_context, read_prompt_argument
+    from pi_coder.resources.system_prompt import ToolSpec, build_system_prompt
+    from pi_coder.resources.templates import load_templates
 
     notices: list[str] = []
     snippets = _tool_snippets()

@@ -3,7 +3,7 @@
 The retry and compaction hooks (``retry.py``, ``compaction_runner.py``), the shell markers
 (``shell_env.py``) and branch summaries are typed against :class:`SessionHost`, and
 AgentSession holds its extension runner as :class:`ExtensionHooks`, so none of those modules
-imports ``agent_session`` and ``agent_session`` imports none of ``core/extensions``.
+imports ``agent_session`` and ``agent_session`` imports none of ``pi_coder.extensions``.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class SessionHost(Protocol):
 
 
 class ExtensionHooks(Protocol):
-    """What AgentSession and the modes call on the loaded extensions (``core/extensions/runner.py``)."""
+    """What AgentSession and the modes call on the loaded extensions (``extensions/runner.py``)."""
 
     async def on_agent_event(self, event: Any) -> Any: ...
 

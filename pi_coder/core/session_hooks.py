@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from pi_coder.ai.abort import AbortSignal
 from pi_coder.ai.types import AssistantMessage
@@ -39,8 +39,12 @@ if TYPE_CHECKING:
 __all__ = ["BranchSummarizer", "BranchSummaryRequest", "BranchSummaryResult", "RunHook"]
 
 
-class RunHook:
-    """Base class of run hooks; every method is a no-op by default."""
+class RunHook(Protocol):
+    """What a run hook offers; subclasses inherit a no-op for every method.
+
+    A Protocol, so a hook from a package below the core (``pi_coder.checkpoints``) can match it by
+    shape without importing it.
+    """
 
     is_retrying: bool = False
     is_compacting: bool = False

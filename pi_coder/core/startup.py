@@ -23,7 +23,7 @@ from pi_coder.tools import ALL_TOOL_NAMES, DEFAULT_TOOL_NAMES
 if TYPE_CHECKING:
     from pi_coder.ai.models import Models
     from pi_coder.ai.types import Model
-    from pi_coder.core.trust import TrustDecision
+    from pi_coder.permissions.trust import TrustDecision
     from pi_coder.session.store import SessionStore
 
 __all__ = ["PlanOptions", "StartupOptions", "StartupPlan", "plan_startup", "select_tools"]

@@ -6,7 +6,7 @@ import asyncio
 import sys
 from typing import Any
 
-from pi_coder.core.shadow_git import GitError
+from pi_coder.checkpoints.shadow_git import GitError
 
 __all__ = ["run_checkpoints_command", "run_undo"]
 
@@ -42,7 +42,7 @@ def run_checkpoints_command(args: list[str]) -> int:
     if args[:1] != ["gc"] or len(args) > 2 or (len(args) == 2 and args[1] != "--all"):
         print(_USAGE, file=sys.stderr)
         return 2
-    from pi_coder.core.shadow_git import ShadowRepo, git_available, shadow_root
+    from pi_coder.checkpoints.shadow_git import ShadowRepo, git_available, shadow_root
     from pi_coder.settings import load_settings
 
     if not git_available():

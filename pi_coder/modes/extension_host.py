@@ -3,7 +3,7 @@
 ``load_for_startup`` discovers and loads the extensions before the session is built (so their
 providers are there for model resolution), ``resolve_flags`` is the command line's second pass,
 ``bind`` attaches the runner to the session, ``start``/``stop`` fire ``session_start`` and
-``session_shutdown`` once the mode listens. Nothing here imports ``core.extensions`` unless some
+``session_shutdown`` once the mode listens. Nothing here imports ``extensions`` unless some
 source is present.
 """
 
@@ -22,9 +22,9 @@ if TYPE_CHECKING:
 
     from pi_coder.ai.models import Models
     from pi_coder.core.agent_session import AgentSession
-    from pi_coder.core.extensions.context import UIProtocol
-    from pi_coder.core.extensions.events import ExtensionErrorEvent
-    from pi_coder.core.extensions.runner import ExtensionRunner
+    from pi_coder.extensions.context import UIProtocol
+    from pi_coder.extensions.events import ExtensionErrorEvent
+    from pi_coder.extensions.runner import ExtensionRunner
     from pi_coder.modes.options import CliOptions
     from pi_coder.settings import LoadedSettings
 
@@ -67,7 +67,7 @@ def _specs(data: dict[str, Any]) -> list[str]:
 
 
 def trust_handlers(options: CliOptions, cwd: str, loaded: LoadedSettings) -> list[Any]:
-    """The extensions' ``project_trust`` handlers (§7.3), as ``core.trust`` handlers.
+    """The extensions' ``project_trust`` handlers (§7.3), as ``permissions.trust`` handlers.
 
     Only when a decision is still open (no ``-a``/``-na``, the folder has project resources):
     the pre-trust extensions (``-e``, global, entry points) load in a throw-away runner without
@@ -75,7 +75,7 @@ def trust_handlers(options: CliOptions, cwd: str, loaded: LoadedSettings) -> lis
     """
     if options.trust_flag is not None:
         return []
-    from pi_coder.core.trust import canonical_path, project_resources
+    from pi_coder.permissions.trust import canonical_path, project_resources
 
     if not project_resources(canonical_path(cwd)):
         return []
@@ -113,8 +113,8 @@ def load_for_startup(
         or (not options.no_extensions and _has_entry_points())
     ):
         return None
-    from pi_coder.core.extensions.loader import discover, load_extensions
-    from pi_coder.core.extensions.runner import ExtensionRunner, FlagToken
+    from pi_coder.extensions.loader import discover, load_extensions
+    from pi_coder.extensions.runner import ExtensionRunner, FlagToken
 
     runner = ExtensionRunner(
         cwd,
@@ -124,7 +124,7 @@ def load_for_startup(
         messages=options.messages,
     )
     runner.dry_run = dry_run
-    from pi_coder.core.extensions.types import Extension, ExtensionLoadError
+    from pi_coder.extensions.types import Extension, ExtensionLoadError
 
     def find() -> list[Any]:
         sources, problems = discover(
@@ -138,7 +138,7 @@ def load_for_startup(
         )
         for spec, problem in problems:
             runner.report(Extension(path=spec, name=spec), "load", ExtensionLoadError(problem))
-        from pi_coder.core.permissions.startup import BUILTIN_SPEC
+        from pi_coder.permissions.startup import BUILTIN_SPEC
 
         # The permission gate goes last: it judges the input other extensions edited (also on /reload).
         sources.sort(key=lambda source: source.identity == BUILTIN_SPEC)
@@ -154,8 +154,8 @@ def help_flags(specs: Sequence[str], cwd: str) -> list[tuple[str, str, str]]:
 
     Only the command line's extensions load; a failing one is reported on stderr and skipped.
     """
-    from pi_coder.core.extensions.loader import discover, load_extensions
-    from pi_coder.core.extensions.runner import ExtensionRunner
+    from pi_coder.extensions.loader import discover, load_extensions
+    from pi_coder.extensions.runner import ExtensionRunner
 
     runner = ExtensionRunner(cwd)
     runner.error_sink = _stderr_sink
@@ -256,7 +256,7 @@ async def start(session: AgentSession, mode: str, ui: UIProtocol | None = None) 
     runner.error_sink = _stderr_sink if mode == "print" else session.emit_nowait
     runner.flush_errors()
     if runner.has("session_start"):
-        from pi_coder.core.extensions.events import SessionStartEvent
+        from pi_coder.extensions.events import SessionStartEvent
 
         await runner.notify("session_start", SessionStartEvent(reason="startup"))
     await runner.discover_resources("startup")

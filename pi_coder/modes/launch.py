@@ -144,7 +144,7 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: T
             **({"initial_images": startup.images} if startup.images else {}),
         )
     if startup.trust is not None and startup.trust.source == "undecided":
-        from pi_coder.core.trust import untrusted_notice
+        from pi_coder.permissions.trust import untrusted_notice
 
         print(untrusted_notice(cwd), file=sys.stderr)
     for notice in startup.notices:
@@ -173,7 +173,7 @@ def _last_role(session: Any) -> str | None:
 
 
 def _export(options: CliOptions, cwd: str) -> int:
-    from pi_coder.core.export_html import default_export_path, export_session_html
+    from pi_coder.export.html import default_export_path, export_session_html
 
     source = Path(os.path.expanduser(options.export or ""))
     output = Path(os.path.expanduser(options.messages[0])) if options.messages else None

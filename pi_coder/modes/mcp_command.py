@@ -145,7 +145,7 @@ def _remove(args: list[str]) -> int:
 def _trusted(cwd: str, approve: bool) -> bool:
     if approve:
         return True
-    from pi_coder.core.trust import TrustStore
+    from pi_coder.permissions.trust import TrustStore
 
     found = TrustStore().lookup(cwd)
     return bool(found and found[1])

@@ -369,7 +369,7 @@ def _existing_file(arg: str) -> str:
 
 
 def _export_sync(server: RpcHost, output: str | None) -> str:
-    from pi_coder.core.export_html import default_export_path, export_store_html
+    from pi_coder.export.html import default_export_path, export_store_html
 
     session = server.session
     target = output or default_export_path(session.session_file or f"{session.session_id}.jsonl", session.cwd)

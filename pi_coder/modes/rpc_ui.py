@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pi_coder.core.extensions.ui import UIDefaults
+from pi_coder.extensions.ui import UIDefaults
 
 if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from pi_coder.ai.models import Models
     from pi_coder.ai.types import ImageContent, Model
     from pi_coder.core.agent_session import AgentSession
-    from pi_coder.core.trust import TrustChoice, TrustDecision, TrustHandler
     from pi_coder.modes.options import CliOptions, RunMode
+    from pi_coder.permissions.trust import TrustChoice, TrustDecision, TrustHandler
     from pi_coder.session.store import SessionStore
     from pi_coder.settings import LoadedSettings
 
@@ -138,7 +138,7 @@ def prepare(
     wants_faux = (options.provider or "").lower() == "faux" or (options.model or "").startswith("faux")
     models = create_models(include_faux=wants_faux)
 
-    from pi_coder.core.permissions.startup import BUILTIN_SPEC, configure_safety
+    from pi_coder.permissions.startup import BUILTIN_SPEC, configure_safety
 
     if configure_safety(options.permission_mode, options.sandbox, loaded, cwd) and BUILTIN_SPEC not in options.extensions:
         options.extensions.append(BUILTIN_SPEC)
@@ -217,8 +217,8 @@ def _skill_loader(options: CliOptions, cwd: str, loaded: LoadedSettings, trusted
     """A callable discovering the skills (extensions §5.2), called at start and on ``/reload``."""
 
     def load(extra_paths: Sequence[str] = ()) -> Any:  # extra: resources_discover paths
-        from pi_coder.core.skills import load_skills
         from pi_coder.paths import config_dir
+        from pi_coder.resources.skills import load_skills
 
         return load_skills(
             cwd,
@@ -243,7 +243,7 @@ def _decide_trust(
     handlers: Sequence[TrustHandler],
     notices: list[str],
 ) -> TrustDecision:
-    from pi_coder.core.trust import (
+    from pi_coder.permissions.trust import (
         apply_trust_choice,
         canonical_path,
         decide_project_trust,

@@ -745,7 +745,7 @@ class SessionStore:
         return self._append(raw)
 
     def append_checkpoint(self, fields: Mapping[str, Any]) -> str:
-        """Append a ``checkpoint`` entry (file snapshots, ``core/checkpoints.py``); Pi keeps it as unknown."""
+        """Append a ``checkpoint`` entry (file snapshots, ``checkpoints/checkpoints.py``); Pi keeps it as unknown."""
         raw = self._common("checkpoint")
         raw.update(fields)
         return self._append(raw)

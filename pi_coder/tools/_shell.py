@@ -343,7 +343,7 @@ def sweep_old_output_files(max_age: float = OUTPUT_FILE_MAX_AGE, *, force: bool 
 
 
 _command_wrapper: Callable[[list[str]], list[str]] | None = None
-"""Set by the sandbox (``pi_coder.core.sandbox``): turns ``[shell, "-c", source]`` into the argv to run."""
+"""Set by the sandbox (``pi_coder.permissions.sandbox``): turns ``[shell, "-c", source]`` into the argv to run."""
 
 
 def set_command_wrapper(wrapper: Callable[[list[str]], list[str]] | None) -> None:

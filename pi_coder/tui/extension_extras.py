@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from textual.app import ComposeResult
     from textual.widget import Widget
 
-    from pi_coder.core.extensions.theme import ThemeView
+    from pi_coder.extensions.theme import ThemeView
 
 __all__ = ["CustomScreen", "TuiExtras"]
 
@@ -77,7 +77,7 @@ class TuiExtras:
 
     @property
     def theme(self) -> ThemeView:
-        from pi_coder.core.extensions.theme import ThemeView
+        from pi_coder.extensions.theme import ThemeView
 
         return ThemeView(getattr(getattr(self._app, "themes", None), "theme", None))
 

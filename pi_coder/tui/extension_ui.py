@@ -211,7 +211,7 @@ def render_custom_message(
 
 def _draw(app: Any, runner: Any, ext: Any, renderer: Any, custom_type: str, message: Any, expanded: bool) -> Any:
     """One call of a renderer: a Rich renderable, or None (nothing, or a failure reported once)."""
-    from pi_coder.core.extensions.theme import ThemeView
+    from pi_coder.extensions.theme import ThemeView
 
     theme = ThemeView(getattr(getattr(app, "themes", None), "theme", None))
     try:
@@ -353,7 +353,7 @@ async def reload_extensions(app: CommandContext, builtins: Sequence[SlashCommand
 
 async def start_extensions(app: CommandContext) -> None:
     """Commands into ``/``, the TUI's ``ctx.ui``, load errors as warnings, then ``session_start``."""
-    from pi_coder.core.extensions.events import SessionStartEvent
+    from pi_coder.extensions.events import SessionStartEvent
 
     runner = app.session.extensions
     if runner is None:

@@ -1,7 +1,7 @@
 """``/clone``, ``/export [file]``, ``/import <file>``, ``/changelog`` and ``/debug``.
 
 ``/export`` writes HTML unless the file name ends in ``.jsonl``, then the current branch as a
-session file (``core/export_jsonl.py``). ``/import`` copies a session file into this folder's
+session file (``export/jsonl.py``). ``/import`` copies a session file into this folder's
 session directory and switches to the copy (``AgentSession.import_session``). ``/clone`` uses
 ``AgentSession.clone`` (the RPC ``clone`` too).
 """
@@ -47,7 +47,7 @@ async def clone_command(app: CommandContext, args: str) -> None:
 
 
 async def export_command(app: CommandContext, args: str) -> None:
-    from pi_coder.core.export_jsonl import export_branch_jsonl, is_jsonl_path
+    from pi_coder.export.jsonl import export_branch_jsonl, is_jsonl_path
 
     session = app.session
     arg = args.strip()
@@ -59,7 +59,7 @@ async def export_command(app: CommandContext, args: str) -> None:
             return
         await app.notice(f"Session exported to: {path}")
         return
-    from pi_coder.core.export_html import default_export_path, export_store_html
+    from pi_coder.export.html import default_export_path, export_store_html
 
     name = session.session_file or f"{session.session_id}.jsonl"
     target = _resolve(app, arg) if arg else str(default_export_path(name, session.cwd))

@@ -1,4 +1,4 @@
-"""Pi themes (``pi_coder.core.themes``) on Textual: CSS variables, Rich styles, hot reload.
+"""Pi themes (``pi_coder.resources.themes``) on Textual: CSS variables, Rich styles, hot reload.
 
 A Pi theme becomes a Textual ``Theme`` named ``pi-<name>``:
 
@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from pi_coder.core.themes import (
+from pi_coder.resources.themes import (
     TOKENS,
     Theme,
     ThemeError,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from pi_coder.core.trust import TRUST_CHOICES, TrustChoice, TrustDecision, TrustStore, canonical_path
+from pi_coder.permissions.trust import TRUST_CHOICES, TrustChoice, TrustDecision, TrustStore, canonical_path
 from pi_coder.tui.screens.dialogs import ChoiceDialog
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def _as_choice(value: Any) -> TrustChoice | None:
 
 async def show_trust(app: CommandContext) -> None:
     """``/trust``: the decision of this run, the saved entry, and a dialog to save a new one."""
-    from pi_coder.core.trust import apply_trust_choice, project_resources
+    from pi_coder.permissions.trust import apply_trust_choice, project_resources
 
     session = app.session
     cwd = str(getattr(session, "cwd", os.getcwd()))

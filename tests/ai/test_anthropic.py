@@ -76,7 +76,9 @@ async def test_text_response_events_and_final_message(sse_server: SSEServer, chu
     assert types(events) == ["start", "text_start"] + ["text_delta"] * 4 + ["text_end", "done"]
     assert "".join(e.delta for e in events if e.type == "text_delta") == text
     assert events[-2].content == text
-    assert events[0].partial is message  # one live object, mutated in place
+    # One live content list; a usage report swaps in a shallow copy (events keep the usage they
+    # were sent with); `done` carries the final message.
+    assert events[0].partial.content is message.content and events[-1].message is message
     assert message.content == [TextContent(text=text)]
     assert message.stop_reason == "stop"
     assert message.raw_stop_reason == "end_turn"

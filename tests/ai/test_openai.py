@@ -79,7 +79,7 @@ async def test_text_response_events_and_final_message(sse_server: SSEServer, chu
     )
     assert types(events) == ["start", "text_start"] + ["text_delta"] * 4 + ["text_end", "done"]
     assert events[-2].content == text
-    assert events[0].partial is message
+    assert events[0].partial.content is message.content and events[-1].message is message
     assert message.content == [TextContent(text=text)]
     assert message.stop_reason == "stop" and message.raw_stop_reason == "stop"
     assert message.response_id == "chatcmpl-test"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_coder.core.bash_targets import MAX_FILES_PER_FOLDER, outside_targets
+from pi_coder.checkpoints.bash_targets import MAX_FILES_PER_FOLDER, outside_targets
 
 
 @pytest.fixture

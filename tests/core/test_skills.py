@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_coder.core.skills import FrontmatterError, expand_skill_command, load_skills, parse_frontmatter
-from pi_coder.core.system_prompt import build_system_prompt, format_skills
+from pi_coder.resources.skills import FrontmatterError, expand_skill_command, load_skills, parse_frontmatter
+from pi_coder.resources.system_prompt import build_system_prompt, format_skills
 
 
 def _skill(root: Path, folder: str, front: str, body: str = "Do the thing.\n") -> Path:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_coder.core.context_files import (
+from pi_coder.resources.context_files import (
     ContextFile,
     discover_context_files,
     find_append_system_file,
@@ -15,7 +15,7 @@ from pi_coder.core.context_files import (
     load_project_context,
     read_prompt_argument,
 )
-from pi_coder.core.system_prompt import build_system_prompt, format_skills, load_system_prompt
+from pi_coder.resources.system_prompt import build_system_prompt, format_skills, load_system_prompt
 
 DEFAULT_TOOLS = ["read", "bash", "edit", "write"]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_coder.core.templates import (
+from pi_coder.resources.templates import (
     PromptTemplate,
     expand_template,
     load_templates,

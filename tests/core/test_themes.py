@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pi_coder.core.themes import (
+from pi_coder.resources.themes import (
     TOKENS,
     ThemeError,
     builtin_themes_dir,
@@ -92,7 +92,7 @@ def test_builtin_dir_in_installed_layout(tmp_path: Path) -> None:
     site = tmp_path / "site"
     shutil.copytree(REPO / "pi_coder", site / "pi_coder", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "themes", site / "pi_coder" / "_themes")
-    code = "from pi_coder.core.themes import load_theme; t = load_theme('light'); print(t.path)"
+    code = "from pi_coder.resources.themes import load_theme; t = load_theme('light'); print(t.path)"
     env = {**os.environ, "PYTHONPATH": str(site), "PI_CODER_HOME": str(tmp_path / "home")}
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True, cwd=tmp_path

@@ -1,4 +1,4 @@
-"""``pi_coder.core.trust``: the trust.json store, the decision order, the resource list, and the
+"""``pi_coder.permissions.trust``: the trust.json store, the decision order, the resource list, and the
 project settings that apply in an untrusted folder (extensions §7)."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_coder.core.trust import (
+from pi_coder.errors import ConfigError
+from pi_coder.permissions.trust import (
     TrustStore,
     TrustVote,
     apply_trust_choice,
@@ -20,7 +21,6 @@ from pi_coder.core.trust import (
     project_resources,
     untrusted_notice,
 )
-from pi_coder.errors import ConfigError
 from pi_coder.settings import gated_project_keys, load_settings
 
 

@@ -1,4 +1,4 @@
-"""``pi_coder.core.export_html``: one self-contained page with every entry of the session.
+"""``pi_coder.export.html``: one self-contained page with every entry of the session.
 
 What the page does in a browser is in test_viewer_browser.py; this checks the file itself.
 """
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from pi_coder.core.export.entries import lazy
-from pi_coder.core.export_html import default_export_path, export_session_html, render_session_html
-from pi_coder.core.themes import load_theme
+from pi_coder.export.entries import lazy
+from pi_coder.export.html import default_export_path, export_session_html, render_session_html
+from pi_coder.resources.themes import load_theme
 from tests.export.sessions import large_session, small_session
 
 
@@ -129,7 +129,7 @@ def test_export_file_and_default_name(tmp_path: Path) -> None:
 
 def test_markdown_and_pygments_load_only_when_exporting(tmp_path: Path) -> None:
     probe = (
-        "import json, sys; import pi_coder.core.export_html, pi_coder.modes.launch, pi_coder.cli; "
+        "import json, sys; import pi_coder.export.html, pi_coder.modes.launch, pi_coder.cli; "
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('markdown_it', 'pygments'))))"
     )
     env = {"PI_CODER_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}

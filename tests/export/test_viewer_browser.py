@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_coder.core.export_html import export_session_html
+from pi_coder.export.html import export_session_html
 from tests.export.cdp import Browser, find_chromium
 from tests.export.sessions import large_session, small_session
 

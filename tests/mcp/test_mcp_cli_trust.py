@@ -74,7 +74,7 @@ def test_untrusted_project_mcp_json_runs_nothing_until_trusted(pi: PiHome, sse_s
 
 
 def test_trust_dialog_lines_show_commands(tmp_path: Path) -> None:
-    from pi_coder.core.trust import project_resources
+    from pi_coder.permissions.trust import project_resources
 
     write_mcp(
         tmp_path / ".pi" / "mcp.json",

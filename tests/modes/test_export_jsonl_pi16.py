@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_coder.core.export_jsonl import export_branch_jsonl
+from pi_coder.export.jsonl import export_branch_jsonl
 from pi_coder.session.store import SessionStore
 from tests.modes.pirun import PiHome, all_text
 from tests.modes.rpc_capture import PI16, PI16_PROGRAM

@@ -83,8 +83,39 @@ def test_json_stream_matches_pi16(tmp_path: Path, sse_server: SSEServer, wire: s
         r["assistantMessageEvent"] for r in theirs if r.get("assistantMessageEvent", {}).get("type") == "toolcall_start"
     )
     assert call == pi_call
-    last_usage = [r["usage"] for r in ours if r["type"] == "message_update"][-1]
-    assert last_usage["input"] == 20 and last_usage["output"] == 3
+    # The final usage is the message's (message_end), whatever the chunking of the response.
+    final = [r["message"]["usage"] for r in ours if r["type"] == "message_end" and r["message"]["role"] == "assistant"]
+    assert (final[-1]["input"], final[-1]["output"]) == (20, 3)
+
+
+def _usage_trail(pi: PiHome, server: SSEServer, **chunking: float | int) -> list[tuple[str, int, int]]:
+    """``(event kind, input, output)`` of each ``message_update`` of one streamed answer."""
+    server.enqueue(Turn([Text("Done reading, all of it.")], usage={"input": 20, "output": 3}, **chunking))  # type: ignore[arg-type]
+    run = pi.run("--mode", "json", "--no-session", "go")
+    assert run.returncode == 0, run.stderr
+    records = [json.loads(line) for line in run.stdout.splitlines()]
+    return [
+        (r["assistantMessageEvent"]["type"], r["usage"]["input"], r["usage"]["output"])
+        for r in records
+        if r["type"] == "message_update"
+    ]
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+def test_update_usage_does_not_depend_on_chunking(tmp_path: Path, sse_server: SSEServer, wire: str) -> None:
+    """Each ``message_update`` carries the usage known when its event was parsed.
+
+    The whole response in one HTTP write, or dripped one SSE event per write, must print the
+    same records: before, an update's usage was read from the live partial after the rest of
+    the chunk had been parsed, so the last ``text_end`` showed the final output count (3) when
+    the response came in one piece and the ``message_start`` one (1) when it was cut before
+    ``message_delta`` (seen as a flaky failure of the test above on a loaded machine).
+    """
+    pi = PiHome(tmp_path, sse_server, wire)
+    whole = _usage_trail(pi, sse_server, chunk_size=1 << 20)
+    dripped = _usage_trail(pi, sse_server, delay=0.02)
+    assert whole == dripped
+    assert whole and whole[-1][0] == "text_end"
 
 
 def test_session_events_use_pi16_wire_names() -> None:

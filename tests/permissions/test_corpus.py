@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_coder.core.permissions.policy import Policy
-from pi_coder.core.permissions.rules import RuleSet
+from pi_coder.permissions.policy import Policy
+from pi_coder.permissions.rules import RuleSet
 
 _DATA = tomllib.loads((Path(__file__).parent / "corpus.toml").read_text(encoding="utf-8"))
 _CASES = [

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from pi_coder.core.extensions.loader import discover, load_extensions
-from pi_coder.core.extensions.runner import ExtensionRunner
+from pi_coder.extensions.loader import discover, load_extensions
+from pi_coder.extensions.runner import ExtensionRunner
 from pi_coder.tui.app import PiApp
 from pi_coder.tui.extension_extras import CustomScreen
 from pi_coder.tui.extension_ui import CustomMessageBlock

@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from pi_coder.core.extensions.loader import discover, load_extensions
-from pi_coder.core.extensions.runner import ExtensionRunner
+from pi_coder.extensions.loader import discover, load_extensions
+from pi_coder.extensions.runner import ExtensionRunner
 from pi_coder.tui.app import PiApp
 from tests.tui.helpers import type_text, wait_until
 
@@ -58,9 +58,9 @@ async def test_plan_mode_shortcut(make_session, project: Path) -> None:
 
 
 async def test_permissions_alt_m_cycles_mode(make_session, project: Path, monkeypatch) -> None:
-    from pi_coder.core.permissions import gate
-    from pi_coder.core.permissions.policy import Policy
-    from pi_coder.core.permissions.rules import RuleSet
+    from pi_coder.permissions import gate
+    from pi_coder.permissions.policy import Policy
+    from pi_coder.permissions.rules import RuleSet
 
     policy = Policy("auto", RuleSet(), str(project))
     monkeypatch.setattr(gate, "_policy", policy)

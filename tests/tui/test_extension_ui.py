@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from pi_coder.core.extensions.loader import discover, load_extensions
-from pi_coder.core.extensions.runner import ExtensionRunner
+from pi_coder.extensions.loader import discover, load_extensions
+from pi_coder.extensions.runner import ExtensionRunner
 from pi_coder.tui.app import PiApp
 from pi_coder.tui.extension_ui import ConfirmScreen, SelectScreen
 from pi_coder.tui.widgets.panels import ExtensionWidgets
@@ -319,7 +319,7 @@ async def test_resources_discover_theme_paths_join_the_theme_list(make_session, 
     without a warning) and again on ``/reload`` (extensions §2.3, §1.6)."""
     import json
 
-    from pi_coder.core.themes import builtin_themes_dir
+    from pi_coder.resources.themes import builtin_themes_dir
 
     def theme(folder: Path, name: str) -> None:
         data = json.loads((builtin_themes_dir() / "dark.json").read_text())

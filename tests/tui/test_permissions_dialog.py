@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_coder.ai import faux_message, faux_tool_call
-from pi_coder.core.extensions.loader import discover, load_extensions
-from pi_coder.core.extensions.runner import ExtensionRunner
-from pi_coder.core.permissions import gate
-from pi_coder.core.permissions.policy import Policy
-from pi_coder.core.permissions.rules import RuleSet
+from pi_coder.extensions.loader import discover, load_extensions
+from pi_coder.extensions.runner import ExtensionRunner
+from pi_coder.permissions import gate
+from pi_coder.permissions.policy import Policy
+from pi_coder.permissions.rules import RuleSet
 from pi_coder.tui.app import PiApp
 from pi_coder.tui.extension_ui import SelectScreen
 from tests.tui.helpers import type_text, wait_until

@@ -163,7 +163,7 @@ async def test_editor_padding_and_autocomplete_rows_apply_at_once(project: Path,
 
 
 async def test_skill_commands_off_hides_them_from_completion(project: Path, make_session) -> None:
-    from pi_coder.core.skills import Skill
+    from pi_coder.resources.skills import Skill
 
     skill_file = project / "SKILL.md"
     skill_file.write_text("---\nname: tidy\ndescription: Tidy the code\n---\nAlways tidy.\n")

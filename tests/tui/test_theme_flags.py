@@ -9,7 +9,7 @@ from pi_coder.ai.models import create_models
 from pi_coder.ai.providers.faux import faux_provider
 from pi_coder.core import create_agent_session
 from pi_coder.core.startup import PlanOptions, plan_startup
-from pi_coder.core.trust import TrustDecision
+from pi_coder.permissions.trust import TrustDecision
 from pi_coder.session.store import SessionStore
 from pi_coder.settings import load_settings
 from pi_coder.tui.app import PiApp

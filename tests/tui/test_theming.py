@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from pi_coder.core.themes import TOKENS, builtin_themes_dir, load_theme
+from pi_coder.resources.themes import TOKENS, builtin_themes_dir, load_theme
 from pi_coder.tui.theming import textual_theme, theme_variables, token_variable
 from tests.tui.helpers import wait_until
 from tests.tui.screen_text import screen_text

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_coder.core.trust import (
+from pi_coder.permissions.trust import (
     TrustDecision,
     TrustStore,
     apply_trust_choice,

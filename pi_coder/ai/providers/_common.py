@@ -286,6 +286,20 @@ class StreamWriter:
 
     # ------------------------------------------------------------------ usage and the end
 
+    def new_usage(self) -> Usage:
+        """The partial's usage, ready to change: a copy of it on a shallow copy of the partial.
+
+        Events already pushed keep the message, and so the usage, they were sent with (the
+        content list is shared, so text stays live). A consumer reads ``event.partial.usage``
+        after the provider may have parsed the rest of the HTTP chunk; without the copy a
+        ``message_update``'s usage would depend on where the response's chunks were cut.
+        Usage changes once or twice a response, so the copies cost nothing measurable.
+        """
+        output = self.output.model_copy()
+        output.usage = self.output.usage.model_copy(deep=True)
+        self.output = output
+        return output.usage
+
     def update_cost(self) -> None:
         usage = self.output.usage
         usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write

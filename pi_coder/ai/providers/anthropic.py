@@ -392,7 +392,7 @@ class _Parser:
     def _usage(self, raw: dict[str, Any] | None) -> None:
         if not raw:
             return
-        usage = self.w.output.usage
+        usage = self.w.new_usage()
         if raw.get("input_tokens") is not None:
             usage.input = raw["input_tokens"]
         if raw.get("output_tokens") is not None:

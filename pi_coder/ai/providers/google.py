@@ -333,7 +333,7 @@ class _Parser:
         self.kind, self.index = _NONE, -1
 
     def _usage(self, raw: dict[str, Any]) -> None:
-        usage = self.w.output.usage
+        usage = self.w.new_usage()
         cached = raw.get("cachedContentTokenCount") or 0
         thoughts = raw.get("thoughtsTokenCount") or 0
         usage.input = max(0, (raw.get("promptTokenCount") or 0) - cached)

@@ -422,7 +422,7 @@ class _Parser:
         self.kind, self.index, self.tool_slot = _NONE, -1, None
 
     def _usage(self, raw: dict[str, Any]) -> None:
-        usage = self.w.output.usage
+        usage = self.w.new_usage()
         prompt = raw.get("prompt_tokens") or 0
         cached = (raw.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
         usage.input = max(0, prompt - cached)

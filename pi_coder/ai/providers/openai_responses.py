@@ -421,7 +421,7 @@ class _Parser:
         self.status = response.get("status") or kind.rsplit(".", 1)[1]
         usage = response.get("usage")
         if usage:
-            out = self.w.output.usage
+            out = self.w.new_usage()
             cached = (usage.get("input_tokens_details") or {}).get("cached_tokens") or 0
             out.input = max(0, (usage.get("input_tokens") or 0) - cached)
             out.cache_read = cached

@@ -1,4 +1,4 @@
-"""Permission modes and rules (``pi_coder.core.permissions.gate``); loaded by pi when they are configured."""
+"""Permission modes and rules (``pi_coder.permissions.gate``); loaded by pi when they are configured."""
 
 from __future__ import annotations
 
@@ -9,6 +9,6 @@ if TYPE_CHECKING:
 
 
 def extension(pi: ExtensionAPI) -> None:
-    from pi_coder.core.permissions.gate import register
+    from pi_coder.permissions.gate import register
 
     register(pi)

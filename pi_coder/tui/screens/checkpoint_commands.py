@@ -1,4 +1,4 @@
-"""/undo, /redo and /checkpoints: the TUI side of ``pi_coder.core.checkpoints``."""
+"""/undo, /redo and /checkpoints: the TUI side of ``pi_coder.checkpoints.checkpoints``."""
 
 from __future__ import annotations
 

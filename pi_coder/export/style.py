@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pi_coder.core.export.markup import TOKEN_CLASSES
-from pi_coder.core.themes import Theme
+from pi_coder.export.markup import TOKEN_CLASSES
+from pi_coder.resources.themes import Theme
 
 __all__ = ["theme_css"]
 
@@ -62,6 +62,6 @@ def _export_hex(theme: Theme, key: str) -> str | None:
     value = theme.export.get(key)
     if value is None:
         return None
-    from pi_coder.core.themes import color_to_hex
+    from pi_coder.resources.themes import color_to_hex
 
     return color_to_hex(value)

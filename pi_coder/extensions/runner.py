@@ -3,7 +3,7 @@
 Handlers run one at a time in load order, then registration order, on a snapshot taken when
 dispatch starts. A failure never propagates: it becomes one :class:`ExtensionErrorEvent`
 (identical ones once per process), with the traceback in the log folder. The seams that call
-into the runner live in :mod:`pi_coder.core.extensions.seams`.
+into the runner live in :mod:`pi_coder.extensions.seams`.
 """
 
 from __future__ import annotations
@@ -16,16 +16,16 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pi_coder.core.extensions.bus import EventBus
-from pi_coder.core.extensions.context import ExtensionCommandContext, ExtensionContext, NoUI, UIProtocol
-from pi_coder.core.extensions.errors import ExtensionErrorEvent, coerce_result
-from pi_coder.core.extensions.seams import SessionSeams
-from pi_coder.core.extensions.types import Command, Extension, Handler, Source, ToolInfo
+from pi_coder.extensions.bus import EventBus
+from pi_coder.extensions.context import ExtensionCommandContext, ExtensionContext, NoUI, UIProtocol
+from pi_coder.extensions.errors import ExtensionErrorEvent, coerce_result
+from pi_coder.extensions.seams import SessionSeams
+from pi_coder.extensions.types import Command, Extension, Handler, Source, ToolInfo
 
 if TYPE_CHECKING:
     from pi_coder.ai.models import Models
     from pi_coder.core.agent_session import AgentSession
-    from pi_coder.core.extensions.api import ExtensionAPI
+    from pi_coder.extensions.api import ExtensionAPI
 
 __all__ = ["ErrorSink", "ExtensionRunner", "FlagToken"]
 
@@ -114,7 +114,7 @@ class ExtensionRunner(SessionSeams):
 
     def bind(self, session: AgentSession) -> None:
         """Attach to ``session``: tools, agent hooks, and the event seams."""
-        from pi_coder.core.extensions import seams
+        from pi_coder.extensions import seams
 
         self._session = session
         session.extensions = self
@@ -263,7 +263,7 @@ class ExtensionRunner(SessionSeams):
             for task in tuple(self._tasks):
                 task.cancel()
             return
-        from pi_coder.core.extensions.events import SessionShutdownEvent
+        from pi_coder.extensions.events import SessionShutdownEvent
 
         event = SessionShutdownEvent(reason=reason, target_session_file=target)  # type: ignore[arg-type]
         for ext, handler in self.handlers("session_shutdown"):
@@ -288,12 +288,12 @@ class ExtensionRunner(SessionSeams):
         return task
 
     def project_trust_vote(self) -> Any:
-        """``project_trust(cwd)`` (§7.3): a ``core.trust.TrustVote`` from the first yes/no answer, or None.
+        """``project_trust(cwd)`` (§7.3): a ``permissions.trust.TrustVote`` from the first yes/no answer, or None.
 
         Runs before any session or event loop exists, in a private loop.
         """
-        from pi_coder.core.extensions.events import ProjectTrustEvent, ProjectTrustResult
-        from pi_coder.core.trust import TrustVote
+        from pi_coder.extensions.events import ProjectTrustEvent, ProjectTrustResult
+        from pi_coder.permissions.trust import TrustVote
 
         async def ask() -> TrustVote | None:
             async for _ext, ok, result in self.results("project_trust", ProjectTrustEvent(cwd=self.cwd), ProjectTrustResult):
@@ -319,7 +319,7 @@ class ExtensionRunner(SessionSeams):
 
     def install_tools(self, activate: Sequence[str] = ()) -> None:
         """Build the tool pool (built-ins, then extension tools, first extension wins) and set the active set."""
-        from pi_coder.core.extensions.seams import adapt_tool
+        from pi_coder.extensions.seams import adapt_tool
 
         session = self.session
         previous_active = [t.name for t in session.agent.state.tools]
@@ -544,7 +544,7 @@ class ExtensionRunner(SessionSeams):
     # ------------------------------------------------------------------ messages
 
     def send_message(self, spec: Any, *, deliver_as: str, trigger_turn: bool) -> None:
-        from pi_coder.core.extensions import seams
+        from pi_coder.extensions import seams
 
         seams.send_message(self, spec, deliver_as=deliver_as, trigger_turn=trigger_turn)
 
@@ -580,7 +580,7 @@ class ExtensionRunner(SessionSeams):
         self.spawn(send())
 
     def append_entry(self, custom_type: str, data: Any) -> str:
-        from pi_coder.core.extensions.events import EntryAppendedEvent
+        from pi_coder.extensions.events import EntryAppendedEvent
 
         session = self.session
         entry_id = session.store.append_custom(custom_type, data)
@@ -602,7 +602,7 @@ class ExtensionRunner(SessionSeams):
         return False
 
     async def reload(self) -> bool:
-        from pi_coder.core.extensions import seams
+        from pi_coder.extensions import seams
 
         return await seams.reload(self)
 

@@ -2,8 +2,8 @@
 
 Before the first file-changing tool call of a run (``write``, ``edit``, ``bash`` and any tool
 not marked ``read_only``) the working folder is snapshotted into a shadow git repository
-(:mod:`pi_coder.core.shadow_git`); files outside the folder that ``write``/``edit`` touch, or that
-a bash command names as targets (:mod:`pi_coder.core.bash_targets`), are kept as blobs. A user
+(:mod:`pi_coder.checkpoints.shadow_git`); files outside the folder that ``write``/``edit`` touch, or that
+a bash command names as targets (:mod:`pi_coder.checkpoints.bash_targets`), are kept as blobs. A user
 ``!`` command run while idle gets the same pair of snapshots, with its ``bashExecution`` entry as
 the undo point. After the run a second snapshot is taken and, when files changed, a
 ``checkpoint`` entry is appended to the session::
@@ -32,9 +32,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from pi_coder.core.events import Notice
-from pi_coder.core.session_hooks import RunHook
-from pi_coder.core.shadow_git import GitError, ShadowRepo, git_available, remove_file, write_file
+from pi_coder.ai.types import TextContent
+from pi_coder.checkpoints.shadow_git import GitError, ShadowRepo, git_available, remove_file, write_file
 from pi_coder.session.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -45,8 +44,6 @@ from pi_coder.session.entries import (
 
 if TYPE_CHECKING:
     from pi_coder.agent import Agent
-    from pi_coder.core.events import Event
-    from pi_coder.core.host import SessionHost
     from pi_coder.session.entries import SessionEntry
     from pi_coder.session.store import SessionStore
     from pi_coder.settings import Settings
@@ -77,11 +74,9 @@ class CheckpointHost(Protocol):
     @property
     def is_streaming(self) -> bool: ...
 
-    async def emit(self, event: Event) -> None: ...
+    def add_run_hook(self, hook: Checkpoints) -> None: ...
 
-    def add_run_hook(self, hook: RunHook) -> None: ...
-
-    def subscribe(self, listener: Callable[[Event], Awaitable[None] | None]) -> Callable[[], None]: ...
+    def subscribe(self, listener: Callable[[Any], Awaitable[None] | None]) -> Callable[[], None]: ...
 
     async def navigate_tree(
         self, entry_id: str, summarize: bool = False, instructions: str | None = None
@@ -185,11 +180,28 @@ def _bash_text(entry: MessageEntry) -> str:
     return ("!!" if excluded else "!") + command
 
 
-class Checkpoints(RunHook):
-    """The checkpoint feature of one :class:`AgentSession` (``session.checkpoints``)."""
+class Checkpoints:
+    """The checkpoint feature of one :class:`AgentSession` (``session.checkpoints``).
 
-    def __init__(self, session: CheckpointHost) -> None:
+    A run hook of the session (``core.session_hooks.RunHook``, matched by shape): it snapshots
+    before the first file-changing tool call and records the checkpoint after the run. The
+    session passes the two events this emits as callbacks: ``warn(text)`` (a warning notice) and
+    ``reloaded()`` (the session was reloaded after a restore), so nothing here imports the core.
+    """
+
+    is_retrying = False
+    is_compacting = False
+
+    def __init__(
+        self,
+        session: CheckpointHost,
+        *,
+        warn: Callable[[str], Awaitable[None]],
+        reloaded: Callable[[], Awaitable[None]],
+    ) -> None:
         self.session = session
+        self._warn = warn
+        self._emit_reloaded = reloaded
         self.repo = ShadowRepo(session.cwd)
         self._disabled: str | None = None
         self._warned: set[str] = set()
@@ -231,7 +243,7 @@ class Checkpoints(RunHook):
         if key in self._warned:
             return
         self._warned.add(key)
-        await self.session.emit(Notice(level="warning", text=text))
+        await self._warn(text)
 
     async def _disable(self, key: str, text: str) -> None:
         self._disabled = key
@@ -254,8 +266,11 @@ class Checkpoints(RunHook):
     def _reset_run(self) -> None:
         self._before, self._prompt_id, self._outside = None, None, {}
 
-    async def before_prompt(self, session: SessionHost) -> None:
+    async def before_prompt(self, session: object) -> None:
         self._reset_run()
+
+    def abort(self) -> None:
+        return None
 
     def _mutating(self, name: str) -> bool:
         if name in READ_ONLY_TOOLS:
@@ -285,7 +300,7 @@ class Checkpoints(RunHook):
             await self._disable("error", f"Checkpoints are off for this session: {exc}")
 
     async def _keep_bash_targets(self, command: str) -> None:
-        from pi_coder.core.bash_targets import outside_targets
+        from pi_coder.checkpoints.bash_targets import outside_targets
 
         for path in await asyncio.to_thread(outside_targets, command, self.session.cwd):
             await self._keep_outside(path)
@@ -302,7 +317,7 @@ class Checkpoints(RunHook):
             return
         self._prompt_id = entry_id
         try:
-            await self.after_run(self.session, None)  # type: ignore[arg-type]  # uses only .store
+            await self.after_run(self.session, None)
         finally:
             self._reset_run()
 
@@ -339,7 +354,7 @@ class Checkpoints(RunHook):
             )
         return snap.commit
 
-    async def after_run(self, session: SessionHost, message: Any) -> bool:
+    async def after_run(self, session: object, message: object) -> bool:
         if self._before is None or not self.enabled:
             return False
         before, self._before = self._before, None
@@ -364,7 +379,7 @@ class Checkpoints(RunHook):
                 }
                 if outside:
                     fields["outside"] = outside
-                session.store.append_checkpoint(fields)
+                self.session.store.append_checkpoint(fields)
             self._auto_prune()
         except (GitError, OSError) as exc:
             await self._disable("error", f"Checkpoints are off for this session: {exc}")
@@ -412,9 +427,7 @@ class Checkpoints(RunHook):
             if isinstance(prompt_entry, MessageEntry) and prompt_entry.role == "bashExecution":
                 prompt = _bash_text(prompt_entry)
             elif isinstance(prompt_entry, MessageEntry):
-                from pi_coder.core._queue import user_text
-
-                prompt = user_text(prompt_entry.message)
+                prompt = _user_text(prompt_entry.message)
             outside = raw.get("outside")
             out.append(
                 CheckpointInfo(
@@ -744,14 +757,22 @@ class Checkpoints(RunHook):
         self.session.reload_context()
 
     async def _reloaded(self) -> None:
-        from pi_coder.core.events import SessionSwitched
-
         self.session.reload_context()
-        await self.session.emit(SessionSwitched(reason="tree", session_file=self.session.session_file))
+        await self._emit_reloaded()
 
     def _check_idle(self) -> None:
         if self.session.is_streaming:
             raise RuntimeError("Wait for the agent to finish before restoring")
+
+
+def _user_text(message: Any) -> str:
+    """The text of a user message (text blocks joined), or ``""`` (as ``core._queue.user_text``)."""
+    if getattr(message, "role", None) != "user":
+        return ""
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return "".join(block.text for block in content if isinstance(block, TextContent))
 
 
 def _resolve(cwd: str, path: str) -> str:

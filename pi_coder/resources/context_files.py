@@ -9,7 +9,7 @@ In each directory ``AGENTS.md`` is preferred over ``CLAUDE.md``; a file reached 
 folder is also an ancestor, or through a symlink) is included once.
 
 ``SYSTEM.md`` and ``APPEND_SYSTEM.md``: the project's ``.pi/`` copy wins over the global one, in a
-trusted folder only (``pi_coder.core.trust``); context files load regardless, as in Pi.
+trusted folder only (``pi_coder.permissions.trust``); context files load regardless, as in Pi.
 """
 
 from __future__ import annotations

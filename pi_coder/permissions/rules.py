@@ -1,7 +1,7 @@
 """Permission rules: ``tool(pattern)`` entries in ``allow``, ``ask`` and ``deny`` lists.
 
 - ``bash(git status*)``: a bash command; the pattern is matched against *each* simple command of
-  the command line (see :mod:`pi_coder.core.permissions.bash`), ``*`` matching anything,
+  the command line (see :mod:`pi_coder.permissions.bash`), ``*`` matching anything,
   spaces included. ``bash(npm test:*)`` is ``npm test`` alone or followed by arguments.
 - ``read(.env*)``, ``edit(src/**)``, ``write(/tmp/**)``: a path. A pattern without ``/`` matches
   the file name in any folder; one with ``/`` matches the path relative to the working folder
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from pi_coder.core.permissions.bash import Analysis, SimpleCommand
+from pi_coder.permissions.bash import Analysis, SimpleCommand
 
 __all__ = ["DEFAULT_SECRET_RULES", "PATH_TOOLS", "Rule", "RuleSet", "parse_rule", "RuleError"]
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pi_coder.core.events import EntryAppendedEvent
-from pi_coder.core.extensions.errors import ExtensionErrorEvent, coerce_result
-from pi_coder.core.extensions.errors import JsonPayload as _Json
+from pi_coder.extensions.errors import ExtensionErrorEvent, coerce_result
+from pi_coder.extensions.errors import JsonPayload as _Json
 
 __all__ = [
     "AfterProviderResponseEvent",

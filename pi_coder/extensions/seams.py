@@ -17,17 +17,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pi_coder.agent.types import AgentTool
     from pi_coder.core.agent_session import AgentSession
-    from pi_coder.core.extensions.host import RunnerHost
-    from pi_coder.core.extensions.types import Extension
+    from pi_coder.extensions.host import RunnerHost
+    from pi_coder.extensions.types import Extension
 
 __all__ = ["SessionSeams", "adapt_tool", "install", "reload", "send_message"]
 
 
 class _LazyEvents:
-    """``pi_coder.core.extensions.events``, imported on first use (only when some handler needs it, §1.4)."""
+    """``pi_coder.extensions.events``, imported on first use (only when some handler needs it, §1.4)."""
 
     def __getattr__(self, name: str) -> Any:
-        from pi_coder.core.extensions import events
+        from pi_coder.extensions import events
 
         return getattr(events, name)
 
@@ -577,7 +577,7 @@ class SessionSeams:
 
     async def after_replace(self: RunnerHost, reason: str, previous: str | None) -> None:
         """Fresh ``pi`` objects (factories re-run without re-importing), then ``session_start``."""
-        from pi_coder.core.extensions.loader import rerun_factories
+        from pi_coder.extensions.loader import rerun_factories
 
         await rerun_factories(self)
         await self.notify("session_start", E.SessionStartEvent(reason=reason, previous_session_file=previous))
@@ -585,7 +585,7 @@ class SessionSeams:
 
 async def reload(runner: RunnerHost) -> bool:
     """``/reload``: shutdown, re-import every extension, ``session_start("reload")``. False during a run."""
-    from pi_coder.core.extensions.loader import reimport
+    from pi_coder.extensions.loader import reimport
 
     session = runner.session
     if session.is_streaming:

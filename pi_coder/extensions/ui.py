@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
-    from pi_coder.core.extensions.theme import ThemeView
+    from pi_coder.extensions.theme import ThemeView
 
 __all__ = ["NoUI", "NotifyLevel", "UIDefaults", "UIProtocol", "WidgetPlacement"]
 
@@ -89,7 +89,7 @@ class UIDefaults:
 
     @property
     def theme(self) -> ThemeView:
-        from pi_coder.core.extensions.theme import ThemeView
+        from pi_coder.extensions.theme import ThemeView
 
         return ThemeView(None)
 

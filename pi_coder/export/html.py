@@ -5,9 +5,9 @@ leaf's path shown first, branch points switchable (inline and from the tree side
 and thinking collapsible, client-side search, the theme's colours, and model, tokens and cost on
 each assistant message. Markdown is rendered here (markdown-it-py, Pygments; imported only when
 exporting). Nothing is fetched: CSS and script are inline, images are data URIs, and a Content
-Security Policy allows only the page's own script. Secrets are redacted (``core.export.redact``).
+Security Policy allows only the page's own script. Secrets are redacted (``export.redact``).
 Rendering works on the JSON form of the entries, so files written by Pi or by any version of
-pi_coder render the same way. The pieces are in ``pi_coder.core.export``.
+pi_coder render the same way. The pieces are in ``pi_coder.export``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pi_coder.core.themes import Theme
+from pi_coder.resources.themes import Theme
 from pi_coder.session.store import SessionStore
 
 __all__ = ["default_export_path", "export_session_html", "export_store_html", "render_session_html"]
@@ -73,13 +73,13 @@ def export_store_html(
 
 def render_session_html(store: SessionStore, *, theme: Theme | None = None) -> str:
     """The HTML page for ``store``: all entries, the current leaf's path shown."""
-    from pi_coder.core.export.page import render_page
+    from pi_coder.export.page import render_page
 
     return render_page(store, theme if theme is not None else _settings_theme(store.cwd))
 
 
 def _settings_theme(cwd: str) -> Theme:
-    from pi_coder.core.themes import load_theme_or_default
+    from pi_coder.resources.themes import load_theme_or_default
     from pi_coder.settings import load_settings
 
     settings = load_settings(cwd, project_trusted=False).settings

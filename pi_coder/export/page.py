@@ -17,11 +17,11 @@ from importlib import resources
 from typing import Any
 
 from pi_coder.core import transcript as tx
-from pi_coder.core.export.entries import EntryView, lazy, render_entry, shorten
-from pi_coder.core.export.redact import Redactor
-from pi_coder.core.export.style import theme_css
-from pi_coder.core.export.tree import PageTree, build_tree
-from pi_coder.core.themes import Theme
+from pi_coder.export.entries import EntryView, lazy, render_entry, shorten
+from pi_coder.export.redact import Redactor
+from pi_coder.export.style import theme_css
+from pi_coder.export.tree import PageTree, build_tree
+from pi_coder.resources.themes import Theme
 from pi_coder.session.store import SessionStore
 
 __all__ = ["render_page"]
@@ -33,7 +33,7 @@ _EAGER = 40
 
 @lru_cache(maxsize=2)
 def _asset(name: str) -> str:
-    return resources.files("pi_coder.core.export").joinpath("assets", name).read_text(encoding="utf-8")
+    return resources.files("pi_coder.export").joinpath("assets", name).read_text(encoding="utf-8")
 
 
 def _json_for_script(value: Any) -> str:

@@ -25,19 +25,19 @@ def configure_safety(
     settings = loaded.settings
     box = settings.sandbox
     mode = sandbox_mode or box.mode
-    from pi_coder.core import sandbox
+    from pi_coder.permissions import sandbox
 
     sandbox.install(sandbox.SandboxConfig(mode, cwd, network=box.network, writable=box.writable))
 
     perms = settings.permissions
     chosen = permission_mode or perms.mode
-    from pi_coder.core.permissions import gate
+    from pi_coder.permissions import gate
 
     if chosen == "auto" and not (perms.allow or perms.ask or perms.deny):
         gate.configure(None)
         return False
-    from pi_coder.core.permissions.policy import Policy
-    from pi_coder.core.permissions.rules import RuleSet
+    from pi_coder.permissions.policy import Policy
+    from pi_coder.permissions.rules import RuleSet
 
     rules = RuleSet(perms.allow, perms.ask, perms.deny, secret_rules=perms.secret_rules)
     if rules.problems:

@@ -15,7 +15,7 @@ from html import escape
 from typing import Any
 
 from pi_coder.core import transcript as tx
-from pi_coder.core.export.markup import code_html, markdown_html
+from pi_coder.export.markup import code_html, markdown_html
 
 __all__ = ["EntryView", "lazy", "render_entry", "shorten"]
 

@@ -4,7 +4,7 @@
 returns the skills plus one warning per problem (bad frontmatter, missing description, invalid
 name, collision, missing ``--skill`` path). ``expand_skill_command`` turns ``/skill:name args``
 into the ``<skill ...>`` block Pi writes (§5.4). The prompt block itself is
-``pi_coder.core.system_prompt.format_skills``. No I/O at import; the frontmatter parser is a
+``pi_coder.resources.system_prompt.format_skills``. No I/O at import; the frontmatter parser is a
 small YAML subset (no PyYAML).
 """
 

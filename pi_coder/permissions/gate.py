@@ -20,7 +20,7 @@ import contextlib
 import sys
 from typing import Any
 
-from pi_coder.core.permissions.policy import MODES, Policy
+from pi_coder.permissions.policy import MODES, Policy
 
 __all__ = ["CYCLE_KEY", "PLAN_PROMPT", "configure", "current_policy", "register"]
 

@@ -1,6 +1,6 @@
 """``RunnerHost``: what ``api``, ``context``, ``seams`` and ``loader`` need of the runner.
 
-The runner (:mod:`pi_coder.core.extensions.runner`) builds APIs and contexts and mixes the seams
+The runner (:mod:`pi_coder.extensions.runner`) builds APIs and contexts and mixes the seams
 in; those modules see it only through this protocol, so the package has no import cycle.
 """
 
@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
-    from pi_coder.core.extensions.bus import EventBus
-    from pi_coder.core.extensions.types import Command, Extension, Handler, Source, ToolInfo
-    from pi_coder.core.extensions.ui import UIProtocol
+    from pi_coder.extensions.bus import EventBus
+    from pi_coder.extensions.types import Command, Extension, Handler, Source, ToolInfo
+    from pi_coder.extensions.ui import UIProtocol
 
 __all__ = ["RunnerHost"]
 

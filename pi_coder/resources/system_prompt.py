@@ -9,7 +9,7 @@ A custom prompt (SYSTEM.md or ``--system-prompt``) replaces everything up to the
 append text, project context, skills, date and cwd still follow it.
 
 The function takes plain data so it can be tested without tools or files; callers pass the tool
-snippets from ``pi_coder.tools`` and the files from ``pi_coder.core.context_files``.
+snippets from ``pi_coder.tools`` and the files from ``pi_coder.resources.context_files``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pi_coder.core.context_files import ContextFile, load_project_context, read_prompt_argument
+from pi_coder.resources.context_files import ContextFile, load_project_context, read_prompt_argument
 
 __all__ = [
     "DEFAULT_TOOL_SNIPPETS",

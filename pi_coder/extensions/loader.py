@@ -23,7 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from pi_coder.core.extensions.types import Extension, ExtensionLoadError, Source
+from pi_coder.extensions.types import Extension, ExtensionLoadError, Source
 
 __all__ = ["Source", "discover", "load_extensions", "reimport", "rerun_factories"]
 
@@ -153,7 +153,7 @@ def discover(
     """The sources to load, in order, and ``(spec, problem)`` for specs that name nothing.
 
     ``project_trusted`` gates the project's ``.pi/extensions/`` and project settings: the
-    caller decides trust (``core/trust.py``); pass False for an untrusted folder.
+    caller decides trust (``permissions/trust.py``); pass False for an untrusted folder.
     """
     found = _Found()
     for spec in cli_specs:
@@ -245,7 +245,7 @@ async def _maybe_await(value: Any) -> Any:
 
 
 def _run_factory_sync(runner: Any, ext: Extension) -> bool:
-    from pi_coder.core.extensions.api import ExtensionAPI
+    from pi_coder.extensions.api import ExtensionAPI
 
     api = ExtensionAPI(runner, ext)
     runner.add(ext, api)
@@ -285,7 +285,7 @@ def load_extensions(runner: Any, sources: Sequence[Source]) -> None:
 
 
 async def _run_factories(runner: Any, extensions: Sequence[Extension]) -> None:
-    from pi_coder.core.extensions.api import ExtensionAPI
+    from pi_coder.extensions.api import ExtensionAPI
 
     for ext in extensions:
         ext.clear()

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
-from pi_coder.core.extensions.types import (
+from pi_coder.extensions.types import (
     EVENT_NAMES,
     Command,
     Extension,
@@ -25,10 +25,10 @@ from pi_coder.core.extensions.types import (
 if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
     from pi_coder.ai.types import ImageContent, TextContent
-    from pi_coder.core.extensions.bus import EventBus
-    from pi_coder.core.extensions.events import CustomMessageSpec
-    from pi_coder.core.extensions.exec import ExecResult
-    from pi_coder.core.extensions.host import RunnerHost
+    from pi_coder.extensions.bus import EventBus
+    from pi_coder.extensions.events import CustomMessageSpec
+    from pi_coder.extensions.exec import ExecResult
+    from pi_coder.extensions.host import RunnerHost
 
 __all__ = ["ExtensionAPI"]
 
@@ -231,7 +231,7 @@ class ExtensionAPI:
         trigger_turn: bool = False,
     ) -> None:
         """Send a custom message (a ``custom_message`` entry the model sees as user text)."""
-        from pi_coder.core.extensions.events import CustomMessageSpec
+        from pi_coder.extensions.events import CustomMessageSpec
 
         spec = message if isinstance(message, CustomMessageSpec) else CustomMessageSpec(**message)
         self._live().send_message(spec, deliver_as=deliver_as, trigger_turn=trigger_turn)
@@ -304,7 +304,7 @@ class ExtensionAPI:
         max_output: int = 256 * 1024 * 1024,
     ) -> ExecResult:
         """Run ``cmd args...`` without a shell in its own process group (§3.8)."""
-        from pi_coder.core.extensions.exec import run_process
+        from pi_coder.extensions.exec import run_process
 
         runner = self._live()
         return await run_process(

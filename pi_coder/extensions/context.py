@@ -2,7 +2,7 @@
 
 ``UIProtocol`` is implemented by the TUI (``pi_coder.tui.extension_ui``), RPC
 (``pi_coder.modes.rpc_ui``) and :class:`NoUI` (print and json mode); they live in
-:mod:`pi_coder.core.extensions.ui` and are re-exported here.
+:mod:`pi_coder.extensions.ui` and are re-exported here.
 """
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from pi_coder.core.extensions.types import StaleContextError
-from pi_coder.core.extensions.ui import NotifyLevel, NoUI, UIProtocol, WidgetPlacement
+from pi_coder.extensions.types import StaleContextError
+from pi_coder.extensions.ui import NotifyLevel, NoUI, UIProtocol, WidgetPlacement
 
 if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
     from pi_coder.core.agent_session import AgentSession
-    from pi_coder.core.extensions.host import RunnerHost
-    from pi_coder.core.extensions.theme import ThemeView
-    from pi_coder.core.extensions.types import Extension
+    from pi_coder.extensions.host import RunnerHost
+    from pi_coder.extensions.theme import ThemeView
+    from pi_coder.extensions.types import Extension
 
 __all__ = [
     "BoundUI",

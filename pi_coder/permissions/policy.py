@@ -16,8 +16,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pi_coder.core.permissions.bash import Analysis, analyze, is_read_only
-from pi_coder.core.permissions.rules import RuleSet
+from pi_coder.permissions.bash import Analysis, analyze, is_read_only
+from pi_coder.permissions.rules import RuleSet
 
 __all__ = ["MODES", "Decision", "Policy", "PLAN_REASON", "suggest_rule"]
 

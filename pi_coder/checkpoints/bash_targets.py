@@ -1,7 +1,7 @@
 """Files outside the working folder that a bash command is likely to change (for checkpoints).
 
 A best-effort reading of the command with the permission layer's shell parser
-(:func:`pi_coder.core.permissions.bash.analyze`): the targets of ``>``/``>>``/``&>``
+(:func:`pi_coder.permissions.bash.analyze`): the targets of ``>``/``>>``/``&>``
 redirections, and the path arguments of the common writers ``cp``, ``mv``, ``install``, ``ln``,
 ``rsync``, ``tee``, ``sed -i``, ``perl -i``, ``touch``, ``truncate``, ``rm``, ``unlink``,
 ``shred`` and ``dd of=``, wherever they appear in the command (pipes, ``&&``, ``$(...)``,
@@ -87,7 +87,7 @@ def outside_targets(command: str, cwd: str) -> list[str]:
 
     Blocking (parses, stats and may walk folders): call it in a thread.
     """
-    from pi_coder.core.permissions.bash import analyze
+    from pi_coder.permissions.bash import analyze
 
     try:
         analysis = analyze(command)
