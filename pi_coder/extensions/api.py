@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from pi_coder.extensions.types import (
     EVENT_NAMES,
+    PI_ONLY_EVENTS,
     Command,
     Extension,
     Flag,
@@ -82,6 +83,8 @@ class ExtensionAPI:
         Without ``handler`` it is a decorator (``@pi.on("input")``).
         """
         self._live()
+        if event in PI_ONLY_EVENTS:
+            raise ValueError(f"pi.on: {event!r} is a Pi 1.6 event pi_coder does not emit (docs/extensions.md, API table)")
         if event not in EVENT_NAMES:
             import difflib
 

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EVENT_NAMES",
+    "PI_ONLY_EVENTS",
     "Command",
     "Completion",
     "Extension",
@@ -55,12 +56,10 @@ EVENT_NAMES: frozenset[str] = frozenset(
         "message_update",
         "message_end",
         "context",
-        "context_with_system",
         # providers and models
         "before_provider_request",
         "before_provider_headers",
         "after_provider_response",
-        "provider_stream_event",
         "model_select",
         "thinking_level_select",
         # tools
@@ -72,6 +71,19 @@ EVENT_NAMES: frozenset[str] = frozenset(
     }
 )
 """The names ``pi.on()`` accepts (docs/extensions.md, "Event catalogue"); others are a load error."""
+
+PI_ONLY_EVENTS: frozenset[str] = frozenset(
+    {
+        "session_info_changed",
+        "mcp_servers_change",
+        "cache_warming_decision",
+        "context_with_system",
+        "provider_stream_event",
+        "ui_prompt_start",
+        "ui_prompt_end",
+    }
+)
+"""Pi 1.6 events pi_coder does not emit (yet): ``pi.on()`` says so instead of "unknown"."""
 
 Handler = Callable[..., Any]
 """``handler(event, ctx)``, sync or async."""
