@@ -218,6 +218,11 @@ class ExtensionContext:
         return self._live().session.thinking_level
 
     @property
+    def scoped_models(self) -> list[tuple[Any, str | None]]:
+        """The ``--models`` scope Ctrl+P cycles: ``(model, thinking level or None)``; empty without one."""
+        return list(self._live().session.scoped_models)
+
+    @property
     def models(self) -> Any:
         return self._live().session.models
 
@@ -324,24 +329,53 @@ class ExtensionCommandContext(ExtensionContext):
     async def wait_for_idle(self) -> None:
         await self._live().session.wait_for_idle()
 
-    async def new_session(self) -> ReplaceResult:
-        return ReplaceResult(await self._live().replace_session("new"))
+    async def new_session(self, *, with_session: Callable[[Any], Any] | None = None) -> ReplaceResult:
+        """Like ``/new``. ``with_session(ctx)`` runs afterwards with a command context of the new
+        session (this ``ctx`` is stale by then)."""
+        cancelled = await self._live().replace_session("new")
+        return await self._after(cancelled, with_session)
 
-    async def switch_session(self, path: str) -> ReplaceResult:
-        return ReplaceResult(await self._live().replace_session("resume", path=path))
+    async def switch_session(self, path: str, *, with_session: Callable[[Any], Any] | None = None) -> ReplaceResult:
+        cancelled = await self._live().replace_session("resume", path=path)
+        return await self._after(cancelled, with_session)
 
-    async def fork(self, entry_id: str, position: Literal["before", "at"] = "before") -> ReplaceResult:
-        return ReplaceResult(await self._live().replace_session("fork", entry_id=entry_id))
+    async def fork(
+        self,
+        entry_id: str,
+        position: Literal["before", "at"] = "before",
+        *,
+        with_session: Callable[[Any], Any] | None = None,
+    ) -> ReplaceResult:
+        """Like ``/fork`` from ``entry_id`` (pi_coder forks before the entry: ``position="at"`` is
+        accepted for Pi's signature and treated the same)."""
+        cancelled = await self._live().replace_session("fork", entry_id=entry_id)
+        return await self._after(cancelled, with_session)
+
+    async def _after(self, cancelled: bool, with_session: Callable[[Any], Any] | None) -> ReplaceResult:
+        if not cancelled and with_session is not None:
+            runner = self._runner
+            fresh = next((e for e in runner.extensions if e.path == self._ext.path), None)
+            if fresh is not None:
+                await runner.call(fresh, "with_session", with_session, runner.command_context(fresh))
+        return ReplaceResult(cancelled)
 
     async def navigate_tree(
-        self, target_id: str, *, summarize: bool = False, custom_instructions: str | None = None
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        label: str | None = None,
     ) -> ReplaceResult:
         """Move to ``target_id`` in this session's tree (``session_before_tree``/``session_tree`` fire);
-        cancelled when nothing changed."""
+        cancelled when nothing changed. ``label`` labels the target entry."""
         session = self._live().session
         before = session.store.leaf_id
         await session.navigate_tree(target_id, summarize, custom_instructions)
-        return ReplaceResult(session.store.leaf_id == before)
+        moved = session.store.leaf_id != before
+        if moved and label is not None:
+            session.store.append_label(target_id, label)
+        return ReplaceResult(not moved)
 
     async def reload(self) -> ReplaceResult:
         return ReplaceResult(not await self._live().reload())

@@ -174,3 +174,27 @@ def test_send_user_message_with_content_blocks(pi: PiHome) -> None:
     assert "failed" not in run.stderr
     assert user_texts(pi.server.requests[0].json) == ["what is this"]
     assert '"image"' in json.dumps(pi.server.requests[0].json["messages"])
+
+
+def test_new_session_with_session_gets_a_fresh_context(pi: PiHome) -> None:
+    ext = write_ext(
+        pi.project,
+        "fresh",
+        """
+        def extension(pi):
+            @pi.command("fresh")
+            async def fresh(args, ctx):
+                old = ctx.session.session_id
+                def after(new_ctx):
+                    new_ctx.ui.notify(f"old={old} new={new_ctx.session.session_id}")
+                await ctx.new_session(with_session=after)
+        """,
+    )
+    client = RpcClient(pi, "-e", str(ext))
+    try:
+        client.call({"type": "prompt", "message": "/fresh"})
+        note = client.wait_for(lambda line: line.get("method") == "notify" and "old=" in line["message"])
+    finally:
+        client.close()
+    old, new = (part.split("=")[1] for part in note["message"].split())
+    assert old and new and old != new
