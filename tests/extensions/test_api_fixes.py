@@ -72,7 +72,8 @@ def test_register_provider_unknown_keyword_is_a_load_error(pi: PiHome) -> None:
         """,
     )
     run = pi.run("-e", str(ext), "-p", "hi")
-    assert "oauth" in run.stderr and "failed in load" in run.stderr
+    assert run.returncode == 1
+    assert "oauth" in run.stderr and "Failed to load extension" in run.stderr
 
 
 def test_register_provider_with_its_own_stream(pi: PiHome) -> None:
