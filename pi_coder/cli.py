@@ -247,6 +247,7 @@ _OPTIONS: tuple[_Option, ...] = (
         "PATH",
     ),
     _Option("no_skills", ("-ns", "--no-skills"), "flag", "Load only the --skill skills.", _EXT),
+    _Option("no_hooks", ("--no-hooks",), "flag", "Run no hook (Claude Code hooks and [hooks] in settings).", _EXT),
     _Option(
         "permission_mode",
         ("--permission-mode",),

@@ -201,6 +201,10 @@ class SandboxSettings(_Section):
     mode: Literal["off", "workspace-write", "read-only"] = "off"
     network: bool = False
     writable: list[str] = Field(default_factory=list)
+    hide_secrets: bool = True
+    """Hide ~/.ssh and pi's config folder (credentials.json, models.toml) from sandboxed commands."""
+    hidden: list[str] = Field(default_factory=list)
+    """More paths sandboxed commands must not see (files or folders)."""
 
 
 class Settings(BaseModel):
@@ -276,6 +280,12 @@ class Settings(BaseModel):
     """Offer /skill:name commands for discovered skills."""
     claude_skills: bool = True
     """Also read skills from ``.claude/skills`` (trusted project) and ``~/.claude/skills``."""
+    hooks: dict[str, Any] = Field(default_factory=dict)
+    """Claude Code hooks: event -> [{matcher, hooks = [{type = "command", command, timeout}]}] (README "Hooks")."""
+    claude_hooks: bool = True
+    """Also run the hooks of ``~/.claude/settings.json`` and (trusted project) ``.claude/settings*.json``."""
+    disable_all_hooks: bool = False
+    """Run no hook at all (like ``--no-hooks``)."""
     skills: list[str] = Field(default_factory=list)
     """Extra skill files or folders (relative paths are relative to this file's folder)."""
     prompts: list[str] = Field(default_factory=list)

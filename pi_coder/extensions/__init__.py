@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pi_coder.extensions.api import ExtensionAPI
     from pi_coder.extensions.context import ExtensionCommandContext, ExtensionContext, UIProtocol
     from pi_coder.extensions.events import (
+        AgentBeforeSettleResult,
         BeforeAgentStartResult,
         CancelResult,
         CompactionResult,
@@ -58,6 +59,7 @@ _WHERE = {
     **{
         name: "pi_coder.extensions.events"
         for name in (
+            "AgentBeforeSettleResult",
             "BeforeAgentStartResult",
             "CancelResult",
             "CompactionResult",
@@ -74,6 +76,7 @@ _WHERE = {
 }
 
 __all__ = [
+    "AgentBeforeSettleResult",
     "AgentTool",
     "AgentToolResult",
     "BeforeAgentStartResult",

@@ -142,6 +142,11 @@ def prepare(
 
     if configure_safety(options.permission_mode, options.sandbox, loaded, cwd) and BUILTIN_SPEC not in options.extensions:
         options.extensions.append(BUILTIN_SPEC)
+    from pi_coder.hooks.startup import HOOKS_SPEC, configure_hooks
+
+    if configure_hooks(options.no_hooks, loaded, cwd, models, trusted=trust.trusted, notices=notices):
+        if HOOKS_SPEC not in options.extensions:
+            options.extensions.append(HOOKS_SPEC)
     # The project's .pi/extensions and its settings' extension entries load only for a trusted folder.
     extensions = extension_host.load_for_startup(options, cwd, loaded, models, project_trusted=trust.trusted)
     extension_host.resolve_flags(extensions, options)

@@ -97,6 +97,28 @@ def _save_rules(rules: list[str]) -> None:
     save_global_setting("permissions.allow", current)
 
 
+_parser_only_said = False
+
+
+def _confine(command: str, ctx: Any) -> None:
+    """Run ``command`` in the read-only sandbox; without bubblewrap, say once that it cannot."""
+    global _parser_only_said
+    from pi_coder.permissions import sandbox
+    from pi_coder.tools import _shell
+
+    _shell.confine(command)
+    problem = sandbox.confinement_problem()
+    if problem is None or _parser_only_said:
+        return
+    _parser_only_said = True
+    line = "bubblewrap is not available: commands allowed as read-only rely on the parser alone (install bubblewrap to confine them)"
+    if ctx.has_ui:
+        with contextlib.suppress(Exception):
+            ctx.ui.notify(line, "warning")
+            return
+    _stderr(line)
+
+
 def set_mode(policy: Policy, mode: str, ctx: Any) -> None:
     policy.mode = mode
     _status(ctx, policy)
@@ -115,6 +137,8 @@ def register(pi: Any) -> None:
         """None when the call may run, else the reason it may not (asking the user when needed)."""
         decision = policy.decide(tool_name, args, tool_read_only=read_only)
         if decision.action == "allow":
+            if decision.confine:
+                _confine(str(args.get("command", "")), ctx)
             return None
         if decision.action == "deny":
             if not ctx.has_ui:

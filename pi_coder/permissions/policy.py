@@ -38,6 +38,9 @@ class Decision:
     reason: str = ""
     rules: list[str] = field(default_factory=list)
     """Allow rules that would cover this call (offered by "allow this session" / "always allow")."""
+    confine: bool = False
+    """Allowed only because the parser judged the bash command read-only: run it in the read-only
+    sandbox (``pi_coder.tools._shell.confine``) so a parser mistake cannot write."""
 
 
 def suggest_rule(tool_name: str, args: dict[str, Any], cwd: str, analysis: Analysis | None) -> list[str]:
@@ -95,17 +98,18 @@ class Policy:
                     "ask", f"The command cannot be checked against the deny rules ({why}).", suggestion
                 )
             return Decision("allow")
-        read_only = tool_read_only or tool_name in self.read_only_tools or (analysis is not None and is_read_only(analysis))
+        bash_read_only = analysis is not None and is_read_only(analysis, self.cwd)
+        read_only = tool_read_only or tool_name in self.read_only_tools or bash_read_only
         if mode == "plan":
             if verdict == "ask":
                 return Decision("ask", "An ask rule covers this call.", suggestion)
             if read_only:
-                return Decision("allow")
+                return Decision("allow", confine=bash_read_only)
             return Decision("deny", PLAN_REASON)
         if verdict == "ask":
             return self._ask(mode, "An ask rule covers this call.", suggestion)
         if verdict == "allow" or read_only:
-            return Decision("allow")
+            return Decision("allow", confine=bash_read_only and verdict != "allow")
         if mode == "accept-edits" and tool_name in EDIT_TOOLS and self._inside(args):
             return Decision("allow")
         why = (
