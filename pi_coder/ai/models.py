@@ -133,6 +133,10 @@ class Models:
         """Registered providers, in registration order."""
         return list(self._providers.values())
 
+    def has_api(self, api: str) -> bool:
+        """Whether a stream function is registered for ``api`` (built-in or ``register_api``)."""
+        return api in self._apis
+
     def register_api(self, api: str, stream: StreamFunction | str) -> None:
         """Route models whose ``api`` is ``api`` to ``stream`` (a function or ``module:function``)."""
         self._apis[api] = stream
@@ -536,24 +540,24 @@ def _apply_config(models: Models, providers: dict[str, dict[str, Any]], path: Pa
     for name, table in providers.items():
         provider = models.get_provider(name)
         api = table.get("api")
-        if api is not None and api not in API_STREAMS:
+        if api is not None and not models.has_api(api):
             raise ConfigError(
                 f"{path}: providers.{name}.api {api!r} is not supported (use {' or '.join(sorted(API_STREAMS))})"
             )
         for i, entry in enumerate(table.get("models", [])):
-            if entry.get("api") is not None and entry["api"] not in API_STREAMS:
+            if entry.get("api") is not None and not models.has_api(entry["api"]):
                 raise ConfigError(f"{path}: providers.{name}.models[{i}].api {entry['api']!r} is not supported")
         if table.get("base_url"):
             _check_base_url(table["base_url"], f"providers.{name}", lambda message: ConfigError(f"{path}: {message}"))
         if provider is None:
             if not api:
                 raise ConfigError(f"{path}: providers.{name}.api is required for a new provider")
-            if not table.get("base_url"):
+            if not table.get("base_url") and api in API_STREAMS:  # a registered stream function needs no URL
                 raise ConfigError(f"{path}: providers.{name}.base_url is required for a new provider")
             provider = Provider(
                 name=name,
                 api=api,
-                base_url=table["base_url"],
+                base_url=table.get("base_url") or "",
                 env_vars=keys.env_vars_for(name),
                 requires_key="api_key" in table or bool(keys.env_vars_for(name)),
             )

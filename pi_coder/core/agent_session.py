@@ -145,6 +145,8 @@ class AgentSession:
             save=self._save,
         )
         self.discovered_paths: Any = None
+        self.make_builtin_tool: Callable[[str], Any] | None = None
+        """Builds a built-in tool that is not active (``pi.set_active_tools`` can enable every built-in)."""
         """``factory.DiscoveredPaths``: skill, template and theme paths from ``resources_discover``."""
         self.extensions: ExtensionHooks | None = None
         """The loaded extensions (``pi_coder.extensions``), bound by the modes' start-up; None without any."""
@@ -288,13 +290,14 @@ class AgentSession:
         """Models whose provider has a key."""
         return self._controls.available_models()
 
-    def set_model(self, model: Model) -> None:
-        """Switch model: appends ``model_change``, saves the default, re-clamps thinking.
+    def set_model(self, model: Model, *, save_default: bool = True) -> None:
+        """Switch model: appends ``model_change``, saves the default (unless ``save_default`` is
+        False), re-clamps thinking.
 
         Raises:
             MissingApiKeyError: The model's provider has no key.
         """
-        self._controls.set_model(model)
+        self._controls.set_model(model, save_default=save_default)
 
     def cycle_model(self, direction: int = 1) -> tuple[Model, str] | None:
         """Next (or previous) model of the scope (``--models``), else of the available models."""

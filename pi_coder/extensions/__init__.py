@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         UserBashResult,
     )
     from pi_coder.extensions.exec import ExecResult
+    from pi_coder.extensions.streams import text_stream
     from pi_coder.extensions.types import Completion, StaleContextError, ToolDefinition, ToolInfo
 
 _WHERE = {
@@ -50,6 +51,7 @@ _WHERE = {
     "ExtensionContext": "pi_coder.extensions.context",
     "UIProtocol": "pi_coder.extensions.context",
     "ExecResult": "pi_coder.extensions.exec",
+    "text_stream": "pi_coder.extensions.streams",
     "Completion": "pi_coder.extensions.types",
     "StaleContextError": "pi_coder.extensions.types",
     "ToolDefinition": "pi_coder.extensions.types",
@@ -99,6 +101,7 @@ __all__ = [
     "ToolResultPatch",
     "UIProtocol",
     "UserBashResult",
+    "text_stream",
 ]
 
 

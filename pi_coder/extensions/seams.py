@@ -352,6 +352,7 @@ class SessionSeams:
 
         async def start() -> None:
             self.run_system_prompt = None
+            self.interrupted = False
             extra: list[Any] = list(self.next_turn)
             self.next_turn.clear()
             if self.has("before_agent_start"):
@@ -376,6 +377,8 @@ class SessionSeams:
                         extra.append(_custom_message(spec))
                 if changed:
                     self.run_system_prompt = event.system_prompt
+                if self.interrupted:  # Ctrl+C cancelled a handler that held the run up
+                    return
             self._starting = True
             await session.agent.prompt([message, *extra])
 

@@ -32,6 +32,7 @@ __all__ = [
     "bind",
     "error_line",
     "help_flags",
+    "load_failures",
     "load_for_startup",
     "resolve_flags",
     "select_tools",
@@ -258,6 +259,17 @@ def error_line(record: ExtensionErrorEvent) -> str:
 def _stderr_sink(record: ExtensionErrorEvent) -> None:
     with contextlib.suppress(OSError, ValueError):
         print(f"pi: {error_line(record)}", file=sys.stderr, flush=True)
+
+
+def load_failures(session: AgentSession) -> list[str]:
+    """Print and json mode: one ``Error: Failed to load extension ...`` line per extension that did
+    not load (Pi's wording; the run then exits 1)."""
+    runner = cast("ExtensionRunner | None", session.extensions)
+    if runner is None:
+        return []
+    return [
+        f'Error: Failed to load extension "{record.extension_path}": {record.error}' for record in runner.load_errors()
+    ]
 
 
 async def start(session: AgentSession, mode: str, ui: UIProtocol | None = None) -> None:

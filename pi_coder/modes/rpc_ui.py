@@ -17,6 +17,8 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from pi_coder.extensions.ui import UIDefaults
+
 if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
     from pi_coder.modes.jsonl import JsonLineWriter
@@ -26,7 +28,9 @@ __all__ = ["RpcUI"]
 _CANCELLED: dict[str, Any] = {"cancelled": True}
 
 
-class RpcUI:
+class RpcUI(UIDefaults):
+    """``ctx.ui`` over RPC; ``custom()`` runs its ``fallback`` (a Textual widget cannot cross the wire)."""
+
     has_ui = True
 
     def __init__(self, writer: JsonLineWriter, *, default_timeout: float | None = None) -> None:

@@ -674,12 +674,16 @@ class SessionStore:
         tokens_before: int,
         details: Any = None,
         from_hook: bool | None = None,
+        usage: dict[str, Any] | None = None,
     ) -> str:
-        """Append a compaction: context becomes the summary + entries from ``first_kept_entry_id``."""
+        """Append a compaction: context becomes the summary + entries from ``first_kept_entry_id``
+        (``usage``: the JSON form of the summary call's usage)."""
         raw = self._common("compaction")
         raw.update(summary=summary, firstKeptEntryId=first_kept_entry_id, tokensBefore=tokens_before)
         if details is not None:
             raw["details"] = details
+        if usage is not None:
+            raw["usage"] = usage
         if from_hook is not None:
             raw["fromHook"] = from_hook
         return self._append(raw)

@@ -483,6 +483,10 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             return out
         if context.kind == "file":
             return self._project_files.complete(context.query)
+        if context.kind == "argument":
+            from pi_coder.tui.extension_ui import argument_completions
+
+            return argument_completions(self, context)
         return []
 
     # ------------------------------------------------------------------ submitting

@@ -21,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from pi_coder.tui.context import SlashCommand
+from pi_coder.tui.extension_extras import TuiExtras
 from pi_coder.tui.key_guard import KeyGuard
 from pi_coder.tui.screens._picker import PickerEntry, PickerScreen
 
@@ -110,8 +111,8 @@ class TextScreen(KeyGuard, ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class TuiUI:
-    """``UIProtocol`` for the TUI."""
+class TuiUI(TuiExtras):
+    """``UIProtocol`` for the TUI (``custom``, theme, header/footer...: :class:`TuiExtras`)."""
 
     has_ui = True
 
@@ -196,9 +197,20 @@ class TuiUI:
 
 
 class CustomMessageBlock(Static):
-    """A custom message drawn by an extension's message renderer."""
+    """A custom message drawn by an extension's message renderer; Ctrl+O draws it again."""
 
     DEFAULT_CSS = "CustomMessageBlock { height: auto; margin: 1 1 0 1; padding: 0 1; }"
+
+    def __init__(self, content: Any, redraw: Any = None) -> None:
+        super().__init__(content)
+        self._redraw = redraw
+
+    def set_expanded(self, expanded: bool) -> None:
+        """Call the renderer again with ``expanded`` (Ctrl+O); keep the old drawing if it fails."""
+        if self._redraw is not None:
+            out = self._redraw(expanded)
+            if out is not None:
+                self.update(out)
 
 
 def render_custom_message(
@@ -213,27 +225,78 @@ def render_custom_message(
         renderer = renderers.get(custom_type)
         if renderer is None:
             continue
-        theme = getattr(getattr(app, "themes", None), "theme", None)
-        try:
-            out = renderer(message, expanded=bool(getattr(app, "tools_expanded", False)), theme=theme)
-            if inspect.isawaitable(out):
-                close = getattr(out, "close", None)
-                if close is not None:
-                    close()
-                raise TypeError("a message renderer must return a Rich renderable or str, not a coroutine")
-            if out is None:
-                return None
-            if isinstance(out, str):
-                out = Text.from_ansi(out)
-            elif not is_renderable(out):
-                raise TypeError(f"a message renderer returned {type(out).__name__}, not a Rich renderable or str")
-            return CustomMessageBlock(out)
-        except (KeyboardInterrupt, asyncio.CancelledError):
-            raise
-        except Exception as exc:
-            runner.report(ext, f"renderer:{custom_type}", exc)
-            return None
+
+        def draw(expanded: bool, ext: Any = ext, renderer: Any = renderer) -> Any:
+            return _draw(app, runner, ext, renderer, custom_type, message, expanded)
+
+        out = draw(bool(getattr(app, "tools_expanded", False)))
+        return CustomMessageBlock(out, draw) if out is not None else None
     return None
+
+
+def _draw(app: Any, runner: Any, ext: Any, renderer: Any, custom_type: str, message: Any, expanded: bool) -> Any:
+    """One call of a renderer: a Rich renderable, or None (nothing, or a failure reported once)."""
+    from pi_coder.extensions.theme import ThemeView
+
+    theme = ThemeView(getattr(getattr(app, "themes", None), "theme", None))
+    try:
+        out = renderer(message, expanded=expanded, theme=theme)
+        if inspect.isawaitable(out):
+            close = getattr(out, "close", None)
+            if close is not None:
+                close()
+            raise TypeError("a message renderer must return a Rich renderable or str, not a coroutine")
+        if out is None:
+            return None
+        if isinstance(out, str):
+            out = Text.from_ansi(out)
+        elif not is_renderable(out):
+            raise TypeError(f"a message renderer returned {type(out).__name__}, not a Rich renderable or str")
+        return out
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise
+    except Exception as exc:
+        runner.report(ext, f"renderer:{custom_type}", exc)
+        return None
+
+
+def argument_completions(app: Any, context: Any) -> list[Any]:
+    """The menu for ``/name args``: the command's ``get_argument_completions(prefix)`` (a list of
+    ``Completion``, dicts with ``value``/``label``/``description``, or strings; None: no menu)."""
+    from pi_coder.tui.completion import Completion
+
+    runner = app.session.extensions
+    if runner is None:
+        return []
+    name, _, prefix = context.query.partition(" ")
+    found = runner.find_command("/" + name)
+    if found is None or found[0].get_argument_completions is None:
+        return []
+    command = found[0]
+    try:
+        items = command.get_argument_completions(prefix)
+        if inspect.isawaitable(items):
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()
+            raise TypeError("get_argument_completions must return a list, not a coroutine")
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise
+    except Exception as exc:
+        runner.report(command.extension, f"completions:{name}", exc)
+        return []
+    out = []
+    for item in items or ():
+        if isinstance(item, str):
+            value, label, description = item, item, ""
+        elif isinstance(item, dict):
+            value = str(item.get("value", ""))
+            label, description = str(item.get("label") or value), str(item.get("description") or "")
+        else:
+            value = str(item.value)
+            label, description = item.label or value, item.description or ""
+        out.append(Completion(label, f"/{name} {value}", description))
+    return out
 
 
 def extension_commands(app: CommandContext) -> list[SlashCommand]:
