@@ -68,6 +68,9 @@ EVENT_NAMES: frozenset[str] = frozenset(
         "tool_execution_start",
         "tool_execution_update",
         "tool_execution_end",
+        # subagents (the task tool's child agents; docs/subagents.md)
+        "subagent_start",
+        "subagent_end",
     }
 )
 """The names ``pi.on()`` accepts (docs/extensions.md, "Event catalogue"); others are a load error."""
