@@ -1,4 +1,4 @@
-"""``ExtensionRunner``: the loaded extensions of one runtime, dispatch and error reporting (§1.7, §2.1).
+"""``ExtensionRunner``: the loaded extensions of one runtime, dispatch and error reporting (docs/extensions-runtime.md#errors-and-isolation, docs/extensions-runtime.md#dispatch).
 
 Handlers run one at a time in load order, then registration order, on a snapshot taken when
 dispatch starts. A failure never propagates: it becomes one :class:`ExtensionErrorEvent`
@@ -35,14 +35,14 @@ R = TypeVar("R")
 ErrorSink = Callable[[ExtensionErrorEvent], None]
 
 SHUTDOWN_TIMEOUT = 3.0
-"""Seconds a ``session_shutdown`` handler may take at quit before it is abandoned (§1.6)."""
+"""Seconds a ``session_shutdown`` handler may take at quit before it is abandoned (docs/extensions-runtime.md#replacement-reload-and-quit)."""
 
 _REPORTED: set[tuple[str, str, str]] = set()
 """(path, event, error) already reported in this process."""
 
 
 class FlagToken:
-    """An unknown ``--name[=value]`` seen by the first pass of the command-line parser (§3.4)."""
+    """An unknown ``--name[=value]`` seen by the first pass of the command-line parser (docs/extensions-runtime.md#flags)."""
 
     __slots__ = ("name", "position", "value")
 
@@ -150,7 +150,7 @@ class ExtensionRunner(SessionSeams):
         return ExtensionCommandContext(self, extension)
 
     def invalidate(self) -> None:
-        """Make every ``pi`` and ``ctx`` handed out so far stale (§1.6)."""
+        """Make every ``pi`` and ``ctx`` handed out so far stale (docs/extensions-runtime.md#replacement-reload-and-quit)."""
         for api in self._apis.values():
             api.invalidate()
         for ctx in self._contexts.values():
@@ -203,7 +203,7 @@ class ExtensionRunner(SessionSeams):
             return True, result
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
-        except BaseException as exc:  # SystemExit from an extension is an ordinary error (§1.7)
+        except BaseException as exc:  # SystemExit from an extension is an ordinary error (docs/extensions-runtime.md#errors-and-isolation)
             self.report(ext, label, exc)
             return False, exc
 
@@ -263,7 +263,7 @@ class ExtensionRunner(SessionSeams):
         return task
 
     def project_trust_vote(self) -> Any:
-        """``project_trust(cwd)`` (§7.3): a ``permissions.trust.TrustVote`` from the first yes/no answer, or None.
+        """``project_trust(cwd)`` (docs/permissions.md#deciding-trust): a ``permissions.trust.TrustVote`` from the first yes/no answer, or None.
 
         Runs before any session or event loop exists, in a private loop.
         """
@@ -361,7 +361,7 @@ class ExtensionRunner(SessionSeams):
         return list(names)
 
     def prompt_tools(self, names: Sequence[str]) -> tuple[list[str | tuple[str, str]], list[str]]:
-        """The system prompt's tool list and extra guidelines for the active ``names`` (§3.1).
+        """The system prompt's tool list and extra guidelines for the active ``names`` (docs/extensions-runtime.md#tools).
 
         Built-in and host tools are listed by name (their own snippets); an extension tool is
         listed with its ``prompt_snippet`` and unlisted without one; the ``prompt_guidelines`` of

@@ -118,7 +118,7 @@ class CliOptions:
     sandbox: str | None = None
     """``--sandbox``: off, workspace-write, read-only (overrides ``sandbox.mode``)."""
     flag_tokens: list[tuple[str, str | None, int]] = field(default_factory=list)
-    """Unknown ``--name[=value]`` options with the index of the next message (extension flags, §3.4)."""
+    """Unknown ``--name[=value]`` options with the index of the next message (extension flags, docs/extensions-runtime.md#flags)."""
 
     @property
     def trust_flag(self) -> bool | None:

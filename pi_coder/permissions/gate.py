@@ -1,4 +1,4 @@
-"""The permission gate as a first-party extension (``builtin:permissions``, extensions §2 ``tool_call``).
+"""The permission gate as a first-party extension (``builtin:permissions``, docs/extensions-runtime.md#dispatch ``tool_call``).
 
 ``pi_coder.modes.extension_host`` loads it (last, so it sees the input other extensions edited)
 whenever a permission mode other than ``auto`` or any rule is configured; ``configure`` hands it
