@@ -9,6 +9,7 @@ import pytest
 os.environ.setdefault("PI_CODER_DISCOVERY_PORTS", "")
 
 from pi_coder.ai.keys import ENV_API_KEYS  # noqa: E402
+from tests.support.clients import close_shared_clients  # noqa: E402, F401  (fixture: closes the shared HTTP clients)
 from tests.support.sse_server import sse_server  # noqa: E402, F401  (fixture: scripted model API server)
 
 KEY_VARS = tuple(var for names in ENV_API_KEYS.values() for var in names)
