@@ -17,15 +17,16 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pi_coder.extensions.bus import EventBus
-from pi_coder.extensions.context import ExtensionCommandContext, ExtensionContext, NoUI, UIProtocol
 from pi_coder.extensions.errors import ExtensionErrorEvent, coerce_result
 from pi_coder.extensions.seams import SessionSeams
 from pi_coder.extensions.types import Command, Extension, Handler, Source, ToolInfo
+from pi_coder.extensions.ui import NoUI, UIProtocol
 
 if TYPE_CHECKING:
     from pi_coder.ai.models import Models
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.extensions.api import ExtensionAPI
+    from pi_coder.extensions.context import ExtensionCommandContext, ExtensionContext
 
 __all__ = ["ErrorSink", "ExtensionRunner", "FlagToken"]
 
@@ -142,11 +143,15 @@ class ExtensionRunner(SessionSeams):
 
     def context(self, extension: Extension) -> ExtensionContext:
         ctx = self._contexts.get(extension.path)
-        if ctx is None:
+        if ctx is None:  # ``ctx`` is built when a handler first runs (docs/extensions-runtime.md#start-up-cost)
+            from pi_coder.extensions.context import ExtensionContext
+
             ctx = self._contexts[extension.path] = ExtensionContext(self, extension)
         return ctx
 
     def command_context(self, extension: Extension) -> ExtensionCommandContext:
+        from pi_coder.extensions.context import ExtensionCommandContext
+
         return ExtensionCommandContext(self, extension)
 
     def invalidate(self) -> None:
@@ -451,10 +456,10 @@ class ExtensionRunner(SessionSeams):
             return
         from pathlib import Path
 
-        from pi_coder.ai.models import _apply_config
+        from pi_coder.ai.models import apply_provider_tables
 
         table = {k: v for k, v in entry.items() if k != "name" and v is not None}
-        _apply_config(self.models, {entry["name"]: table}, Path(f"<extension provider {entry['name']}>"))
+        apply_provider_tables(self.models, {entry["name"]: table}, Path(f"<extension provider {entry['name']}>"))
 
     # ------------------------------------------------------------------ messages
 

@@ -195,7 +195,7 @@ def install(runner: RunnerHost, session: AgentSession) -> None:
 
 def _apply_input(session: AgentSession, ctx: Any, values: dict[str, Any]) -> str | None:
     """Re-validate edited ``tool_call`` input and copy it onto the call's arguments; a problem text or None."""
-    from pi_coder.agent._tools_exec import validate_tool_arguments
+    from pi_coder.agent import validate_tool_arguments
 
     tool = next((t for t in session.agent.state.tools if t.name == ctx.tool_call.name), None)
     if tool is None:

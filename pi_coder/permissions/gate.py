@@ -22,7 +22,7 @@ from typing import Any
 
 from pi_coder.permissions.policy import MODES, Policy
 
-__all__ = ["CYCLE_KEY", "PLAN_PROMPT", "configure", "current_policy", "register"]
+__all__ = ["CYCLE_KEY", "PLAN_PROMPT", "configure", "register"]
 
 CYCLE_KEY = "alt+m"
 STATUS_KEY = "permissions"
@@ -51,10 +51,6 @@ def configure(policy: Policy | None) -> None:
     """The policy the next loaded ``builtin:permissions`` enforces."""
     global _policy
     _policy = policy
-
-
-def current_policy() -> Policy | None:
-    return _policy
 
 
 def _describe(tool_name: str, args: dict[str, Any]) -> str:

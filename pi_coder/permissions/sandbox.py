@@ -94,15 +94,15 @@ def bwrap_argv(config: SandboxConfig, bwrap: str = "bwrap") -> list[str]:
 
 def install(config: SandboxConfig) -> None:
     """Route every bash tool and ``!`` command of this process through bubblewrap."""
-    from pi_coder.tools import _shell
+    from pi_coder.tools import set_command_wrapper
 
     if not config.active:
-        _shell.set_command_wrapper(None)
+        set_command_wrapper(None)
         return
     bwrap = find_bwrap()
     check_usable(bwrap)
     prefix = bwrap_argv(config, bwrap)
-    _shell.set_command_wrapper(lambda argv: [*prefix, *argv])
+    set_command_wrapper(lambda argv: [*prefix, *argv])
 
 
 def sandbox_main(args: list[str]) -> int:

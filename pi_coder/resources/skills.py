@@ -24,7 +24,6 @@ __all__ = [
     "expand_skill_command",
     "load_skills",
     "parse_frontmatter",
-    "skill_command_name",
 ]
 
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -387,10 +386,6 @@ def load_skills(
 
 
 # ---------------------------------------------------------------------- /skill:name
-
-
-def skill_command_name(skill: Skill) -> str:
-    return f"skill:{skill.name}"
 
 
 def expand_skill_command(text: str, skills: SkillSet | Sequence[Skill]) -> str:

@@ -24,6 +24,7 @@ from pi_coder.tools._shell import (
     resolve_shell,
     run_shell_command,
     sanitize_output,
+    set_command_wrapper,
 )
 from pi_coder.tools._truncate import (
     DEFAULT_MAX_BYTES,
@@ -63,6 +64,7 @@ __all__ = [
     "run_shell_command",
     "safe_environment",
     "sanitize_output",
+    "set_command_wrapper",
     "tool_prompt_guidelines",
     "truncate_head",
     "truncate_line",

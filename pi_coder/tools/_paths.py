@@ -7,7 +7,7 @@ import re
 import unicodedata
 from pathlib import Path
 
-__all__ = ["display_path", "expand_path", "resolve_path", "resolve_read_path"]
+__all__ = ["expand_path", "resolve_path", "resolve_read_path"]
 
 _UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 _AM_PM = re.compile(r" (AM|PM)\.")
@@ -53,12 +53,3 @@ def resolve_read_path(path: str, cwd: str | os.PathLike[str]) -> Path:
         if candidate.exists():
             return candidate
     return resolved
-
-
-def display_path(path: Path, cwd: str | os.PathLike[str]) -> str:
-    """``path`` relative to ``cwd`` when inside it, else absolute (POSIX slashes)."""
-    try:
-        rel = path.relative_to(Path(cwd))
-    except ValueError:
-        return path.as_posix()
-    return rel.as_posix() or "."
