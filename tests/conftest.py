@@ -51,6 +51,8 @@ SLOW: dict[str, str] = {
     "tests/extensions/test_help_flags.py": "a pi process per test",
     "tests/permissions/test_modes_rpc.py": "a pi process per test",
     "tests/permissions/test_sandbox.py": "bubblewrap processes",
+    "tests/permissions/test_read_only_tools.py": "pi processes with extensions and MCP servers",
+    "tests/session/test_crash.py": "processes killed at random points",
     "tests/export/test_export_html.py": "a pi process per test",
     "tests/core/test_attachments.py": "a pi process per test",
 }
