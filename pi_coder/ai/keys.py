@@ -77,12 +77,18 @@ def resolve_config_value(
     """
     if not value:
         return None
+    from pi_coder.ai import secrets
+
     env = os.environ if env is None else env
     if value.startswith("!"):
-        return _run_command(value[1:].strip(), env, SHELL_TIMEOUT_S if timeout is None else timeout)
+        result = _run_command(value[1:].strip(), env, SHELL_TIMEOUT_S if timeout is None else timeout)
+        secrets.remember(result)
+        return result
     match = _ENV_REF.match(value)
     if match is not None:
-        return env.get(match.group(1) or match.group(2)) or None
+        found = env.get(match.group(1) or match.group(2)) or None
+        secrets.remember(found)
+        return found
     return value
 
 

@@ -145,6 +145,8 @@ class AgentSession:
             save=self._save,
         )
         self.discovered_paths: Any = None
+        self.make_builtin_tool: Callable[[str], Any] | None = None
+        """Builds a built-in tool that is not active (``pi.set_active_tools`` can enable every built-in)."""
         """``factory.DiscoveredPaths``: skill, template and theme paths from ``resources_discover``."""
         self.extensions: ExtensionHooks | None = None
         """The loaded extensions (``pi_coder.extensions``), bound by the modes' start-up; None without any."""
@@ -288,13 +290,14 @@ class AgentSession:
         """Models whose provider has a key."""
         return self._controls.available_models()
 
-    def set_model(self, model: Model) -> None:
-        """Switch model: appends ``model_change``, saves the default, re-clamps thinking.
+    def set_model(self, model: Model, *, save_default: bool = True) -> None:
+        """Switch model: appends ``model_change``, saves the default (unless ``save_default`` is
+        False), re-clamps thinking.
 
         Raises:
             MissingApiKeyError: The model's provider has no key.
         """
-        self._controls.set_model(model)
+        self._controls.set_model(model, save_default=save_default)
 
     def cycle_model(self, direction: int = 1) -> tuple[Model, str] | None:
         """Next (or previous) model of the scope (``--models``), else of the available models."""
@@ -571,7 +574,8 @@ class AgentSession:
                     again = True
                     break
             if not again and not self.agent.has_queued_messages():
-                break
+                if self.extensions is None or not await self.extensions.before_settle():
+                    break
             self._last_assistant = None
             try:
                 await self.agent.continue_()
@@ -988,6 +992,7 @@ class AgentSession:
     async def close(self) -> None:
         """Abort whatever runs and wait until idle, then retry a failed save once and release the file."""
         await self._stop()
+        await self.checkpoints.settled()  # the last run's checkpoint entry, written in the background
         if self.mcp is not None:  # stops every MCP server (within about 3 s)
             await self.mcp.close()
         self._store.close()

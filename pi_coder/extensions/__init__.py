@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pi_coder.extensions.api import ExtensionAPI
     from pi_coder.extensions.context import ExtensionCommandContext, ExtensionContext, UIProtocol
     from pi_coder.extensions.events import (
+        AgentBeforeSettleResult,
         BeforeAgentStartResult,
         CancelResult,
         CompactionResult,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
         UserBashResult,
     )
     from pi_coder.extensions.exec import ExecResult
+    from pi_coder.extensions.streams import text_stream
     from pi_coder.extensions.types import Completion, StaleContextError, ToolDefinition, ToolInfo
 
 _WHERE = {
@@ -49,6 +51,7 @@ _WHERE = {
     "ExtensionContext": "pi_coder.extensions.context",
     "UIProtocol": "pi_coder.extensions.context",
     "ExecResult": "pi_coder.extensions.exec",
+    "text_stream": "pi_coder.extensions.streams",
     "Completion": "pi_coder.extensions.types",
     "StaleContextError": "pi_coder.extensions.types",
     "ToolDefinition": "pi_coder.extensions.types",
@@ -56,6 +59,7 @@ _WHERE = {
     **{
         name: "pi_coder.extensions.events"
         for name in (
+            "AgentBeforeSettleResult",
             "BeforeAgentStartResult",
             "CancelResult",
             "CompactionResult",
@@ -72,6 +76,7 @@ _WHERE = {
 }
 
 __all__ = [
+    "AgentBeforeSettleResult",
     "AgentTool",
     "AgentToolResult",
     "BeforeAgentStartResult",
@@ -96,6 +101,7 @@ __all__ = [
     "ToolResultPatch",
     "UIProtocol",
     "UserBashResult",
+    "text_stream",
 ]
 
 

@@ -84,6 +84,10 @@ class ExtensionRunner(SessionSeams):
         self._contexts: dict[str, ExtensionContext] = {}
         self._pending_errors: list[ExtensionErrorEvent] = []
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._running: set[asyncio.Future[Any]] = set()
+        """Async handler calls in progress (``cancel_handlers``)."""
+        self.interrupted = False
+        """Set when ``cancel_handlers`` cancelled a handler; the run's start checks it."""
         self._builtin_tools: dict[str, Any] = {}
         self._tools: dict[str, tuple[Any, Extension | None]] = {}
         self._definitions: dict[str, Any] = {}
@@ -125,6 +129,10 @@ class ExtensionRunner(SessionSeams):
         self.mode = mode
         for ctx in self._contexts.values():
             ctx.ui = type(ctx.ui)(ui, ctx._ext.name)
+
+    def load_errors(self) -> list[ExtensionErrorEvent]:
+        """The load failures not reported yet (an extension that did not import or whose factory raised)."""
+        return [e for e in self._pending_errors if e.event == "load"]
 
     def flush_errors(self) -> None:
         """Report load-time errors now that a mode listens."""
@@ -204,13 +212,30 @@ class ExtensionRunner(SessionSeams):
         try:
             result = fn(*args)
             if inspect.isawaitable(result):
-                result = await result
+                task = asyncio.ensure_future(result)
+                self._running.add(task)
+                try:
+                    result = await task
+                except asyncio.CancelledError:
+                    current = asyncio.current_task()
+                    if not task.cancelled() or (current is not None and current.cancelling()):
+                        raise
+                    self.interrupted = True  # cancel_handlers: the run that waited on it stops
+                    return False, TimeoutError("interrupted")
+                finally:
+                    self._running.discard(task)
             return True, result
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
         except BaseException as exc:  # SystemExit from an extension is an ordinary error (docs/extensions-runtime.md#errors-and-isolation)
             self.report(ext, label, exc)
             return False, exc
+
+    def cancel_handlers(self) -> None:
+        """Ctrl+C: cancel the async handlers running now (one that never returns must not keep a
+        run waiting); the prompt they held up does not start."""
+        for task in tuple(self._running):
+            task.cancel()
 
     async def results(self, name: str, event: Any, cls: type[R]) -> Any:
         """Yield ``(ext, ok, result-or-exception)`` for each handler of ``name`` (an async generator)."""
@@ -334,7 +359,22 @@ class ExtensionRunner(SessionSeams):
             self._builtin_tools[tool.name] = tool
             self._tools.setdefault(tool.name, (tool, None))
 
+    def _ensure_builtins(self) -> None:
+        """Build the built-in tools that are not active yet, so every built-in can be listed and enabled."""
+        make = self.session.make_builtin_tool
+        if make is None:
+            return
+        from pi_coder.tools import ALL_TOOL_NAMES
+
+        for name in ALL_TOOL_NAMES:
+            if name not in self._builtin_tools:
+                tool = make(name)
+                self._builtin_tools[name] = tool
+                self._tools.setdefault(name, (tool, None))
+
     def set_active_tools(self, extension: Extension, names: list[str]) -> None:
+        if any(n not in self._tools for n in names):
+            self._ensure_builtins()
         unknown = [n for n in names if n not in self._tools]
         if unknown:
             self.report(extension, "set_active_tools", ValueError(f"unknown tools: {', '.join(unknown)}"))
@@ -386,6 +426,8 @@ class ExtensionRunner(SessionSeams):
         return tools, guidelines
 
     def all_tool_infos(self) -> list[ToolInfo]:
+        """Every tool: each built-in (active or not), host tools (MCP) and extension tools."""
+        self._ensure_builtins()
         infos = []
         for name, (tool, ext) in self._tools.items():
             infos.append(
@@ -438,6 +480,33 @@ class ExtensionRunner(SessionSeams):
             for name, command in self.commands()
         ]
 
+    def all_command_records(self) -> list[dict[str, Any]]:
+        """``pi.get_commands()``: extension commands, prompt templates, then ``skill:<name>`` (as RPC's
+        ``get_commands``)."""
+        session = self.session
+        records = self.command_records()
+        for template in session.prompt_templates:
+            records.append(
+                {
+                    "name": template.name,
+                    "description": getattr(template, "description", "") or "",
+                    "source": "prompt",
+                    "sourceInfo": {"path": str(template.path), "scope": template.source},
+                }
+            )
+        skills = getattr(session.skills, "skills", session.skills) or ()
+        if session.settings.enable_skill_commands:
+            for skill in skills:
+                records.append(
+                    {
+                        "name": f"skill:{skill.name}",
+                        "description": skill.description,
+                        "source": "skill",
+                        "sourceInfo": {"path": skill.file_path, "scope": skill.source},
+                    }
+                )
+        return records
+
     def flag_value(self, name: str) -> bool | str | None:
         flag = next((f for ext in self.extensions for f in ext.flags if f.name == name), None)
         token = next((t for t in self.flag_tokens if t.name == f"--{name}"), None)
@@ -452,14 +521,30 @@ class ExtensionRunner(SessionSeams):
     # ------------------------------------------------------------------ providers
 
     def provider_registered(self, entry: dict[str, Any]) -> None:
+        """Apply ``pi.register_provider`` (raises ``ConfigError`` for a bad table: a load error)."""
         if self.models is None:
             return
         from pathlib import Path
 
         from pi_coder.ai.models import apply_provider_tables
 
-        table = {k: v for k, v in entry.items() if k != "name" and v is not None}
-        apply_provider_tables(self.models, {entry["name"]: table}, Path(f"<extension provider {entry['name']}>"))
+        name = entry["name"]
+        stream = entry.get("stream_simple")
+        api = entry.get("api")
+        if stream is not None:
+            api = api or f"extension:{name}"
+            self.models.register_api(api, stream)
+        table = {k: v for k, v in entry.items() if k not in ("name", "stream_simple") and v is not None}
+        if api is not None:
+            table["api"] = api
+        apply_provider_tables(self.models, {name: table}, Path(f"<extension provider {name}>"))
+        provider = self.models.get_provider(name)
+        if provider is not None and stream is not None:
+            provider.stream = stream
+
+    def provider_unregistered(self, name: str) -> None:
+        if self.models is not None:
+            self.models.remove_provider(name)
 
     # ------------------------------------------------------------------ messages
 
@@ -468,15 +553,32 @@ class ExtensionRunner(SessionSeams):
 
         seams.send_message(self, spec, deliver_as=deliver_as, trigger_turn=trigger_turn)
 
-    def send_user_message(self, ext: Extension, content: str, *, deliver_as: str | None, expand: bool) -> None:
+    def send_user_message(self, ext: Extension, content: Any, *, deliver_as: str | None, expand: bool) -> None:
+        """``content``: a string, or a list of ``TextContent``/``ImageContent`` (texts joined by blank lines)."""
         session = self.session
+        images: list[Any] = []
+        if not isinstance(content, str):
+            from pi_coder.ai.types import ImageContent, TextContent
+
+            texts: list[str] = []
+            for block in content:
+                if isinstance(block, TextContent):
+                    texts.append(block.text)
+                elif isinstance(block, ImageContent):
+                    images.append(block)
+                elif isinstance(block, str):
+                    texts.append(block)
+                else:
+                    self.report(ext, "send_user_message", TypeError(f"not a TextContent or ImageContent: {block!r}"))
+                    return
+            content = "\n\n".join(texts)
         if session.is_streaming and deliver_as is None:
             self.report(ext, "send_user_message", RuntimeError("the agent is busy: pass deliver_as='steer' or 'follow_up'"))
             return
 
         async def send() -> None:
             try:
-                await session.prompt(content, streaming_behavior=deliver_as, source="extension")  # type: ignore[arg-type]
+                await session.prompt(content, images or None, streaming_behavior=deliver_as, source="extension")  # type: ignore[arg-type]
             except Exception as exc:
                 self.report(ext, "send_user_message", exc)
 
@@ -516,6 +618,8 @@ def _write_log(path: str, event: str, stack: str) -> None:
     try:
         folder = ensure_private_dir(logs_dir())
         with open(folder / "extensions.log", "a", encoding="utf-8") as out:
-            out.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {path} in {event}\n{stack}\n")
+            from pi_coder.ai.secrets import redact
+
+            out.write(redact(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {path} in {event}\n{stack}\n"))
     except OSError:
         _log.debug("cannot write the extension log", exc_info=True)

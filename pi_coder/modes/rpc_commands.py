@@ -537,6 +537,7 @@ def _restored(result: Any) -> Any:
 
 @_command("get_checkpoints")
 async def _get_checkpoints(server: RpcHost, command: dict[str, Any]) -> Any:
+    await server.session.checkpoints.settled()  # the last run's entry may still be being written
     return {"checkpoints": [info.to_json_dict() for info in server.session.checkpoints.list()]}
 
 

@@ -27,7 +27,11 @@ def configure_safety(
     mode = sandbox_mode or box.mode
     from pi_coder.permissions import sandbox
 
-    sandbox.install(sandbox.SandboxConfig(mode, cwd, network=box.network, writable=box.writable))
+    sandbox.install(
+        sandbox.SandboxConfig(
+            mode, cwd, network=box.network, writable=box.writable, hide_secrets=box.hide_secrets, hidden=box.hidden
+        )
+    )
 
     perms = settings.permissions
     chosen = permission_mode or perms.mode
@@ -42,6 +46,7 @@ def configure_safety(
     rules = RuleSet(perms.allow, perms.ask, perms.deny, secret_rules=perms.secret_rules)
     if rules.problems:
         raise UserError(f"{rules.problems[0]} (in [permissions] of the settings)")
+    sandbox.install_confinement(cwd, hide_secrets=box.hide_secrets, hidden=box.hidden)
     try:
         gate.configure(Policy(chosen, rules, cwd))
     except ValueError as exc:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import codecs
+import collections
 import contextlib
 import logging
 import os
@@ -352,6 +353,45 @@ def set_command_wrapper(wrapper: Callable[[list[str]], list[str]] | None) -> Non
     _command_wrapper = wrapper
 
 
+_confine_wrapper: Callable[[list[str]], list[str] | None] | None = None
+"""Set by ``pi_coder.permissions.sandbox.install_confinement``: the read-only sandbox argv (None: unavailable)."""
+_confined: collections.Counter[str] = collections.Counter()
+
+
+def set_confine_wrapper(wrapper: Callable[[list[str]], list[str] | None] | None) -> None:
+    """How ``confine``d commands run (None: as any other command)."""
+    global _confine_wrapper
+    _confine_wrapper = wrapper
+    _confined.clear()
+
+
+def confine(command: str) -> None:
+    """Run the next shell command whose source is exactly ``command`` in the read-only sandbox.
+
+    The permission gate calls it for a command it allowed only because the parser judged it
+    read-only; the bash tool or the ``!`` command that runs it next takes the mark."""
+    if _confine_wrapper is not None:
+        _confined[command] += 1
+
+
+_CONFINED_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_PAGER": "cat", "PAGER": "cat"}
+"""For confined commands, with or without bubblewrap: git refreshes no index, nothing pages."""
+_CONFINED_UNSET = ("LESSOPEN", "LESSCLOSE", "GIT_EXTERNAL_DIFF", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS")
+
+
+def _wrap(command: str, argv: list[str], env: Mapping[str, str] | None) -> tuple[list[str], dict[str, str] | None]:
+    """The argv and environment ``command`` runs with (confined, sandboxed or as is)."""
+    if _confined[command] > 0:
+        _confined[command] -= 1
+        if _confined[command] == 0:
+            del _confined[command]
+        quiet = {k: v for k, v in (os.environ if env is None else env).items() if k not in _CONFINED_UNSET}
+        quiet.update(_CONFINED_ENV)
+        confined = _confine_wrapper(argv) if _confine_wrapper is not None else None
+        return (confined if confined is not None else argv), quiet
+    return (_command_wrapper(argv) if _command_wrapper is not None else argv), (dict(env) if env is not None else None)
+
+
 def _register_atexit() -> None:
     global _atexit_registered
     if not _atexit_registered:
@@ -524,10 +564,10 @@ async def run_shell_command(
     try:
         # Popen, not asyncio's subprocess: asyncio's wait() also waits for the pipes to close,
         # which a background grandchild can keep open forever.
-        argv = [shell, "-c", source]
+        argv, run_env = _wrap(command, [shell, "-c", source], env)
         proc = subprocess.Popen(  # noqa: ASYNC220
-            _command_wrapper(argv) if _command_wrapper is not None else argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
-            start_new_session=True, env=dict(env) if env is not None else None,
+            argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
+            start_new_session=True, env=run_env,
         )  # fmt: skip
     except BaseException:
         os.close(read_fd)

@@ -415,7 +415,7 @@ class TranscriptController:
         return [self.block_widget(notice)] if notice is not None else []
 
     def set_tools_expanded(self, expanded: bool) -> None:
-        for widget in self.transcript.query("ToolCallBlock, BashBlock, SummaryBlock"):
+        for widget in self.transcript.query("ToolCallBlock, BashBlock, SummaryBlock, CustomMessageBlock"):
             widget.set_expanded(expanded)  # type: ignore[attr-defined]
 
     def set_thinking_hidden(self, hidden: bool) -> None:

@@ -20,7 +20,7 @@ _CWD = "/work/project"
 
 
 def test_corpus_is_big_enough() -> None:
-    assert len(_CASES) >= 150
+    assert len(_CASES) >= 300
 
 
 @pytest.mark.parametrize(("mode", "case"), _CASES)

@@ -231,6 +231,7 @@ async def test_tree_code_restore_lists_hand_edits_and_asks(
     async with app.run_test(size=(100, 34)) as pilot:
         await _pick_in_tree(app, pilot, prompt_id, ["down", "down"])  # Code only
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="hand-edit confirmation")
+        await wait_until(pilot, lambda: "changed by hand" in screen_text(app), what="the list of hand edits")
         text = screen_text(app)
         assert "changed by hand" in text and "a.txt" in text and "new.txt" not in text
         if answer == "keep":
@@ -354,9 +355,28 @@ async def test_fork_with_code_keeps_hand_edits_when_refused(
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="restore question")
         await pilot.press("enter")  # Conversation and code
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="hand-edit confirmation")
-        assert "a.txt" in screen_text(app)
+        await wait_until(pilot, lambda: "a.txt" in screen_text(app), what="the hand-edited file listed")
         await pilot.press("escape")
         await wait_until(pilot, lambda: "Restore cancelled" in screen_text(app), what="cancel notice")
         assert session.session_file == str(session_file)  # no fork either
         assert (pi.project / "a.txt").read_text() == "mine\n"
         assert (pi.project / "new.txt").exists()
+
+
+async def test_redo_after_a_tree_restore_says_it_reversed_the_restore(
+    tmp_path: Path, project: Path, sse_server: SSEServer, make_session
+) -> None:
+    """/tree "Code only", then /redo: not "Redid the last undone prompt" (no prompt was undone)."""
+    pi, session_file = _written_session(tmp_path, sse_server)
+    session, _ = make_session([], store=SessionStore.open(session_file), model=None)
+    prompt_id = _prompt_id(session.store)
+    app = make_app(session)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await _pick_in_tree(app, pilot, prompt_id, ["down", "down"])  # Code only
+        await wait_until(pilot, lambda: (pi.project / "a.txt").read_text() == "original\n", what="restored")
+        await wait_until(pilot, lambda: "Restored" in screen_text(app), what="the restore done")
+        app.editor.set_text("")
+        await _command(app, pilot, "/redo")
+        await wait_until(pilot, lambda: "Reversed the last restore" in screen_text(app), what="redo notice")
+        assert "undone prompt" not in screen_text(app)
+        assert (pi.project / "a.txt").read_text() == "changed\n"

@@ -10,7 +10,7 @@ from pi_coder.extensions.runner import ExtensionRunner
 from pi_coder.tui.extension_ui import ConfirmScreen, SelectScreen
 from pi_coder.tui.widgets.panels import ExtensionWidgets
 from pi_coder.tui.widgets.status_bar import StatusBar
-from tests.tui.helpers import type_text, wait_until
+from tests.tui.helpers import type_text, wait_for_dialog, wait_until
 from tests.tui.screen_text import screen_text
 from tests.tui.screens_support import make_app, make_app_with_extensions
 
@@ -50,7 +50,7 @@ async def test_hello_select_puts_text_in_editor(make_session, project: Path) -> 
         assert "hello" in {c.name for c in app.commands}
         await type_text(pilot, "/hello")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, SelectScreen), what="select dialog")
+        await wait_for_dialog(pilot, SelectScreen, what="select dialog")
         await pilot.press("down", "enter")
         await wait_until(pilot, lambda: app.editor.text == "good morning", what="editor text")
 
@@ -61,7 +61,7 @@ async def test_confirm_escape_is_false_and_status_shows(make_session, project: P
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "/sure")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm dialog")
+        await wait_for_dialog(pilot, ConfirmScreen, what="confirm dialog")
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is app.screen_stack[0], what="dialog closed")
         ui = session.extensions.ui

@@ -4,21 +4,37 @@
 touches neither the index nor the stash list) for the current leaf entry. Forking from an entry
 with a checkpoint asks (UI only) whether to restore the files with ``git stash apply``. Outside
 a git repository it does nothing.
+
+Every git call runs with ``pi_coder.safe_git``'s overrides: a ``.git/config`` written by the model
+or a sandboxed command (``core.fsmonitor``, hooks, pagers, ``diff.external``, filters, merge
+drivers, textconv, and the same keys in files it includes) runs nothing here, outside any sandbox.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pi_coder.safe_git import safe_git_options
+
 if TYPE_CHECKING:
-    from pi_coder.extensions import ExtensionAPI
+    from pi_coder.extensions import ExecResult, ExtensionAPI
+
+Exec = Callable[..., Awaitable["ExecResult"]]
+
+
+async def run_git(exec_: Exec, args: Sequence[str], cwd: str, timeout: float) -> ExecResult:
+    """``git args...`` with the repository's program-running settings overridden (``safe_git``)."""
+    listing = await exec_("git", ["--no-pager", "config", "--list", "--name-only"], cwd=cwd, timeout=timeout)
+    options = safe_git_options(listing.stdout if listing.code == 0 else "")
+    return await exec_("git", [*options, *args], cwd=cwd, timeout=timeout)
 
 
 def extension(pi: ExtensionAPI) -> None:
     checkpoints: dict[str, str] = {}  # entry id -> stash commit
 
     async def in_git(ctx: Any) -> bool:
-        out = await pi.exec("git", ["rev-parse", "--is-inside-work-tree"], cwd=ctx.cwd, timeout=5)
+        out = await run_git(pi.exec, ["rev-parse", "--is-inside-work-tree"], ctx.cwd, 5)
         return out.code == 0 and out.stdout.strip() == "true"
 
     @pi.on("turn_start")
@@ -26,7 +42,7 @@ def extension(pi: ExtensionAPI) -> None:
         leaf = ctx.session.leaf_id
         if leaf is None or leaf in checkpoints or not await in_git(ctx):
             return
-        out = await pi.exec("git", ["stash", "create"], cwd=ctx.cwd, timeout=30)
+        out = await run_git(pi.exec, ["stash", "create"], ctx.cwd, 30)
         ref = out.stdout.strip()
         if out.code == 0 and ref:  # empty when the tree is clean: nothing to restore
             checkpoints[leaf] = ref
@@ -40,6 +56,6 @@ def extension(pi: ExtensionAPI) -> None:
         if ref is None or not ctx.has_ui:
             return
         if await ctx.ui.confirm("Restore files?", f"Restore the working tree saved at this point ({ref[:8]})?"):
-            out = await pi.exec("git", ["stash", "apply", ref], cwd=ctx.cwd, timeout=60)
+            out = await run_git(pi.exec, ["stash", "apply", ref], ctx.cwd, 60)
             ctx.ui.notify("Files restored" if out.code == 0 else f"git stash apply failed: {out.stderr.strip()}",
                           "info" if out.code == 0 else "error")
