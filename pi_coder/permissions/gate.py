@@ -23,7 +23,7 @@ from typing import Any
 from pi_coder.permissions.policy import MODES, Decision, Policy
 from pi_coder.tools._paths import lexical_path, pin
 
-__all__ = ["CYCLE_KEY", "PLAN_PROMPT", "configure", "register"]
+__all__ = ["CYCLE_KEY", "PLAN_PROMPT", "configure", "current_policy", "register"]
 
 CYCLE_KEY = "alt+m"
 STATUS_KEY = "permissions"
@@ -52,6 +52,11 @@ def configure(policy: Policy | None) -> None:
     """The policy the next loaded ``builtin:permissions`` enforces."""
     global _policy
     _policy = policy
+
+
+def current_policy() -> Policy | None:
+    """The policy ``configure`` set (None: none)."""
+    return _policy
 
 
 def _describe(tool_name: str, args: dict[str, Any]) -> str:
