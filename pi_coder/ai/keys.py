@@ -17,7 +17,6 @@ __all__ = [
     "ENV_API_KEYS",
     "SHELL_TIMEOUT_S",
     "clear_command_cache",
-    "env_api_key",
     "env_reference",
     "env_vars_for",
     "resolve_config_value",
@@ -49,24 +48,6 @@ _command_cache: dict[str, str | None] = {}
 def env_vars_for(provider: str) -> tuple[str, ...]:
     """The environment variables that may hold ``provider``'s key (empty if none is known)."""
     return ENV_API_KEYS.get(provider.lower(), ())
-
-
-def env_api_key(provider: str, env: Mapping[str, str] | None = None) -> str | None:
-    """The first non-empty environment variable holding ``provider``'s key.
-
-    Args:
-        provider: Provider id, e.g. ``anthropic``.
-        env: Environment to read; defaults to ``os.environ``.
-
-    Returns:
-        The key, or None.
-    """
-    env = os.environ if env is None else env
-    for name in env_vars_for(provider):
-        value = env.get(name)
-        if value:
-            return value
-    return None
 
 
 def env_reference(value: str | None) -> str | None:

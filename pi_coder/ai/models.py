@@ -33,7 +33,7 @@ from pi_coder.ai.registry import API_STREAMS, Provider, StreamFunction, load_str
 from pi_coder.ai.types import AssistantMessage, Context, Model, ModelCost
 from pi_coder.errors import ConfigError
 
-__all__ = ["Models", "calculate_cost", "create_models", "error_stream", "load_models_toml"]
+__all__ = ["Models", "apply_provider_tables", "calculate_cost", "create_models", "error_stream", "load_models_toml"]
 
 
 def error_stream(model: Model, message: str) -> AssistantMessageEventStream:
@@ -272,7 +272,7 @@ class Models:
             ConfigError: models.toml is invalid (nothing is changed then).
         """
         if self.models_toml_path is not None:
-            _apply_config(self, load_models_toml(self.models_toml_path), self.models_toml_path)
+            apply_provider_tables(self, load_models_toml(self.models_toml_path), self.models_toml_path)
         self.load_credentials()
 
     def has_key(self, provider: str) -> bool:
@@ -536,7 +536,8 @@ def _set_base_url(provider: Provider, base_url: str) -> None:
             provider.models[i] = model.model_copy(update={"base_url": base_url})
 
 
-def _apply_config(models: Models, providers: dict[str, dict[str, Any]], path: Path) -> None:
+def apply_provider_tables(models: Models, providers: dict[str, dict[str, Any]], path: Path) -> None:
+    """Apply ``[providers.<name>]`` tables (``models.toml`` terms) to ``models``; ``path`` names their source in errors."""
     for name, table in providers.items():
         provider = models.get_provider(name)
         api = table.get("api")
@@ -647,7 +648,7 @@ def create_models(
                 )
             )
         _apply_catalog_overlay(models, path)
-    _apply_config(models, load_models_toml(path), path)
+    apply_provider_tables(models, load_models_toml(path), path)
     models.credentials_path = path.parent / "credentials.json"
     for info in BUILTIN_PROVIDERS:
         override = env.get(info.base_url_env) if info.base_url_env else None

@@ -68,7 +68,7 @@ class ModelControls:
     def set_model(self, model: Model, *, source: Literal["set", "cycle"] = "set", save_default: bool = True) -> None:
         """Switch model: appends ``model_change``, saves the default, re-clamps thinking.
 
-        A clamped thinking level is announced before the model (extensions §2.3).
+        A clamped thinking level is announced before the model (docs/extensions-runtime.md#event-catalogue).
 
         Raises:
             MissingApiKeyError: The model's provider has no key.

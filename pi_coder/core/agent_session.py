@@ -403,7 +403,7 @@ class AgentSession:
     def _expand(self, text: str) -> str:
         if not text.startswith("/"):
             return text
-        if self.skills and text.startswith("/skill:"):  # skills before templates (extensions §5.4)
+        if self.skills and text.startswith("/skill:"):  # skills before templates (docs/architecture.md#skill-commands)
             from pi_coder.resources.skills import expand_skill_command
 
             try:
@@ -437,7 +437,7 @@ class AgentSession:
         Raises:
             RuntimeError: The agent is busy and ``streaming_behavior`` is None.
         """
-        if self.extensions is not None and not checked:  # an extension command, then `input` (§2.2)
+        if self.extensions is not None and not checked:  # an extension command, then `input` (docs/extensions-runtime.md#order-within-one-prompt)
             outcome = await self.extensions.intercept_prompt(text, images, source, streaming_behavior)
             if outcome is None:
                 return
@@ -606,7 +606,7 @@ class AgentSession:
         return None
 
     def reload_resources(self) -> list[str]:
-        """Re-read settings, context files, SYSTEM files, templates and skills (``/reload``, extensions §1.6).
+        """Re-read settings, context files, SYSTEM files, templates and skills (``/reload``, docs/extensions-runtime.md#replacement-reload-and-quit).
 
         The system message is rebuilt for the next request. Returns the warnings found.
         """

@@ -213,7 +213,7 @@ class Notice(_JsonEvent):
 
 @dataclass(slots=True, kw_only=True)
 class ExtensionErrorEvent(_JsonEvent):
-    """An extension failed (extensions §1.7); JSON ``{"type","extensionPath","event","error"}``.
+    """An extension failed (docs/extensions-runtime.md#errors-and-isolation); JSON ``{"type","extensionPath","event","error"}``.
 
     Defined here rather than in ``pi_coder.extensions`` (which re-exports it) so that ``Event`` can
     name it without an import cycle; the stack is kept for the log but left out of the JSON.

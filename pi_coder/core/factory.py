@@ -207,8 +207,8 @@ def _apply_run_overrides(plan: StartupPlan, plain: Settings) -> None:
 
 @dataclasses.dataclass(slots=True)
 class DiscoveredPaths:
-    """Skill, prompt-template and theme paths extensions add (``resources_discover``, extensions
-    §2.3): skills and templates are read with the other resources at start and on ``/reload``,
+    """Skill, prompt-template and theme paths extensions add (``resources_discover``, see
+    docs/extensions-runtime.md#event-catalogue): skills and templates are read with the other resources at start and on ``/reload``,
     themes join the TUI's theme list."""
 
     skills: list[str] = dataclasses.field(default_factory=list)

@@ -3,7 +3,7 @@
 An extension is a module or package defining ``extension(pi: ExtensionAPI) -> None``. See
 ``docs/extensions.md``; ``pi_coder.extensions.builtin`` holds the first-party ones
 (``-e builtin:<name>``). Names are imported on first use, so an extension pays only for what it
-imports (start-up budget, §1.4); the runtime modules are imported only when some extension
+imports (start-up budget, docs/extensions-runtime.md#start-up-cost); the runtime modules are imported only when some extension
 source is present.
 
 Layering: this package sits above ``pi_coder.core`` (the runner drives an ``AgentSession`` and

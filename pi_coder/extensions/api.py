@@ -1,4 +1,4 @@
-"""``ExtensionAPI``: what an extension's factory receives as ``pi`` (§3).
+"""``ExtensionAPI``: what an extension's factory receives as ``pi`` (docs/extensions-runtime.md#registration).
 
 Registrations work in the factory and later (they apply at once). After the runtime is
 replaced (``/new``, ``/reload``) a kept ``pi`` raises :class:`StaleContextError`.
@@ -306,7 +306,7 @@ class ExtensionAPI:
         signal: AbortSignal | None = None,
         max_output: int = 256 * 1024 * 1024,
     ) -> ExecResult:
-        """Run ``cmd args...`` without a shell in its own process group (§3.8)."""
+        """Run ``cmd args...`` without a shell in its own process group (docs/extensions-runtime.md#other-methods)."""
         from pi_coder.extensions.exec import run_process
 
         runner = self._live()

@@ -1,4 +1,4 @@
-"""``ctx`` and ``ctx.ui`` (§4): what handlers, commands and tools receive.
+"""``ctx`` and ``ctx.ui`` (docs/extensions-runtime.md#context): what handlers, commands and tools receive.
 
 ``UIProtocol`` is implemented by the TUI (``pi_coder.tui.extension_ui``), RPC
 (``pi_coder.modes.rpc_ui``) and :class:`NoUI` (print and json mode); they live in
@@ -177,7 +177,7 @@ class ReplaceResult:
 
 
 class ExtensionContext:
-    """``ctx`` of event handlers and tools (§4.1)."""
+    """``ctx`` of event handlers and tools (docs/extensions-runtime.md#ctx)."""
 
     def __init__(self, runner: RunnerHost, extension: Extension) -> None:
         self._runner = runner

@@ -1,4 +1,4 @@
-"""``ExtensionRunner``: the loaded extensions of one runtime, dispatch and error reporting (§1.7, §2.1).
+"""``ExtensionRunner``: the loaded extensions of one runtime, dispatch and error reporting (docs/extensions-runtime.md#errors-and-isolation, docs/extensions-runtime.md#dispatch).
 
 Handlers run one at a time in load order, then registration order, on a snapshot taken when
 dispatch starts. A failure never propagates: it becomes one :class:`ExtensionErrorEvent`
@@ -17,15 +17,16 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pi_coder.extensions.bus import EventBus
-from pi_coder.extensions.context import ExtensionCommandContext, ExtensionContext, NoUI, UIProtocol
 from pi_coder.extensions.errors import ExtensionErrorEvent, coerce_result
 from pi_coder.extensions.seams import SessionSeams
 from pi_coder.extensions.types import Command, Extension, Handler, Source, ToolInfo
+from pi_coder.extensions.ui import NoUI, UIProtocol
 
 if TYPE_CHECKING:
     from pi_coder.ai.models import Models
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.extensions.api import ExtensionAPI
+    from pi_coder.extensions.context import ExtensionCommandContext, ExtensionContext
 
 __all__ = ["ErrorSink", "ExtensionRunner", "FlagToken"]
 
@@ -35,14 +36,14 @@ R = TypeVar("R")
 ErrorSink = Callable[[ExtensionErrorEvent], None]
 
 SHUTDOWN_TIMEOUT = 3.0
-"""Seconds a ``session_shutdown`` handler may take at quit before it is abandoned (§1.6)."""
+"""Seconds a ``session_shutdown`` handler may take at quit before it is abandoned (docs/extensions-runtime.md#replacement-reload-and-quit)."""
 
 _REPORTED: set[tuple[str, str, str]] = set()
 """(path, event, error) already reported in this process."""
 
 
 class FlagToken:
-    """An unknown ``--name[=value]`` seen by the first pass of the command-line parser (§3.4)."""
+    """An unknown ``--name[=value]`` seen by the first pass of the command-line parser (docs/extensions-runtime.md#flags)."""
 
     __slots__ = ("name", "position", "value")
 
@@ -150,15 +151,19 @@ class ExtensionRunner(SessionSeams):
 
     def context(self, extension: Extension) -> ExtensionContext:
         ctx = self._contexts.get(extension.path)
-        if ctx is None:
+        if ctx is None:  # ``ctx`` is built when a handler first runs (docs/extensions-runtime.md#start-up-cost)
+            from pi_coder.extensions.context import ExtensionContext
+
             ctx = self._contexts[extension.path] = ExtensionContext(self, extension)
         return ctx
 
     def command_context(self, extension: Extension) -> ExtensionCommandContext:
+        from pi_coder.extensions.context import ExtensionCommandContext
+
         return ExtensionCommandContext(self, extension)
 
     def invalidate(self) -> None:
-        """Make every ``pi`` and ``ctx`` handed out so far stale (§1.6)."""
+        """Make every ``pi`` and ``ctx`` handed out so far stale (docs/extensions-runtime.md#replacement-reload-and-quit)."""
         for api in self._apis.values():
             api.invalidate()
         for ctx in self._contexts.values():
@@ -222,7 +227,7 @@ class ExtensionRunner(SessionSeams):
             return True, result
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
-        except BaseException as exc:  # SystemExit from an extension is an ordinary error (§1.7)
+        except BaseException as exc:  # SystemExit from an extension is an ordinary error (docs/extensions-runtime.md#errors-and-isolation)
             self.report(ext, label, exc)
             return False, exc
 
@@ -288,7 +293,7 @@ class ExtensionRunner(SessionSeams):
         return task
 
     def project_trust_vote(self) -> Any:
-        """``project_trust(cwd)`` (§7.3): a ``permissions.trust.TrustVote`` from the first yes/no answer, or None.
+        """``project_trust(cwd)`` (docs/permissions.md#deciding-trust): a ``permissions.trust.TrustVote`` from the first yes/no answer, or None.
 
         Runs before any session or event loop exists, in a private loop.
         """
@@ -401,7 +406,7 @@ class ExtensionRunner(SessionSeams):
         return list(names)
 
     def prompt_tools(self, names: Sequence[str]) -> tuple[list[str | tuple[str, str]], list[str]]:
-        """The system prompt's tool list and extra guidelines for the active ``names`` (§3.1).
+        """The system prompt's tool list and extra guidelines for the active ``names`` (docs/extensions-runtime.md#tools).
 
         Built-in and host tools are listed by name (their own snippets); an extension tool is
         listed with its ``prompt_snippet`` and unlisted without one; the ``prompt_guidelines`` of
@@ -521,7 +526,7 @@ class ExtensionRunner(SessionSeams):
             return
         from pathlib import Path
 
-        from pi_coder.ai.models import _apply_config
+        from pi_coder.ai.models import apply_provider_tables
 
         name = entry["name"]
         stream = entry.get("stream_simple")
@@ -532,7 +537,7 @@ class ExtensionRunner(SessionSeams):
         table = {k: v for k, v in entry.items() if k not in ("name", "stream_simple") and v is not None}
         if api is not None:
             table["api"] = api
-        _apply_config(self.models, {name: table}, Path(f"<extension provider {name}>"))
+        apply_provider_tables(self.models, {name: table}, Path(f"<extension provider {name}>"))
         provider = self.models.get_provider(name)
         if provider is not None and stream is not None:
             provider.stream = stream

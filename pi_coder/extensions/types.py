@@ -1,4 +1,4 @@
-"""What an extension registers: the per-extension record and registration dataclasses (§3)."""
+"""What an extension registers: the per-extension record and registration dataclasses (docs/extensions-runtime.md#registration)."""
 
 from __future__ import annotations
 

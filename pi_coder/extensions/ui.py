@@ -1,4 +1,4 @@
-"""``UIProtocol``: what a mode offers extensions as ``ctx.ui`` (§4.2), and :class:`NoUI` for print
+"""``UIProtocol``: what a mode offers extensions as ``ctx.ui`` (docs/extensions-runtime.md#ui-per-mode), and :class:`NoUI` for print
 and json mode (confirm is False, dialogs None, notify on stderr)."""
 
 from __future__ import annotations

@@ -126,7 +126,7 @@ class CliOptions:
     no_subagents: bool = False
     """``--no-subagents``: no ``task`` tool."""
     flag_tokens: list[tuple[str, str | None, int]] = field(default_factory=list)
-    """Unknown ``--name[=value]`` options with the index of the next message (extension flags, §3.4)."""
+    """Unknown ``--name[=value]`` options with the index of the next message (extension flags, docs/extensions-runtime.md#flags)."""
 
     @property
     def trust_flag(self) -> bool | None:

@@ -1,4 +1,4 @@
-"""``ctx.ui`` in RPC mode: the ``extension_ui_request`` / ``extension_ui_response`` sub-protocol (§4.3).
+"""``ctx.ui`` in RPC mode: the ``extension_ui_request`` / ``extension_ui_response`` sub-protocol (docs/extensions-runtime.md#rpc-ui-sub-protocol).
 
 Dialogs (``select``, ``confirm``, ``input``, ``editor``) write a request with a fresh uuid4 id and
 wait for the client's answer line; timeouts (sent as ``timeout`` in ms) and an aborted signal

@@ -106,7 +106,7 @@ def prepare(
 ) -> Startup:
     """Build the session and prompts for ``options``.
 
-    Trust in the project folder is decided first (extensions §7.3), before anything the folder
+    Trust in the project folder is decided first (docs/permissions.md#deciding-trust), before anything the folder
     controls is read or the session store is created: ``ask_trust`` is called in interactive mode
     when nothing else decides; ``trust_handlers`` come before the extensions' ``project_trust``
     handlers. ``settings_overrides`` (the SDK's ``settings=``) replace top-level settings in memory.
@@ -270,7 +270,7 @@ def _package_loader(cwd: str, loaded: LoadedSettings, trusted: bool) -> Callable
 
 
 def _skill_loader(options: CliOptions, cwd: str, loaded: LoadedSettings, trusted: bool) -> Any:
-    """A callable discovering the skills (extensions §5.2), called at start and on ``/reload``."""
+    """A callable discovering the skills (docs/architecture.md#skill-locations), called at start and on ``/reload``."""
 
     def load(extra_paths: Sequence[str] = ()) -> Any:  # extra: resources_discover paths
         from pi_coder.paths import config_dir

@@ -1,4 +1,4 @@
-"""The permission gate as a first-party extension (``builtin:permissions``, extensions §2 ``tool_call``).
+"""The permission gate as a first-party extension (``builtin:permissions``, docs/extensions-runtime.md#dispatch ``tool_call``).
 
 ``pi_coder.modes.extension_host`` loads it (last, so it sees the input other extensions edited)
 whenever a permission mode other than ``auto`` or any rule is configured; ``configure`` hands it
@@ -55,6 +55,7 @@ def configure(policy: Policy | None) -> None:
 
 
 def current_policy() -> Policy | None:
+    """The policy ``configure`` set (None: none)."""
     return _policy
 
 
@@ -105,9 +106,9 @@ def _confine(command: str, ctx: Any) -> None:
     """Run ``command`` in the read-only sandbox; without bubblewrap, say once that it cannot."""
     global _parser_only_said
     from pi_coder.permissions import sandbox
-    from pi_coder.tools import _shell
+    from pi_coder.tools import confine
 
-    _shell.confine(command)
+    confine(command)
     problem = sandbox.confinement_problem()
     if problem is None or _parser_only_said:
         return

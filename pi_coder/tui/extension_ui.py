@@ -1,4 +1,4 @@
-"""Extensions in the TUI (extensions §3.2, §4.2): ``ctx.ui`` dialogs, commands in ``/``, start and quit.
+"""Extensions in the TUI (docs/extensions-runtime.md#commands, docs/extensions-runtime.md#ui-per-mode): ``ctx.ui`` dialogs, commands in ``/``, start and quit.
 
 Dialogs are modal screens that queue FIFO (Textual's screen stack); ``timeout`` or an aborted
 signal closes one with its cancel value. ``set_widget`` lines sit above (or below) the editor,

@@ -5,26 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_coder.ai import faux_message, faux_tool_call
-from pi_coder.extensions.loader import discover, load_extensions
-from pi_coder.extensions.runner import ExtensionRunner
 from pi_coder.permissions import gate
 from pi_coder.permissions.policy import Policy
 from pi_coder.permissions.rules import RuleSet
-from pi_coder.tui.app import PiApp
 from pi_coder.tui.extension_ui import SelectScreen, TextScreen
 from tests.tui.helpers import type_text, wait_for_dialog, wait_until
-
-
-def _app(session, project: Path, mode: str) -> PiApp:
-    gate.configure(Policy(mode, RuleSet(), str(project)))
-    runner = ExtensionRunner(str(project), models=session.models)
-    sources, problems = discover(
-        cli_specs=["builtin:permissions"], cwd=str(project), config_dir=project / "none"
-    )
-    assert not problems
-    load_extensions(runner, sources)
-    runner.bind(session)
-    return PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+from tests.tui.screens_support import make_app_with_extensions
 
 
 async def test_ask_dialog_allow_once_and_deny(make_session, project: Path) -> None:
@@ -36,7 +22,8 @@ async def test_ask_dialog_allow_once_and_deny(make_session, project: Path) -> No
         ],
         tool_names=["write"],
     )
-    app = _app(session, project, "ask")
+    gate.configure(Policy("ask", RuleSet(), str(project)))
+    app = make_app_with_extensions(session, project, ["builtin:permissions"])
     try:
         async with app.run_test(size=(110, 32)) as pilot:
             await type_text(pilot, "write two files")
@@ -64,7 +51,8 @@ async def test_footer_shows_the_mode_unless_auto(make_session, project: Path) ->
     from tests.tui.screen_text import screen_text
 
     session, _ = make_session([])
-    app = _app(session, project, "plan")
+    gate.configure(Policy("plan", RuleSet(), str(project)))
+    app = make_app_with_extensions(session, project, ["builtin:permissions"])
     try:
         async with app.run_test(size=(110, 32)) as pilot:
             bar = app.query_one(StatusBar)
@@ -91,7 +79,8 @@ async def test_footer_shows_the_mode_unless_auto(make_session, project: Path) ->
 def test_footer_mode_snapshot(snap_compare, make_session, project: Path) -> None:
     """How the footer looks with the mode item (pytest-textual-snapshot)."""
     session, _ = make_session([])
-    app = _app(session, project, "accept-edits")
+    gate.configure(Policy("accept-edits", RuleSet(), str(project)))
+    app = make_app_with_extensions(session, project, ["builtin:permissions"])
 
     async def run_before(pilot) -> None:
         from pi_coder.tui.widgets.status_bar import StatusBar
@@ -115,7 +104,8 @@ async def test_keys_sent_before_the_dialog_was_drawn_choose_nothing(make_session
         [faux_message(faux_tool_call("bash", {"command": "rm -rf build"})), faux_message("Done.")],
         tool_names=["bash"],
     )
-    app = _app(session, project, "ask")
+    gate.configure(Policy("ask", RuleSet(), str(project)))
+    app = make_app_with_extensions(session, project, ["builtin:permissions"])
     try:
         async with app.run_test(size=(110, 32)) as pilot:
             await type_text(pilot, "clean up")
@@ -150,7 +140,8 @@ async def test_a_multi_line_command_shows_whole_in_the_dialog(make_session, proj
     session, _ = make_session(
         [faux_message(faux_tool_call("bash", {"command": command})), faux_message("Done.")], tool_names=["bash"]
     )
-    app = _app(session, project, "ask")
+    gate.configure(Policy("ask", RuleSet(), str(project)))
+    app = make_app_with_extensions(session, project, ["builtin:permissions"])
     try:
         async with app.run_test(size=(110, 40)) as pilot:
             await type_text(pilot, "run it")
@@ -180,7 +171,8 @@ async def test_a_long_command_scrolls_inside_the_dialog(make_session, project: P
     session, _ = make_session(
         [faux_message(faux_tool_call("bash", {"command": command})), faux_message("Done.")], tool_names=["bash"]
     )
-    app = _app(session, project, "ask")
+    gate.configure(Policy("ask", RuleSet(), str(project)))
+    app = make_app_with_extensions(session, project, ["builtin:permissions"])
     try:
         async with app.run_test(size=(110, 40)) as pilot:
             await type_text(pilot, "run it")

@@ -1,4 +1,4 @@
-"""protected-paths (extensions §8.2): ``write`` and ``edit`` never touch secrets or tool folders.
+"""protected-paths (docs/extensions-runtime.md#first-party-extensions): ``write`` and ``edit`` never touch secrets or tool folders.
 
 ``-e builtin:protected-paths``. Globs from ``[protected_paths] globs``, else ``.env``, ``.env.*``,
 ``.git/**``, ``.venv/**``, ``node_modules/**``; matched against the real target, relative to the
