@@ -94,6 +94,8 @@ class Checkpoints(CheckpointRestore):
         """The run's snapshot, started with the prompt (in parallel with the model's answer)."""
         self._recording: asyncio.Task[None] | None = None
         """The run's closing snapshot and entry, written after the run settled (off its path)."""
+        self._warm: asyncio.Task[str | None] | None = None
+        """A folder's first snapshot, started with the session (see :meth:`warm_up`)."""
 
     # ------------------------------------------------------------------ wiring
 
@@ -136,6 +138,21 @@ class Checkpoints(CheckpointRestore):
         agent.after_tool_call = after_tool_call
         self.session.add_run_hook(self)
         self.session.subscribe(self._on_event)
+
+    def warm_up(self) -> None:
+        """Start a folder's first snapshot (all its files) in the background, if it has no store yet.
+
+        Called by the TUI and RPC modes once they run (``pi -p`` prompts at once: its prompt's
+        own snapshot is the first). The first prompt is not delayed by it: its own snapshot waits for this one (the shadow's
+        lock), and then only adds what changed meanwhile. Closing the session cancels it; what it
+        added by then is kept for the next start.
+        """
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if self.enabled and git_available() and not self.repo.has_snapshot():
+            self._warm = loop.create_task(self._snapshot())
 
     async def _notice(self, key: str, text: str) -> None:
         if key in self._warned:
@@ -191,6 +208,14 @@ class Checkpoints(CheckpointRestore):
     async def settled(self) -> None:
         """Wait until the last run's checkpoint entry is written (listings, restores, closing)."""
         await self._ready()
+        warm, self._warm = self._warm, None
+        if warm is not None and not warm.done():
+            warm.cancel()  # nobody waits for it: a prompt's own snapshot would (see warm_up)
+        if warm is not None:
+            try:
+                await warm
+            except (GitError, OSError, asyncio.CancelledError):
+                pass
 
     def _mutating(self, name: str) -> bool:
         if name in READ_ONLY_TOOLS:
@@ -377,7 +402,15 @@ class Checkpoints(CheckpointRestore):
             except OSError:  # first use of this shadow repository: nothing old to prune yet
                 marker.touch()
                 due = False
-            if due or (limit and await asyncio.to_thread(self.repo.disk_bytes) > limit):
+            # Measuring the store walks all its files: at most once an hour, not every process.
+            sized = self.repo.dir / "sized"
+            try:
+                measure = time.time() - sized.stat().st_mtime > 3600
+            except OSError:
+                measure = True
+            if measure and limit:
+                sized.touch()
+            if due or (measure and limit and await asyncio.to_thread(self.repo.disk_bytes) > limit):
                 marker.touch()
                 await self.repo.prune(settings.max_age_days, limit)
         except (GitError, OSError) as exc:

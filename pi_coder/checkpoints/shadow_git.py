@@ -57,6 +57,8 @@ _PERMS = "pi-perms: "
 """Commit message line: JSON ``{path: permission bits}`` of files not at the umask's default."""
 _BULK_FROM = 200
 """Past this many files to add, a snapshot writes one pack rather than loose objects."""
+_BATCH = 2500
+"""Paths per ``update-index`` call."""
 
 
 class GitError(Exception):
@@ -252,14 +254,18 @@ class ShadowRepo:
                     perms.pop(rel, None)
             if add or gone:
                 (self.dir / "last").unlink(missing_ok=True)  # a crash from here on: no shortcut
-                if gone:  # first, so a file that became a folder (or back) never clashes
-                    await self.git("update-index", "-z", "--force-remove", "--stdin", stdin=_z(gone))
+                # One update-index for both: ``--remove`` drops a listed path that is gone or now
+                # a folder (listed first, so a path that changed type never clashes) and
+                # ``--add --replace`` adds the rest.
                 # Many new blobs (a first snapshot): stream them into one pack instead of one loose
                 # object file each, which is what makes a first snapshot slow (3-15 s for 10,000
                 # files on a busy disk, about 1 s this way). The threshold is for this call only,
                 # so diffs and later repacks are unaffected.
+                # In batches, so a first snapshot that is cancelled (pi closed meanwhile) keeps
+                # what it added: the next one continues from there.
                 bulk = ["-c", "core.bigFileThreshold=1"] if len(add) > _BULK_FROM else []
-                if add:
+                paths = gone + add
+                for start in range(0, len(paths), _BATCH):
                     await self.git(
                         *bulk,
                         "update-index",
@@ -268,11 +274,11 @@ class ShadowRepo:
                         "--remove",
                         "--replace",
                         "--stdin",
-                        stdin=_z(add),
+                        stdin=_z(paths[start : start + _BATCH]),
                     )
             tree = (await self.git("write-tree")).decode().strip()
             if last is not None and last[1] == tree and perms == await self._perms(last[0]):
-                (self.dir / "last").write_text(f"{last[0]} {tree}\n")
+                self._write_last(last[0], tree, perms)
                 return Snapshot(commit=last[0], tree=tree, skipped_large=skipped)
             if perms:
                 message += "\n\n" + _PERMS + json.dumps(perms, sort_keys=True, separators=(",", ":"))
@@ -281,7 +287,7 @@ class ShadowRepo:
             now = int(time.time())
             # A loose ref file, as update-ref would write it (the name is new, so no lock race).
             await asyncio.to_thread(self._write_ref, f"refs/pi/s/{now}-{commit}", commit)
-            (self.dir / "last").write_text(f"{commit} {tree}\n")
+            self._write_last(commit, tree, perms)
             return Snapshot(commit=commit, tree=tree, skipped_large=skipped, added=len(add))
 
     async def _perms(self, commit: str) -> dict[str, int]:
@@ -331,11 +337,27 @@ class ShadowRepo:
         temp.write_text(sha + "\n")
         os.replace(temp, path)
 
+    def _write_last(self, commit: str, tree: str, perms: dict[str, int]) -> None:
+        """Record the snapshot the index was written for (and its permission bits: no ``cat-file``
+        for them in the next process)."""
+        data = json.dumps(perms, sort_keys=True, separators=(",", ":"))
+        temp = self.dir / "last.tmp"
+        temp.write_text(f"{commit} {tree} {data}\n")
+        os.replace(temp, self.dir / "last")
+        self._perm_cache = (commit, perms)
+
     def _last_snapshot(self) -> tuple[str, str] | None:
         try:
-            commit, tree = (self.dir / "last").read_text().split()
+            commit, tree, *rest = (self.dir / "last").read_text().split(maxsplit=2)
         except (OSError, ValueError):
             return None
+        if rest and (self._perm_cache is None or self._perm_cache[0] != commit):
+            try:
+                loaded = json.loads(rest[0])
+            except ValueError:
+                loaded = None
+            if isinstance(loaded, dict):
+                self._perm_cache = (commit, {str(k): int(v) for k, v in loaded.items()})
         return commit, tree
 
     async def store_blob(self, path: str, max_bytes: int) -> str | Unsaved | None:

@@ -104,6 +104,7 @@ class RpcServer:
         stop.install()
         if getattr(self.session, "mcp", None) is not None:
             self.session.mcp.start()  # connect in the background
+        self.session.checkpoints.warm_up()  # a new folder's first snapshot, in the background
         if self.session.extensions is not None:
             from pi_coder.modes import extension_host
             from pi_coder.modes.rpc_ui import RpcUI

@@ -265,6 +265,9 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         self.bridge = SessionBridge(self.session, self)
         if getattr(self.session, "mcp", None) is not None:  # connect in the background once the first frame is up
             self.call_after_refresh(self.session.mcp.start)
+        checkpoints = getattr(self.session, "checkpoints", None)
+        if checkpoints is not None:  # a new folder's first snapshot, while the user types
+            self.call_after_refresh(checkpoints.warm_up)
         if getattr(self.session, "extensions", None) is not None:
             from pi_coder.tui.extension_ui import start_extensions
 
