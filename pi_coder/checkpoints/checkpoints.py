@@ -94,6 +94,9 @@ class Checkpoints(CheckpointRestore):
         """The run's snapshot, started with the prompt (in parallel with the model's answer)."""
         self._recording: asyncio.Task[None] | None = None
         """The run's closing snapshot and entry, written after the run settled (off its path)."""
+        self._paths: list[str] | None = []
+        """The folder's paths this run's file-changing calls named, while all were ``write``/``edit``
+        (None once another kind ran): the closing snapshot then looks at these alone."""
         self._warm: asyncio.Task[str | None] | None = None
         """A folder's first snapshot, started with the session (see :meth:`warm_up`)."""
 
@@ -181,6 +184,7 @@ class Checkpoints(CheckpointRestore):
 
     def _reset_run(self) -> None:
         self._before, self._prompt_id, self._outside, self._off_run = None, None, {}, None
+        self._paths = []
 
     def abort(self) -> None:
         return None
@@ -244,6 +248,9 @@ class Checkpoints(CheckpointRestore):
                 path = getattr(args, "path", None) or (args.get("path") if isinstance(args, dict) else None)
                 if isinstance(path, str):
                     targets.append(path)
+                    await self._note_path(path)
+                else:
+                    self._paths = None
             elif name == "bash":
                 command = getattr(args, "command", None) or (
                     args.get("command") if isinstance(args, dict) else None
@@ -252,6 +259,8 @@ class Checkpoints(CheckpointRestore):
                     from pi_coder.checkpoints.bash_targets import outside_targets
 
                     targets += await asyncio.to_thread(outside_targets, command, self.session.cwd)
+            if name not in ("write", "edit"):
+                self._paths = None  # bash and other tools may change any file: a full scan after
             for target in targets:
                 why = await self._keep_outside(target)
                 if why is not None:
@@ -279,6 +288,17 @@ class Checkpoints(CheckpointRestore):
         finally:
             self._reset_run()
 
+    async def _note_path(self, path: str) -> None:
+        """Remember a ``write``/``edit`` target inside the folder (see ``_paths``)."""
+        if self._paths is None:
+            return
+        full = await asyncio.to_thread(_resolve, self.session.cwd, path)
+        root = self.repo.cwd.rstrip(os.sep) + os.sep
+        if full.startswith(root):
+            self._paths.append(full[len(root) :])
+        elif full == self.repo.cwd:
+            self._paths = None
+
     async def _keep_outside(self, path: str) -> str | None:
         """Keep a target outside the folder; returns "path (why)" when it cannot be kept."""
         full = await asyncio.to_thread(_resolve, self.session.cwd, path)
@@ -291,7 +311,7 @@ class Checkpoints(CheckpointRestore):
             self._outside[full] = kept
         return None
 
-    async def _snapshot(self) -> str | None:
+    async def _snapshot(self, only: list[str] | None = None) -> str | None:
         settings = self.session.settings.checkpoints
         if not git_available():
             await self._disable(
@@ -306,7 +326,7 @@ class Checkpoints(CheckpointRestore):
                 await self._too_many(settings.max_files)
                 return None
         self._counted = True
-        snap = await self.repo.snapshot(self._max_bytes())
+        snap = await self.repo.snapshot(self._max_bytes(), only=only)
         if snap.added > settings.max_files:
             await self._too_many(settings.max_files)
             return None
@@ -348,6 +368,7 @@ class Checkpoints(CheckpointRestore):
 
     async def _record_run(self, store: Any) -> None:
         before, self._before = self._before, None
+        paths, self._paths = self._paths, []
         off = self._off_run if before is None else None if self.enabled else self._off_reason
         if off is not None and store.is_persisted:
             # So an undo of this prompt says its files were not recorded instead of pretending.
@@ -356,7 +377,7 @@ class Checkpoints(CheckpointRestore):
         if before is None or off is not None:
             return
         try:
-            after = await self._snapshot()
+            after = await self._snapshot(only=paths)
             if after is None:
                 store.append_checkpoint(
                     {"kind": "off", "promptId": self._prompt_id, "reason": self._off_reason}

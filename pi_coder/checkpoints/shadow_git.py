@@ -194,8 +194,14 @@ class ShadowRepo:
             return
         if not (self.git_dir / "HEAD").is_file():
             await asyncio.to_thread(private_dirs, self.dir)
-            await self.git("init", "-q", "--bare", str(self.git_dir), bare=True)
+            # Made beside and renamed into place: an init cut short (pi closed while its first
+            # snapshot was starting) never leaves a half-made repository behind.
+            fresh = self.dir / "git.new"
+            await asyncio.to_thread(shutil.rmtree, fresh, True)
+            await self.git("init", "-q", "--bare", str(fresh), bare=True)
             (self.dir / "cwd").write_text(self.cwd + "\n")
+            await asyncio.to_thread(shutil.rmtree, self.git_dir, True)
+            os.replace(fresh, self.git_dir)
         elif stat.S_IMODE(self.dir.stat().st_mode) & 0o077:  # a store made by an earlier version
             await asyncio.to_thread(private_dirs, self.dir)
         self._ready = True
@@ -208,17 +214,27 @@ class ShadowRepo:
         out = await self.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
         return min(out.count(b"\0"), limit + 1)
 
-    async def snapshot(self, max_file_bytes: int, message: str = "pi checkpoint") -> Snapshot:
+    async def snapshot(
+        self, max_file_bytes: int, message: str = "pi checkpoint", only: Sequence[str] | None = None
+    ) -> Snapshot:
         """Record the folder as git sees it; files over ``max_file_bytes`` are left out.
+
+        ``only``: the paths (relative to the folder) known to be the only ones changed since the
+        last snapshot; git then looks at those alone instead of every file (ignore rules still
+        apply). An empty list: nothing to look at (the last snapshot).
 
         Returns:
             The snapshot (an existing one when nothing changed since the last snapshot).
         """
         async with self._lock:
             await self.ensure()
-            raw = await self.git(
-                "ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"
-            )
+            if only is not None and not only and self._last_snapshot() is not None:
+                raw = b""
+            else:
+                limit = ["--", *[":(literal)" + p for p in only]] if only else []
+                raw = await self.git(
+                    "ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard", *limit
+                )
             names = raw.decode("utf-8", "surrogateescape").split("\0")
             changed = list(
                 dict.fromkeys(p for p in names if p and not p.endswith("/"))

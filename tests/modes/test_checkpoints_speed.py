@@ -103,3 +103,52 @@ def test_snapshot_of_more_files_than_a_batch_and_perms_across_instances(tmp_path
     assert tool.read_text() == "#!/bin/sh\n"
     assert tool.stat().st_mode & 0o777 == 0o750
     assert (folder / "n6.txt").read_text() == "6\n"
+
+
+def test_snapshot_of_named_paths_only_looks_at_them_and_keeps_ignore_rules(tmp_path: Path) -> None:
+    """A run of only ``write``/``edit`` calls closes with a snapshot of the paths they named."""
+    folder = tmp_path / "w"
+    folder.mkdir()
+    (folder / ".gitignore").write_text("build/\n")
+    (folder / "a.txt").write_text("a\n")
+    (folder / "b.txt").write_text("b\n")
+
+    async def scenario() -> None:
+        repo = ShadowRepo(folder, tmp_path / "store")
+        await repo.set_excludes([".env"])
+        first = await repo.snapshot(1 << 20)
+        (folder / "a.txt").write_text("a2\n")
+        (folder / "b.txt").write_text("b2\n")  # changed, but not named: left for the next full scan
+        (folder / "build").mkdir()
+        (folder / "build" / "out.o").write_text("o\n")
+        (folder / ".env").write_text("KEY=1\n")
+        (folder / "new" / "deep").mkdir(parents=True)
+        (folder / "new" / "deep" / "c.txt").write_text("c\n")
+        named = ["a.txt", "build/out.o", ".env", "new/deep/c.txt"]
+        second = await ShadowRepo(folder, tmp_path / "store").snapshot(1 << 20, only=named)
+        assert sorted(await repo.changed_paths(first.commit, second.commit)) == ["a.txt", "new/deep/c.txt"]
+        same = await ShadowRepo(folder, tmp_path / "store").snapshot(1 << 20, only=[])
+        assert same.commit == second.commit
+        full = await ShadowRepo(folder, tmp_path / "store").snapshot(1 << 20)
+        assert await repo.changed_paths(second.commit, full.commit) == ["b.txt"]
+
+    asyncio.run(scenario())
+
+
+def test_write_only_run_is_undone_exactly(pi: PiHome) -> None:
+    pi.server.enqueue(
+        Turn(
+            [
+                ToolCall("write", {"path": "sub/new.txt", "content": "new\n"}, id="w1"),
+                ToolCall("edit", {"path": "f3.txt", "edits": [{"oldText": "3", "newText": "three"}]}, id="e1"),
+            ]
+        ),
+        Turn([Text("Done.")]),
+    )
+    run = pi.run("-p", "write", timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert (pi.project / "f3.txt").read_text() == "three\n"
+    undo = pi.run("-c", "--undo", timeout=120)
+    assert undo.returncode == 0, undo.stderr
+    assert (pi.project / "f3.txt").read_text() == "3\n"
+    assert not (pi.project / "sub" / "new.txt").exists()
