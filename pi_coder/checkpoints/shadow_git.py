@@ -103,6 +103,7 @@ class ShadowRepo:
         self.dir = (root or shadow_root()) / f"{Path(self.cwd).name or 'root'}-{key}"
         self.git_dir = self.dir / "git"
         self._lock = asyncio.Lock()
+        self._init_lock = asyncio.Lock()
         self._ready = False
         self._perm_cache: tuple[str, dict[str, int]] | None = None
         self._excludes: tuple[str, ...] | None = None
@@ -192,6 +193,12 @@ class ShadowRepo:
         """Create the shadow repository on first use."""
         if self._ready:
             return
+        async with self._init_lock:  # a first snapshot and a prompt's own may both start here
+            if not self._ready:
+                await self._create()
+                self._ready = True
+
+    async def _create(self) -> None:
         if not (self.git_dir / "HEAD").is_file():
             await asyncio.to_thread(private_dirs, self.dir)
             # Made beside and renamed into place: an init cut short (pi closed while its first
@@ -201,10 +208,14 @@ class ShadowRepo:
             await self.git("init", "-q", "--bare", str(fresh), bare=True)
             (self.dir / "cwd").write_text(self.cwd + "\n")
             await asyncio.to_thread(shutil.rmtree, self.git_dir, True)
-            os.replace(fresh, self.git_dir)
+            try:
+                os.replace(fresh, self.git_dir)
+            except OSError:
+                if not (self.git_dir / "HEAD").is_file():
+                    raise
+                await asyncio.to_thread(shutil.rmtree, fresh, True)  # another pi made it meanwhile
         elif stat.S_IMODE(self.dir.stat().st_mode) & 0o077:  # a store made by an earlier version
             await asyncio.to_thread(private_dirs, self.dir)
-        self._ready = True
 
     # ------------------------------------------------------------------ snapshots
 
