@@ -254,7 +254,7 @@ class Checkpoints:
         if (
             kind == "message_end"
             and self._prompt_id is None
-            and getattr(event.message, "role", None) == "user"
+            and event.message.role == "user"
         ):
             leaf = self.session.store.get_leaf_entry()
             if leaf is not None and _is_prompt(leaf):
@@ -767,7 +767,7 @@ class Checkpoints:
 
 def _user_text(message: Any) -> str:
     """The text of a user message (text blocks joined), or ``""`` (as ``core._queue.user_text``)."""
-    if getattr(message, "role", None) != "user":
+    if message.role != "user":
         return ""
     content = message.content
     if isinstance(content, str):

@@ -139,8 +139,8 @@ def install(runner: RunnerHost, session: AgentSession) -> None:
             messages = _with_prompt(messages, prompt)
         if not runner.has("context"):
             return messages
-        head = [m for m in messages if getattr(m, "role", None) == "system"]
-        event = E.ContextEvent(messages=[_copy_message(m) for m in messages if getattr(m, "role", None) != "system"])
+        head = [m for m in messages if m.role == "system"]
+        event = E.ContextEvent(messages=[_copy_message(m) for m in messages if m.role != "system"])
         async for _ext, ok, result in runner.results("context", event, E.ContextResult):
             if ok and result is not None:
                 event.messages = list(result.messages)
@@ -219,7 +219,7 @@ def _apply_input(session: AgentSession, ctx: Any, values: dict[str, Any]) -> str
 
 def _with_prompt(messages: list[Any], prompt: str) -> list[Any]:
     for index, message in enumerate(messages):
-        if getattr(message, "role", None) == "system":
+        if message.role == "system":
             out = list(messages)
             out[index] = message.model_copy(update={"content": prompt})
             return out
@@ -368,7 +368,7 @@ class SessionSeams:
         async for ext, ok, result in self.results("message_end", event, E.MessageEndResult):
             if not ok or result is None:
                 continue
-            if getattr(result.message, "role", None) != getattr(current, "role", None):
+            if result.message.role != current.role:
                 self.report(ext, "message_end", TypeError("message_end must return a message of the same role"))
                 continue
             current = event.message = result.message

@@ -221,7 +221,7 @@ def repair_tool_pairing(messages: list[AgentMessage]) -> list[AgentMessage]:
         if out is not None:
             out.append(message)
         if (
-            getattr(message, "role", None) != "assistant"
+            message.role != "assistant"
             or not isinstance(message, AssistantMessage)
             or message.stop_reason in ("error", "aborted")
         ):
@@ -234,7 +234,7 @@ def repair_tool_pairing(messages: list[AgentMessage]) -> list[AgentMessage]:
         scan = index
         while scan < count:
             following = messages[scan]
-            role = getattr(following, "role", None)
+            role = following.role
             if role == "toolResult" and isinstance(following, ToolResultMessage):
                 answered.add(following.tool_call_id)
                 if insert_at == scan:
