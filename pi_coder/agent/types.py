@@ -11,9 +11,10 @@ import copy
 import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeAlias
 
 from pydantic import BaseModel
+from typing_extensions import TypeVar
 
 from pi_coder.ai.abort import AbortSignal
 from pi_coder.ai.options import StreamOptions
@@ -111,25 +112,27 @@ def parameters_schema(parameters: type[BaseModel]) -> dict[str, Any]:
 
 
 ToolUpdateCallback: TypeAlias = Callable[[AgentToolResult], Any]
-ToolExecute: TypeAlias = Callable[
-    [str, Any, AbortSignal | None, ToolUpdateCallback | None], Awaitable[AgentToolResult]
-]
+
+P = TypeVar("P", bound=BaseModel, default=BaseModel, covariant=True)
+"""A tool's parameters model. Covariant so that tools of different parameter models share one
+``list[AgentTool]`` (``AgentTool`` alone means ``AgentTool[BaseModel]``)."""
 
 
 @dataclass(slots=True, kw_only=True)
-class AgentTool:
+class AgentTool(Generic[P]):
     """An executable tool: a model-visible declaration plus ``execute``.
 
     ``parameters`` is a pydantic model class; its JSON schema is what the model sees and it
-    validates (with coercion) the model's arguments before ``execute`` runs. ``execute``
-    raises on failure; the loop turns the exception message into an error result.
+    validates (with coercion) the model's arguments before ``execute`` runs, so ``execute``
+    receives an instance of ``parameters``. ``execute`` raises on failure; the loop turns the
+    exception message into an error result.
     """
 
     name: str
     label: str
     description: str
-    parameters: type[BaseModel]
-    execute: ToolExecute
+    parameters: type[P]
+    execute: Callable[[str, P, AbortSignal | None, ToolUpdateCallback | None], Awaitable[AgentToolResult]]
     execution_mode: ToolExecutionMode | None = None
     prepare_arguments: Callable[[Any], Any] | None = None
     constrained_sampling: bool | None = None

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["ToolParams", "clean_schema", "coerce_params"]
-
-P = TypeVar("P", bound=BaseModel)
+__all__ = ["ToolParams", "clean_schema"]
 
 
 def _inline(node: Any, defs: dict[str, Any]) -> Any:
@@ -52,12 +50,3 @@ class ToolParams(BaseModel):
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
         return clean_schema(super().model_json_schema(*args, **kwargs))
-
-
-def coerce_params(model: type[P], params: Any) -> P:
-    """Accept the validated model the loop passes, or a raw mapping (direct calls)."""
-    if isinstance(params, model):
-        return params
-    if isinstance(params, BaseModel):
-        params = params.model_dump(by_alias=True)
-    return model.model_validate(params)

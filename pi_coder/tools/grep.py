@@ -22,7 +22,7 @@ from pi_coder.tools._glob import GlobPattern, compile_glob
 from pi_coder.tools._listing import listing_result, relative, text_result
 from pi_coder.tools._paths import resolve_path
 from pi_coder.tools._rg import RipgrepRun, find_ripgrep
-from pi_coder.tools._schema import ToolParams, coerce_params
+from pi_coder.tools._schema import ToolParams
 from pi_coder.tools._settings import ToolSettings
 from pi_coder.tools._truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, truncate_line
 from pi_coder.tools._walk import walk_files
@@ -243,14 +243,13 @@ def _format(groups: list[_FileHits], limit: int, reached: bool) -> AgentToolResu
     )
 
 
-def create_grep_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool:
+def create_grep_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool[GrepParams]:
     """The ``grep`` tool bound to ``cwd`` (ripgrep when available, else a Python walker)."""
     settings = settings or ToolSettings()
 
     async def execute(
-        tool_call_id: str, params: Any, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+        tool_call_id: str, args: GrepParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
-        args = coerce_params(GrepParams, params)
         if signal is not None and signal.aborted:
             raise ToolError("Operation aborted")
         root = resolve_path(args.path or ".", cwd)

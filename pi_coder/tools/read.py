@@ -27,7 +27,7 @@ from pi_coder.errors import ToolError
 from pi_coder.tools._files import describe_os_error, open_regular
 from pi_coder.tools._images import detect_image_mime, prepare_image
 from pi_coder.tools._paths import resolve_read_path
-from pi_coder.tools._schema import ToolParams, coerce_params
+from pi_coder.tools._schema import ToolParams
 from pi_coder.tools._settings import ToolSettings
 from pi_coder.tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 
@@ -297,14 +297,13 @@ def _image_result(data: bytes, mime: str, auto_resize: bool) -> AgentToolResult:
     return AgentToolResult(content=content, details=None)
 
 
-def create_read_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool:
+def create_read_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool[ReadParams]:
     """The ``read`` tool bound to ``cwd``."""
     settings = settings or ToolSettings()
 
     async def execute(
-        tool_call_id: str, params: Any, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+        tool_call_id: str, args: ReadParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
-        args = coerce_params(ReadParams, params)
         if signal is not None and signal.aborted:
             raise ToolError("Operation aborted")
         offset = max(1, args.offset or 1)
