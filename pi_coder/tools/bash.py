@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import os
-from typing import Any
 
 from pydantic import Field
 
@@ -78,8 +77,8 @@ def format_shell_output(result: ShellResult) -> str:
     return f"{text}\n\n{notice}"
 
 
-def _details(result: ShellResult) -> dict[str, Any] | None:
-    details: dict[str, Any] = {}
+def _details(result: ShellResult) -> dict[str, object] | None:
+    details: dict[str, object] = {}
     if result.truncation is not None and result.truncation.truncated:
         details["truncation"] = result.truncation.to_details()
     if result.full_output_path and result.truncated:

@@ -8,9 +8,9 @@ import contextlib
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field
 
@@ -62,14 +62,13 @@ def _sort_key(rel: str) -> tuple[str, ...]:
     return tuple(rel.split("/"))
 
 
-def _json_text(value: dict[str, Any]) -> str:
+def _json_text(value: dict[str, str]) -> str:
     if "text" in value:
-        text: str = value["text"]
-        return text
+        return value["text"]
     return base64.b64decode(value.get("bytes", "")).decode("utf-8", "replace")
 
 
-def _line_text(data: dict[str, Any]) -> str:
+def _line_text(data: dict[str, dict[str, str]]) -> str:
     return _json_text(data["lines"]).rstrip("\n").rstrip("\r")
 
 
@@ -173,7 +172,7 @@ def _search_python(
     line_rx, prefilter = _compile(args)
     glob = compile_glob(args.glob) if args.glob and not is_file else None
     if is_file:
-        files: Any = [root.name]
+        files: Iterable[str] = [root.name]
         base = root.parent
     else:
         files = walk_files(root)
