@@ -247,6 +247,7 @@ _OPTIONS: tuple[_Option, ...] = (
         "PATH",
     ),
     _Option("no_skills", ("-ns", "--no-skills"), "flag", "Load only the --skill skills.", _EXT),
+    _Option("no_hooks", ("--no-hooks",), "flag", "Run no hook (Claude Code hooks and [hooks] in settings).", _EXT),
     _Option(
         "permission_mode",
         ("--permission-mode",),
@@ -302,6 +303,8 @@ Examples:
   pi --export session.jsonl out.html
   pi -c --undo                             undo the last prompt's file changes here
   pi checkpoints gc                        prune old file snapshots
+  pi install ./my-pi-package               install a package (PyPI name, git URL or path; -l: project)
+  pi list / pi update [name] / pi remove <name>
 
 Configuration: set a provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY,
 GROQ_API_KEY, ...), or describe providers (local servers included) in models.toml in the
@@ -618,6 +621,16 @@ def main(argv: list[str] | None = None) -> int:
     if "-v" in head or "--version" in head:
         print(_fast_version())
         return 0
+    if args[:1] == ["config"]:  # the package resources' toggles (a Textual app)
+        from pi_coder.tui.package_config import run_config
+
+        return run_config(local="-l" in args[1:] or "--local" in args[1:])
+    if args[:1] in (["install"], ["remove"], ["uninstall"], ["list"]) or (
+        args[:1] == ["update"] and "--models" not in args
+    ):  # the package commands (docs/packages.md)
+        from pi_coder.modes.package_cli import run_package_command
+
+        return run_package_command(args)
     if args and args[0] in ("auth", "update"):  # pi auth login|logout|check, pi update --models
         from pi_coder.modes.subcommands import run_subcommand
 

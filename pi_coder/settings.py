@@ -53,6 +53,7 @@ __all__ = [
     "project_settings_path",
     "save_global_setting",
     "update_global_settings",
+    "update_settings_file",
 ]
 
 QueueMode = Literal["one-at-a-time", "all"]
@@ -280,6 +281,12 @@ class Settings(BaseModel):
     """Offer /skill:name commands for discovered skills."""
     claude_skills: bool = True
     """Also read skills from ``.claude/skills`` (trusted project) and ``~/.claude/skills``."""
+    hooks: dict[str, Any] = Field(default_factory=dict)
+    """Claude Code hooks: event -> [{matcher, hooks = [{type = "command", command, timeout}]}] (README "Hooks")."""
+    claude_hooks: bool = True
+    """Also run the hooks of ``~/.claude/settings.json`` and (trusted project) ``.claude/settings*.json``."""
+    disable_all_hooks: bool = False
+    """Run no hook at all (like ``--no-hooks``)."""
     skills: list[str] = Field(default_factory=list)
     """Extra skill files or folders (relative paths are relative to this file's folder)."""
     prompts: list[str] = Field(default_factory=list)
@@ -289,6 +296,9 @@ class Settings(BaseModel):
     ``-<spec>`` removes one. Project settings count only in a trusted folder."""
     themes: list[str] = Field(default_factory=list)
     """Extra theme files or folders (relative to this file's folder)."""
+    packages: list[str | dict[str, Any]] = Field(default_factory=list)
+    """Packages (``pi install``): a PyPI requirement, a git URL or a path, or a table ``{source = "...",
+    skills = ["-name"], ...}`` narrowing what loads. Project settings count only in a trusted folder."""
     keybindings: dict[str, str | list[str]] = Field(default_factory=dict)
     """Action name -> key or list of keys, e.g. {follow_up = "alt+enter"}."""
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
@@ -421,6 +431,16 @@ def update_global_settings(updates: Mapping[str, Any], settings: LoadedSettings 
         settings.update_global_settings(updates)
     else:
         _write_global(global_settings_path(), updates)
+
+
+def update_settings_file(path: Path, updates: Mapping[str, Any]) -> None:
+    """Write dotted keys to the settings file at ``path`` (global or a project's), as
+    ``update_global_settings`` does: layout and comments kept, replaced atomically.
+
+    Raises:
+        ConfigError: Invalid value for a key, or the existing file does not parse.
+    """
+    _write_global(path, updates)
 
 
 def gated_project_keys(data: Mapping[str, Any]) -> list[str]:

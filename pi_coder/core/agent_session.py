@@ -571,7 +571,8 @@ class AgentSession:
                     again = True
                     break
             if not again and not self.agent.has_queued_messages():
-                break
+                if self.extensions is None or not await self.extensions.before_settle():
+                    break
             self._last_assistant = None
             try:
                 await self.agent.continue_()

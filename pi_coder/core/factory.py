@@ -207,6 +207,10 @@ class DiscoveredPaths:
     skills: list[str] = dataclasses.field(default_factory=list)
     prompts: list[str] = dataclasses.field(default_factory=list)
     themes: list[str] = dataclasses.field(default_factory=list)
+    package_themes: list[str] = dataclasses.field(default_factory=list)
+    """The installed packages' themes (``pi_coder.packages``), set with the other resources."""
+    packages: list[str] = dataclasses.field(default_factory=list)
+    """One line per configured package (name, version, source, what it contributes)."""
 
 
 @dataclasses.dataclass(slots=True)
@@ -240,8 +244,15 @@ def _load_resources(
         append = project.append_system.content
     skills = plan.skills
     extra = discovered or DiscoveredPaths()
+    packaged = plan.packages() if plan.packages is not None else None
+    package_skills, package_prompts = (packaged.skills, packaged.prompts) if packaged else ((), ())
+    extra.package_themes[:] = packaged.themes if packaged else ()
+    extra.packages[:] = packaged.summary if packaged else ()
+    if packaged is not None:
+        notices.extend(packaged.notices)
     if callable(skills):
-        found = skills(extra_paths=list(extra.skills)) if extra.skills else skills()
+        more = [*package_skills, *extra.skills]
+        found = skills(extra_paths=more) if more else skills()
     else:
         found = skills
     notices.extend(getattr(found, "warnings", ()))
@@ -262,7 +273,7 @@ def _load_resources(
     configured = plain.prompts if plan.discover_prompt_templates else []
     templates = load_templates(
         cwd,
-        extra_paths=[*configured, *extra.prompts, *plan.prompt_template_paths],
+        extra_paths=[*configured, *package_prompts, *extra.prompts, *plan.prompt_template_paths],
         warnings=notices,
         project_trusted=trusted,
         discover=plan.discover_prompt_templates,

@@ -75,6 +75,10 @@ class ExtensionHooks(Protocol):
         self, new_leaf_id: str | None, old_leaf_id: str | None, summary_entry: Any, from_extension: bool
     ) -> None: ...
 
+    async def before_settle(self) -> bool:
+        """``agent_before_settle``: True when an extension asked the run to continue once more."""
+        ...
+
     async def settled(self, aborted: bool) -> None:
         """``agent_settled``: a prompt's whole run (retries, follow-ups) is over."""
         ...

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pi_coder.extensions.api import ExtensionAPI
     from pi_coder.extensions.context import ExtensionCommandContext, ExtensionContext, UIProtocol
     from pi_coder.extensions.events import (
+        AgentBeforeSettleResult,
         BeforeAgentStartResult,
         CancelResult,
         CompactionResult,
@@ -56,6 +57,7 @@ _WHERE = {
     **{
         name: "pi_coder.extensions.events"
         for name in (
+            "AgentBeforeSettleResult",
             "BeforeAgentStartResult",
             "CancelResult",
             "CompactionResult",
@@ -72,6 +74,7 @@ _WHERE = {
 }
 
 __all__ = [
+    "AgentBeforeSettleResult",
     "AgentTool",
     "AgentToolResult",
     "BeforeAgentStartResult",

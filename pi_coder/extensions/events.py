@@ -18,6 +18,8 @@ from pi_coder.extensions.errors import JsonPayload as _Json
 
 __all__ = [
     "AfterProviderResponseEvent",
+    "AgentBeforeSettleEvent",
+    "AgentBeforeSettleResult",
     "AgentSettledEvent",
     "BeforeAgentStartEvent",
     "BeforeAgentStartResult",
@@ -278,6 +280,29 @@ class BeforeAgentStartEvent(_Json):
 class BeforeAgentStartResult:
     message: CustomMessageSpec | dict[str, Any] | None = None
     system_prompt: str | None = None
+
+
+@dataclass(kw_only=True)
+class AgentBeforeSettleEvent(_Json):
+    """The last point where a handler can keep the run going (docs/extensions.md, ``agent_before_settle``).
+
+    ``entries`` are the drafts proposed so far (``CustomMessageSpec``, or dicts with ``type``
+    ``"custom_message"`` or ``"custom"``); ``continue_`` (JSON ``continue``) asks for one more
+    model request. Not fired for an aborted run; after an error the continuation is ignored.
+    """
+
+    entries: list[Any] = field(default_factory=list)
+    continue_: bool = False
+    outcome: Literal["completed", "error"] = "completed"
+    type: Literal["agent_before_settle"] = "agent_before_settle"
+
+
+@dataclass(kw_only=True)
+class AgentBeforeSettleResult:
+    """Replace the proposed ``entries`` and/or the ``continue_`` decision (a dict may say ``continue``)."""
+
+    entries: list[Any] | None = None
+    continue_: bool | None = None
 
 
 @dataclass(kw_only=True)

@@ -254,6 +254,36 @@ def send_message(runner: RunnerHost, spec: Any, *, deliver_as: str, trigger_turn
         starter = runner.prompt_starter(message, _spec_text(spec), [], message_type="custom")
         runner.spawn(session._run(starter, before_prompt=True))
         return
+    _append_message(session, message)
+
+
+def _append_draft(runner: RunnerHost, draft: Any) -> str | None:
+    """Append one ``agent_before_settle`` draft entry; a problem text when it is not valid."""
+    if isinstance(draft, E.CustomMessageSpec):
+        draft = {"type": "custom_message", **vars(draft)}
+    if not isinstance(draft, dict):
+        return f"an entry must be a dict or CustomMessageSpec, not {type(draft).__name__}"
+    kind = draft.get("type")
+    name = draft.get("custom_type", draft.get("customType"))
+    if not isinstance(name, str) or not name:
+        return "an entry needs a custom_type"
+    if kind == "custom":
+        runner.append_entry(name, draft.get("data"))
+        return None
+    if kind != "custom_message":
+        return f'entry type {kind!r} is not supported here (use "custom_message" or "custom")'
+    content = draft.get("content", "")
+    if not isinstance(content, str | list):
+        return "a custom_message needs text content"
+    spec = E.CustomMessageSpec(
+        custom_type=name, content=content, display=bool(draft.get("display", True)), details=draft.get("details")
+    )
+    _append_message(runner.session, _custom_message(spec))
+    return None
+
+
+def _append_message(session: AgentSession, message: Any) -> None:
+    """Add a custom message to the context and the session file, and show it (not a prompt)."""
     session.agent.state.messages.append(message)
     session.store.append_custom_message(message.custom_type, message.content, message.display, message.details)
     from pi_coder.agent.events import MessageEnd, MessageStart
@@ -490,6 +520,44 @@ class SessionSeams:
         target.prompts[:] = found["prompt_paths"]
         for warning in session.reload_resources():
             self.report(None, "resources_discover", RuntimeError(warning))
+
+    async def before_settle(self: RunnerHost) -> bool:
+        """``agent_before_settle`` (docs/extensions.md): append the proposed entries; True when a
+        handler asked the run to continue (never after an aborted or failed run)."""
+        if not self.has("agent_before_settle"):
+            return False
+        session = self.session
+        last = next((m for m in reversed(session.agent.state.messages) if getattr(m, "role", None) == "assistant"), None)
+        stop = getattr(last, "stop_reason", None)
+        if stop == "aborted":
+            return False
+        event = E.AgentBeforeSettleEvent(outcome="error" if stop == "error" else "completed")
+        for ext, handler in self.handlers("agent_before_settle"):
+            ok, value = await self.call(ext, "agent_before_settle", handler, event, self.context(ext))
+            if not ok or value is None:
+                continue
+            if isinstance(value, dict) and "continue" in value:
+                value = {**value, "continue_": value["continue"]}
+                del value["continue"]
+            try:
+                result = E.coerce_result(value, E.AgentBeforeSettleResult)
+            except TypeError as exc:
+                self.report(ext, "agent_before_settle", exc)
+                continue
+            if result is None:
+                continue
+            if result.entries is not None:
+                event.entries = list(result.entries)
+            if result.continue_ is not None:
+                event.continue_ = bool(result.continue_)
+        for draft in event.entries:
+            problem = _append_draft(self, draft)
+            if problem is not None:
+                self.report(None, "agent_before_settle", ValueError(problem))
+        signal = session.agent.signal
+        if signal is not None and signal.aborted:
+            return False
+        return bool(event.continue_) and event.outcome == "completed"
 
     async def settled(self: RunnerHost, aborted: bool) -> None:
         """``agent_settled(aborted)``: once per prompt, after its whole run (step 9 of §2.2)."""

@@ -143,4 +143,7 @@ class Source:
     kind: SourceKind
     target: str
     """The file or package folder, the dotted module, or ``module:attr`` of an entry point."""
-    scope: Literal["cli", "project", "global", "entry_point"]
+    scope: Literal["cli", "project", "global", "entry_point", "package"]
+    sys_paths: tuple[str, ...] = ()
+    """Folders joining ``sys.path`` (at its end) just before this source is imported: an installed
+    package's environment (docs/packages.md); empty for every other source."""

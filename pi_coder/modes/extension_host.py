@@ -104,8 +104,12 @@ def load_for_startup(
     global_specs, project_specs = _specs(loaded.global_data), _specs(loaded.project_data)
     if not options.extensions and options.no_extensions:
         return None
+    packaged = not options.no_extensions and (
+        bool(loaded.global_data.get("packages")) or (project_trusted and bool(loaded.project_data.get("packages")))
+    )
     if not (
-        options.extensions
+        packaged
+        or options.extensions
         or global_specs
         or (project_trusted and (project_specs or (Path(cwd) / ".pi" / "extensions").is_dir()))
         or (home / "extensions").is_dir()
@@ -134,6 +138,7 @@ def load_for_startup(
             project_specs=_specs(loaded.project_data),
             no_extensions=options.no_extensions,
             project_trusted=project_trusted,
+            packages=_package_sources(cwd, loaded, project_trusted) if not options.no_extensions else (),
         )
         for spec, problem in problems:
             runner.report(Extension(path=spec, name=spec), "load", ExtensionLoadError(problem))
@@ -146,6 +151,30 @@ def load_for_startup(
     runner.rediscover = find
     load_extensions(runner, find())
     return runner
+
+
+def _package_sources(cwd: str, loaded: LoadedSettings, project_trusted: bool) -> list[Any]:
+    """The installed packages' extensions as loader sources (docs/packages.md)."""
+    if not loaded.global_data.get("packages") and not (project_trusted and loaded.project_data.get("packages")):
+        return []
+    from pi_coder.extensions.types import Source
+    from pi_coder.packages.active import active_packages
+
+    sources = []
+    for package in active_packages(cwd, loaded.global_data, loaded.project_data, project_trusted=project_trusted):
+        for ext in package.extensions:
+            identity = f"package:{package.entry.source.identity}:{ext.name}" if ext.kind == "entry_point" else ext.target
+            sources.append(
+                Source(
+                    identity=identity,
+                    name=ext.name,
+                    kind=cast("Any", ext.kind),
+                    target=ext.target,
+                    scope="package",
+                    sys_paths=tuple(package.sys_paths),
+                )
+            )
+    return sources
 
 
 def help_flags(specs: Sequence[str], cwd: str) -> list[tuple[str, str, str]]:

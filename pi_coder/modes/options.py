@@ -111,6 +111,8 @@ class CliOptions:
     skills: list[str] = field(default_factory=list)
     """``--skill`` paths, in order."""
     no_skills: bool = False
+    no_hooks: bool = False
+    """``--no-hooks``: no hook runs (``pi_coder.hooks``)."""
     no_mcp: bool = False
     """``--no-mcp``: no MCP server connects, no MCP tools."""
     permission_mode: str | None = None

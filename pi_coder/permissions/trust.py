@@ -3,8 +3,9 @@
 A cloned repository controls its ``.pi/`` folder. Until the user trusts the folder, pi does not
 apply what could run a command, move data or instruct the model: the gated keys of
 ``.pi/settings.toml`` (``pi_coder.settings.PROJECT_SAFE_KEYS`` lists the harmless ones),
-``.pi/SYSTEM.md``, ``.pi/APPEND_SYSTEM.md``, ``.pi/prompts/``, ``.pi/themes/`` (and, once they
-exist, project extensions, skills and MCP servers). ``AGENTS.md``/``CLAUDE.md`` load regardless.
+``.pi/SYSTEM.md``, ``.pi/APPEND_SYSTEM.md``, ``.pi/prompts/``, ``.pi/themes/``, the hooks of
+``.claude/settings.json`` and ``.claude/settings.local.json`` (and, once they exist, project
+extensions, skills and MCP servers). ``AGENTS.md``/``CLAUDE.md`` load regardless.
 
 The decision, in order (§7.3): ``-a``/``-na``; no project resource at all (trusted implicitly);
 ``project_trust`` handlers (extensions, later); the saved decision for the folder or its nearest
@@ -219,6 +220,8 @@ def project_resources(cwd: str | os.PathLike[str]) -> list[str]:
     for folder in _agents_skill_folders(root):
         lines.extend(_listing_line(folder, _shown(folder, root)))
     lines.extend(_listing_line(root / ".claude" / "skills", ".claude/skills"))
+    for name in ("settings.json", "settings.local.json"):
+        lines.extend(_claude_hooks_line(root / ".claude" / name))
     return lines
 
 
@@ -409,6 +412,27 @@ def _mcp_runs(entry: object) -> str:
         if isinstance(values, dict):
             shown.extend(f"runs {v[1:]}" for v in values.values() if isinstance(v, str) and v.startswith("!"))
     return f" ({'; '.join(shown)})" if shown else ""
+
+
+def _claude_hooks_line(path: Path) -> list[str]:
+    """``.claude/settings.json: hooks PreToolUse, Stop (runs ./guard.sh, ...)``: Claude Code hooks it would run."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return []
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    if not isinstance(hooks, dict) or not hooks:
+        return []
+    commands: list[str] = []
+    for groups in hooks.values():
+        for group in groups if isinstance(groups, list) else ():
+            for hook in group.get("hooks") or () if isinstance(group, dict) else ():
+                command = hook.get("command") if isinstance(hook, dict) else None
+                if isinstance(command, str) and command.strip() and command.strip() not in commands:
+                    commands.append(command.strip())
+    shown = ", ".join(c if len(c) <= 40 else c[:39] + "…" for c in commands[:3])
+    more = ", ..." if len(commands) > 3 else ""
+    return [f".claude/{path.name}: hooks {', '.join(map(str, hooks))}" + (f" (runs {shown}{more})" if shown else "")]
 
 
 def _agents_skill_folders(root: Path) -> list[Path]:

@@ -173,7 +173,12 @@ async def _reload(app: CommandContext, args: str) -> None:
     for warning in warnings:
         await app.notice(warning, "warning")
     app.refresh_footer()
-    await app.notice("Reloaded extensions, settings, prompt templates, skills, themes and context files")
+    packages = getattr(session.discovered_paths, "packages", None) or []
+    listed = "".join(f"\n  {line}" for line in packages)
+    await app.notice(
+        "Reloaded extensions, settings, prompt templates, skills, themes and context files"
+        + (f"; packages:{listed}" if listed else "")
+    )
 
 
 async def _quit(app: CommandContext, args: str) -> None:

@@ -160,7 +160,7 @@ def session_theme_paths(session: Any) -> list[str]:
         found = [str(p) for p in getattr(getattr(settings, "settings", settings), "themes", []) or []]
     if getattr(session, "discover_themes", True):
         discovered = getattr(session, "discovered_paths", None)
-        for path in getattr(discovered, "themes", None) or []:
+        for path in [*(getattr(discovered, "package_themes", None) or []), *(getattr(discovered, "themes", None) or [])]:
             if str(path) not in found:
                 found.append(str(path))
     return found
