@@ -14,6 +14,8 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pi_coder.ai.types import AssistantMessage
+
 if TYPE_CHECKING:
     from pi_coder.agent.types import AgentTool
     from pi_coder.core.agent_session import AgentSession
@@ -527,8 +529,8 @@ class SessionSeams:
         if not self.has("agent_before_settle"):
             return False
         session = self.session
-        last = next((m for m in reversed(session.agent.state.messages) if getattr(m, "role", None) == "assistant"), None)
-        stop = getattr(last, "stop_reason", None)
+        last = next((m for m in reversed(session.agent.state.messages) if isinstance(m, AssistantMessage)), None)
+        stop = last.stop_reason if last is not None else None
         if stop == "aborted":
             return False
         event = E.AgentBeforeSettleEvent(outcome="error" if stop == "error" else "completed")
