@@ -400,7 +400,8 @@ class SessionSeams:
         async for ext, ok, result in self.results("message_end", event, E.MessageEndResult):
             if not ok or result is None:
                 continue
-            if result.message.role != current.role:
+            # An extension's return value is unchecked: it may not be a message at all.
+            if getattr(result.message, "role", None) != current.role:
                 self.report(ext, "message_end", TypeError("message_end must return a message of the same role"))
                 continue
             current = event.message = result.message
