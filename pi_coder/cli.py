@@ -265,6 +265,23 @@ _OPTIONS: tuple[_Option, ...] = (
         "MODE",
     ),
     _Option(
+        "max_turns",
+        ("--max-turns",),
+        "value",
+        "Stop the run (parent and subagents together) after N model turns; print mode exits 1.",
+        _SAFETY,
+        "N",
+    ),
+    _Option(
+        "max_budget_usd",
+        ("--max-budget-usd",),
+        "value",
+        "Stop the run (parent and subagents together) once it has spent this many USD; print mode exits 1.",
+        _SAFETY,
+        "USD",
+    ),
+    _Option("no_subagents", ("--no-subagents",), "flag", "Leave out the task tool (no subagents).", _EXT),
+    _Option(
         "list_models",
         ("--list-models",),
         "optional",
@@ -458,6 +475,15 @@ def _store_value(
                 f'Invalid --tui-mode "{text}": pi_coder\'s TUI is full-screen only (use fullscreen or leave it out)'
             )
         opts.tui_mode = text
+    elif option.dest in ("max_turns", "max_budget_usd"):
+        try:
+            number = int(text) if option.dest == "max_turns" else float(text)
+        except ValueError:
+            number = -1
+        if not number > 0:
+            kind = "a whole number" if option.dest == "max_turns" else "an amount in USD"
+            raise UsageError(f'Invalid {option.flags[0]} "{text}": give {kind} above 0')
+        setattr(opts, option.dest, number)
     elif option.dest in ("permission_mode", "sandbox"):
         valid_values = _PERMISSION_MODES if option.dest == "permission_mode" else _SANDBOX_MODES
         if text not in valid_values:

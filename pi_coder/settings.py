@@ -120,6 +120,8 @@ class CheckpointSettings(_Section):
     """Snapshots older than this are pruned automatically (0 = never by age)."""
     max_store_mb: int = Field(default=1024, ge=0)
     """When a folder's snapshot store passes this size, the oldest half is pruned (0 = no limit)."""
+    keep_secrets: bool = False
+    """Snapshot secret files too (.env, .env.*, *.pem, id_rsa*: the permission layer's list); off: left out."""
 
 
 class BranchSummarySettings(_Section):
@@ -196,6 +198,10 @@ class PermissionSettings(_Section):
     ask: list[str] = Field(default_factory=list)
     deny: list[str] = Field(default_factory=list)
     secret_rules: bool = True
+    rpc_dialog_timeout: float = Field(default=300.0, ge=0)
+    """Seconds an RPC client has to answer a dialog (a permission question or an extension's
+    select/confirm/input) that sets no timeout of its own; then it counts as cancelled, so a
+    permission question is refused. 0 waits forever."""
 
 
 class SandboxSettings(_Section):
@@ -206,6 +212,17 @@ class SandboxSettings(_Section):
     """Hide ~/.ssh and pi's config folder (credentials.json, models.toml) from sandboxed commands."""
     hidden: list[str] = Field(default_factory=list)
     """More paths sandboxed commands must not see (files or folders)."""
+
+
+class SubagentSettings(_Section):
+    enabled: bool = True
+    """The ``task`` tool (delegate to a child agent); ``--no-subagents`` turns it off for a run."""
+    max_parallel: int = Field(default=4, ge=1)
+    """How many children of one turn run at once."""
+    max_turns: int = Field(default=50, ge=0)
+    """A child's turn limit when its definition sets none (0: none)."""
+    max_budget_usd: float = Field(default=0.0, ge=0)
+    """A child's spending limit in USD when its definition sets none (0: none)."""
 
 
 class Settings(BaseModel):
@@ -276,6 +293,7 @@ class Settings(BaseModel):
     markdown: MarkdownSettings = Field(default_factory=MarkdownSettings)
     """Markdown rendering."""
     mcp: McpSettings = Field(default_factory=McpSettings)
+    subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     """MCP client timing (the servers themselves are in mcp.json)."""
     enable_skill_commands: bool = True
     """Offer /skill:name commands for discovered skills."""

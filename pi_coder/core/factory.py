@@ -142,10 +142,16 @@ def create_agent_session(plan: StartupPlan | str | os.PathLike[str], **legacy: A
     trusted = plan.project_trust is None or plan.project_trust.trusted
     markers = SessionMarkers()
     tools: Sequence[Any] | None = plan.tools
+    make_tool: Callable[[str], Any] | None = None
     if tools is None:
         extra = {"env_extra": markers, "secret_env_names": secret_env_names(models)}
         builtin = [name for name in plan.tool_names if name in ALL_TOOL_NAMES]  # extensions add theirs on bind
-        tools = _build_tools(cwd, builtin, tool_settings_from(plain, **extra)) if builtin else []
+        settings_for_tools = tool_settings_from(plain, **extra)
+        tools = _build_tools(cwd, builtin, settings_for_tools) if builtin else []
+
+        def make_tool(name: str) -> Any:
+            return _build_tools(cwd, [name], settings_for_tools)[0]
+
     discovered = DiscoveredPaths()
 
     def resources() -> _Resources:
@@ -182,6 +188,7 @@ def create_agent_session(plan: StartupPlan | str | os.PathLike[str], **legacy: A
     session.skills = res.skills
     session.resource_loader = resources
     session.discovered_paths = discovered
+    session.make_builtin_tool = make_tool
     markers.session = session
     if plan.session_name is not None and plan.store.name != plan.session_name:
         session.set_session_name(plan.session_name)
@@ -200,8 +207,8 @@ def _apply_run_overrides(plan: StartupPlan, plain: Settings) -> None:
 
 @dataclasses.dataclass(slots=True)
 class DiscoveredPaths:
-    """Skill, prompt-template and theme paths extensions add (``resources_discover``, extensions
-    §2.3): skills and templates are read with the other resources at start and on ``/reload``,
+    """Skill, prompt-template and theme paths extensions add (``resources_discover``, see
+    docs/extensions-runtime.md#event-catalogue): skills and templates are read with the other resources at start and on ``/reload``,
     themes join the TUI's theme list."""
 
     skills: list[str] = dataclasses.field(default_factory=list)

@@ -1,4 +1,4 @@
-"""Finding and importing extensions (§1.2-1.5).
+"""Finding and importing extensions (docs/extensions-runtime.md#loading).
 
 Sources, in Pi's order (= handler order = tool and flag precedence): ``-e`` specs; the
 project's ``.pi/extensions/`` and project settings ``extensions`` (only when the folder is
@@ -315,7 +315,7 @@ async def _run_factories(runner: Any, extensions: Sequence[Extension]) -> None:
 
 
 async def rerun_factories(runner: Any) -> None:
-    """After a session replacement: fresh APIs, factories re-run, modules not re-imported (§1.6)."""
+    """After a session replacement: fresh APIs, factories re-run, modules not re-imported (docs/extensions-runtime.md#replacement-reload-and-quit)."""
     runner.invalidate()
     extensions = [ext for ext in runner.extensions if ext.factory is not None]
     runner.extensions.clear()

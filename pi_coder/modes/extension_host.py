@@ -1,4 +1,4 @@
-"""Start-up and shutdown of extensions for every mode (extensions §1.5, §1.7, §3.4).
+"""Start-up and shutdown of extensions for every mode (docs/extensions-runtime.md#start-up-sequence, docs/extensions-runtime.md#errors-and-isolation, docs/extensions-runtime.md#flags).
 
 ``load_for_startup`` discovers and loads the extensions before the session is built (so their
 providers are there for model resolution), ``resolve_flags`` is the command line's second pass,
@@ -32,6 +32,7 @@ __all__ = [
     "bind",
     "error_line",
     "help_flags",
+    "load_failures",
     "load_for_startup",
     "resolve_flags",
     "select_tools",
@@ -66,7 +67,7 @@ def _specs(data: dict[str, Any]) -> list[str]:
 
 
 def trust_handlers(options: CliOptions, cwd: str, loaded: LoadedSettings) -> list[Any]:
-    """The extensions' ``project_trust`` handlers (§7.3), as ``permissions.trust`` handlers.
+    """The extensions' ``project_trust`` handlers (docs/permissions.md#deciding-trust), as ``permissions.trust`` handlers.
 
     Only when a decision is still open (no ``-a``/``-na``, the folder has project resources):
     the pre-trust extensions (``-e``, global, entry points) load in a throw-away runner without
@@ -235,7 +236,7 @@ def tool_names(runner: ExtensionRunner | None, *, default_active: bool = False) 
 
 
 def select_tools(runner: ExtensionRunner | None, options: CliOptions, names: Sequence[str]) -> None:
-    """Activate exactly the plan's ``names`` (built-in and extension tools, §3.1) once extension
+    """Activate exactly the plan's ``names`` (built-in and extension tools, docs/extensions-runtime.md#tools) once extension
     tools are registered; without tool options the extensions' tools simply join the built-ins."""
     if runner is None:
         return
@@ -258,6 +259,17 @@ def error_line(record: ExtensionErrorEvent) -> str:
 def _stderr_sink(record: ExtensionErrorEvent) -> None:
     with contextlib.suppress(OSError, ValueError):
         print(f"pi: {error_line(record)}", file=sys.stderr, flush=True)
+
+
+def load_failures(session: AgentSession) -> list[str]:
+    """Print and json mode: one ``Error: Failed to load extension ...`` line per extension that did
+    not load (Pi's wording; the run then exits 1)."""
+    runner = cast("ExtensionRunner | None", session.extensions)
+    if runner is None:
+        return []
+    return [
+        f'Error: Failed to load extension "{record.extension_path}": {record.error}' for record in runner.load_errors()
+    ]
 
 
 async def start(session: AgentSession, mode: str, ui: UIProtocol | None = None) -> None:

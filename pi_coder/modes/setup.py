@@ -106,7 +106,7 @@ def prepare(
 ) -> Startup:
     """Build the session and prompts for ``options``.
 
-    Trust in the project folder is decided first (extensions §7.3), before anything the folder
+    Trust in the project folder is decided first (docs/permissions.md#deciding-trust), before anything the folder
     controls is read or the session store is created: ``ask_trust`` is called in interactive mode
     when nothing else decides; ``trust_handlers`` come before the extensions' ``project_trust``
     handlers. ``settings_overrides`` (the SDK's ``settings=``) replace top-level settings in memory.
@@ -145,6 +145,11 @@ def prepare(
 
     if configure_safety(options.permission_mode, options.sandbox, loaded, cwd) and BUILTIN_SPEC not in options.extensions:
         options.extensions.append(BUILTIN_SPEC)
+    from pi_coder.subagents import startup as subagents
+
+    spec = subagents.wanted_extension(cwd, loaded, disabled=options.no_subagents, trusted=trust.trusted)
+    if spec is not None and spec not in options.extensions:
+        options.extensions.append(spec)
     from pi_coder.hooks.startup import HOOKS_SPEC, configure_hooks
 
     if configure_hooks(options.no_hooks, loaded, cwd, models, trusted=trust.trusted, notices=notices):
@@ -197,6 +202,7 @@ def prepare(
             notices.append(problem)
 
     session = create_agent_session(plan)
+    subagents.install_budget(session, options.max_turns, options.max_budget_usd)
     extension_host.bind(extensions, session)
     extension_host.select_tools(extensions, options, plan.tool_names)
     from pi_coder.modes import mcp_host
@@ -264,7 +270,7 @@ def _package_loader(cwd: str, loaded: LoadedSettings, trusted: bool) -> Callable
 
 
 def _skill_loader(options: CliOptions, cwd: str, loaded: LoadedSettings, trusted: bool) -> Any:
-    """A callable discovering the skills (extensions §5.2), called at start and on ``/reload``."""
+    """A callable discovering the skills (docs/architecture.md#skill-locations), called at start and on ``/reload``."""
 
     def load(extra_paths: Sequence[str] = ()) -> Any:  # extra: resources_discover paths
         from pi_coder.paths import config_dir

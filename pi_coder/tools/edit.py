@@ -15,7 +15,7 @@ from pi_coder.errors import ToolError
 from pi_coder.tools._edits import EditPreview, apply_edits, prepare_edit_arguments
 from pi_coder.tools._files import read_regular_bytes, write_file_atomic
 from pi_coder.tools._locks import file_mutation_lock
-from pi_coder.tools._paths import resolve_path
+from pi_coder.tools._paths import pinned
 from pi_coder.tools._schema import ToolParams
 from pi_coder.tools._settings import ToolSettings
 
@@ -92,7 +92,7 @@ def create_edit_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None 
     async def execute(
         tool_call_id: str, args: EditParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
-        file = resolve_path(args.path, cwd)
+        file = pinned(tool_call_id, args.path, cwd)
         edits = [(e.old_text, e.new_text) for e in args.edits]
         async with file_mutation_lock(file):
             if signal is not None and signal.aborted:

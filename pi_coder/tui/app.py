@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
@@ -29,6 +30,7 @@ from pi_coder.tui.controller import TranscriptController
 from pi_coder.tui.external_editor import ExternalEditorMixin
 from pi_coder.tui.format import git_branch, shorten_home
 from pi_coder.tui.key_actions import KeyActionsMixin
+from pi_coder.tui.key_guard import KeyGuard
 from pi_coder.tui.keybindings import Keymap, load_keybindings
 from pi_coder.tui.keys import KEY_ACTIONS, bindings_for, display_keys, effective_keys
 from pi_coder.tui.screens import navigation
@@ -183,6 +185,12 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         from pi_coder.tui.theming import default_theme_variables
 
         return {**super().get_theme_variable_defaults(), **default_theme_variables()}
+
+    async def on_event(self, event: events.Event) -> None:
+        # A dialog ignores keys sent before it was drawn (tui/key_guard.py).
+        if isinstance(event, events.Key) and isinstance(self.screen, KeyGuard) and not self.screen.accepts_key(event):
+            return
+        await super().on_event(event)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # While a dialog is open the app's own key actions (Esc abort, Ctrl+D quit, Ctrl+P
@@ -475,6 +483,10 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             return out
         if context.kind == "file":
             return self._project_files.complete(context.query)
+        if context.kind == "argument":
+            from pi_coder.tui.extension_ui import argument_completions
+
+            return argument_completions(self, context)
         return []
 
     # ------------------------------------------------------------------ submitting

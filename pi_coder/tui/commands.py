@@ -149,7 +149,7 @@ async def _hotkeys(app: CommandContext, args: str) -> None:
 
 
 async def _reload(app: CommandContext, args: str) -> None:
-    """Re-read extensions, settings, templates, skills, themes and context files (extensions §1.6)."""
+    """Re-read extensions, settings, templates, skills, themes and context files (docs/extensions-runtime.md#replacement-reload-and-quit)."""
     session = app.session
     if session.is_streaming:
         await app.notice("Cannot reload while the agent is working; wait or press Esc first.", "warning")
