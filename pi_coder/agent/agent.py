@@ -45,7 +45,9 @@ from pi_coder.ai.types import (
     AssistantMessage,
     ImageContent,
     Model,
+    SystemMessage,
     TextContent,
+    ToolResultMessage,
     Usage,
     UserMessage,
 )
@@ -55,6 +57,7 @@ __all__ = ["Agent", "AgentState", "default_convert_to_llm", "placeholder_model"]
 Listener = Callable[[AgentEvent, AbortSignal], Any]
 
 _LLM_ROLES = frozenset({"system", "user", "assistant", "toolResult"})
+_LLM_MESSAGES = (SystemMessage, UserMessage, AssistantMessage, ToolResultMessage)
 _role = attrgetter("role")
 _PROMPT_BUSY = (
     "Agent is already processing a prompt. Use steer() or follow_up() to queue messages, or wait for completion."
@@ -68,8 +71,8 @@ def default_convert_to_llm(messages: list[AgentMessage]) -> list[AgentMessage]:
     # Runs over the whole transcript before every request, so the common cases stay in C.
     try:
         roles = list(map(_role, messages))
-    except AttributeError:
-        return [m for m in messages if getattr(m, "role", None) in _LLM_ROLES]
+    except AttributeError:  # an object outside the AgentMessage union: keep only model messages
+        return [m for m in messages if isinstance(m, _LLM_MESSAGES)]
     if _LLM_ROLES.issuperset(roles):
         return list(messages)
     return list(compress(messages, map(_LLM_ROLES.__contains__, roles)))
@@ -340,7 +343,7 @@ class Agent:
         if self._active is not None:
             raise AgentError(_CONTINUE_BUSY)
         messages = self._state._messages
-        if not any(getattr(m, "role", None) != "system" for m in messages):
+        if not any(m.role != "system" for m in messages):
             raise AgentError("No messages to continue from")
         if getattr(messages[-1], "role", None) == "assistant":
             steering = self._steering.drain()
@@ -464,7 +467,7 @@ class Agent:
             state._pending_tool_calls = state._pending_tool_calls - {event.tool_call_id}  # type: ignore[union-attr]
         elif kind == "turn_end":
             message = event.message  # type: ignore[union-attr]
-            if getattr(message, "role", None) == "assistant" and message.error_message:
+            if isinstance(message, AssistantMessage) and message.error_message:
                 state._error_message = message.error_message
         elif kind == "agent_end":
             state._streaming_message = None

@@ -28,7 +28,7 @@ from pi_coder.ai.abort import AbortController
 from pi_coder.ai.context import create_initial_system_message
 from pi_coder.ai.models import Models
 from pi_coder.ai.options import StreamOptions
-from pi_coder.ai.types import AssistantMessage, ImageContent, Model, TextContent, UserMessage
+from pi_coder.ai.types import AssistantMessage, ImageContent, Model, SystemMessage, TextContent, UserMessage
 from pi_coder.checkpoints.checkpoints import Checkpoints
 from pi_coder.core import _session_ops as ops
 from pi_coder.core._model_controls import ModelControls
@@ -363,7 +363,7 @@ class AgentSession:
         if self.extensions is not None:
             event = await self.extensions.on_agent_event(event)
         kind = event.type
-        if kind == "message_start" and getattr(event.message, "role", None) == "user":
+        if kind == "message_start" and event.message.role == "user":
             if self._queued.delivered(user_text(event.message)):
                 await self.emit(self._queue_event())
         elif kind == "message_end":
@@ -388,7 +388,7 @@ class AgentSession:
             self.emit_nowait(notice)
 
     def _persist(self, message: Any) -> None:
-        role = getattr(message, "role", None)
+        role = message.role
         if isinstance(message, CustomMessage):
             self._store.append_custom_message(message.custom_type, message.content, message.display, message.details)
         elif role in ("user", "assistant", "toolResult", "bashExecution"):
@@ -559,7 +559,7 @@ class AgentSession:
 
     def _last_run_aborted(self) -> bool:
         for message in reversed(self.agent.state.messages):
-            role = getattr(message, "role", None)
+            role = message.role
             if role == "assistant":
                 return getattr(message, "stop_reason", None) == "aborted"
             if role in ("user", "toolResult"):
@@ -600,8 +600,8 @@ class AgentSession:
     def drop_last_assistant(self) -> AssistantMessage | None:
         """Remove a trailing assistant message from the in-memory context (it stays in the file)."""
         messages = self.agent.state.messages
-        if messages and isinstance(messages[-1], AssistantMessage):
-            last: AssistantMessage = messages.pop()
+        if messages and isinstance(last := messages[-1], AssistantMessage):
+            messages.pop()
             return last
         return None
 
@@ -640,7 +640,7 @@ class AgentSession:
         declarations stay: the next request announces the difference)."""
         messages = self.agent.state.messages
         for index, message in enumerate(messages):
-            if getattr(message, "role", None) == "system":
+            if isinstance(message, SystemMessage):
                 prompt = self._prompt_text()
                 if message.content != prompt:
                     messages[index] = message.model_copy(update={"content": prompt})

@@ -66,7 +66,7 @@ def _images(command: dict[str, Any]) -> list[ImageContent] | None:
 
 
 def _message_dicts(server: RpcHost) -> list[Any]:
-    return [m.to_json_dict() for m in server.session.messages if getattr(m, "role", None) != "system"]
+    return [m.to_json_dict() for m in server.session.messages if m.role != "system"]
 
 
 def state_data(server: RpcHost) -> dict[str, Any]:
