@@ -167,7 +167,9 @@ async def _get_commands(server: RpcHost, command: t.GetCommandsCommand) -> Any:
                 "sourceInfo": {"path": "builtin:mcp", "scope": "builtin"},
             }
         )
-    skills = getattr(session.skills, "skills", session.skills) or ()
+    from pi_coder.resources.skills import SkillSet
+
+    skills = session.skills.skills if isinstance(session.skills, SkillSet) else session.skills or ()
     if session.settings.enable_skill_commands:
         for skill in skills:
             records.append(

@@ -104,7 +104,7 @@ class RpcServer:
         unsubscribe = self.session.subscribe(self.writer.write_event)
         stop = StopSignals(lambda _signum: self._stop(queue))
         stop.install()
-        if getattr(self.session, "mcp", None) is not None:
+        if self.session.mcp is not None:
             self.session.mcp.start()  # connect in the background
         if self.session.extensions is not None:
             from pi_coder.modes import extension_host
