@@ -97,7 +97,10 @@ def tool_turns(turns: int) -> list[AssistantMessage]:
 
 def wide_turn(calls: int) -> list[AssistantMessage]:
     blocks = [ToolCall(id=f"c{i}", name="echo", arguments={"value": str(i)}) for i in range(calls)]
-    return [AssistantMessage(content=blocks, stop_reason="toolUse"), AssistantMessage(content=[TextContent(text="done")])]
+    return [
+        AssistantMessage(content=blocks, stop_reason="toolUse"),
+        AssistantMessage(content=[TextContent(text="done")]),
+    ]
 
 
 def identity(messages: list[Any]) -> list[Any]:
@@ -154,12 +157,44 @@ def main() -> None:
     asyncio.run(raw_run(tool_turns(20)))  # warm caches (schemas, validators)
     per_turn = tool_turns(args.turns)
     wide = wide_turn(args.calls)
-    print(f"Loop overhead besides the provider; medians of {args.runs} runs (wall clock and process CPU time)")
-    measure(f"raw loop, per turn ({args.turns} tool turns)", args.runs, lambda: raw_run(per_turn), lambda n: n, "us")
-    measure("  same, identity converter (no O(n) filter)", args.runs, lambda: raw_run(per_turn, identity), lambda n: n, "us")
-    measure(f"Agent, per turn ({args.turns} tool turns)", args.runs, lambda: agent_run(per_turn), lambda n: n, "us")
-    measure(f"raw loop, one turn with {args.calls} parallel calls", args.runs, lambda: raw_run(wide), lambda n: 1, "ms")
-    measure(f"Agent, one turn with {args.calls} parallel calls", args.runs, lambda: agent_run(wide), lambda n: 1, "ms")
+    print(
+        f"Loop overhead besides the provider; medians of {args.runs} runs (wall clock and process CPU time)"
+    )
+    measure(
+        f"raw loop, per turn ({args.turns} tool turns)",
+        args.runs,
+        lambda: raw_run(per_turn),
+        lambda n: n,
+        "us",
+    )
+    measure(
+        "  same, identity converter (no O(n) filter)",
+        args.runs,
+        lambda: raw_run(per_turn, identity),
+        lambda n: n,
+        "us",
+    )
+    measure(
+        f"Agent, per turn ({args.turns} tool turns)",
+        args.runs,
+        lambda: agent_run(per_turn),
+        lambda n: n,
+        "us",
+    )
+    measure(
+        f"raw loop, one turn with {args.calls} parallel calls",
+        args.runs,
+        lambda: raw_run(wide),
+        lambda n: 1,
+        "ms",
+    )
+    measure(
+        f"Agent, one turn with {args.calls} parallel calls",
+        args.runs,
+        lambda: agent_run(wide),
+        lambda n: 1,
+        "ms",
+    )
 
 
 if __name__ == "__main__":

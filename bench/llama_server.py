@@ -114,7 +114,9 @@ def main() -> None:
             clients = {"pi_coder": pi_coder_setup(scratch, base, args.wire)}
             if args.pi16:
                 clients["pi 1.6"] = pi16_setup(scratch, args.pi16, base, args.wire)
-            results: dict[str, list[tuple[float | None, float, float, int, int]]] = {name: [] for name in clients}
+            results: dict[str, list[tuple[float | None, float, float, int, int]]] = {
+                name: [] for name in clients
+            }
             for argv, env in clients.values():  # warm-up: bytecode caches, the server's prompt cache
                 measure(argv, env, scratch)
             for _ in range(args.runs):

@@ -62,8 +62,15 @@ def run_once(home: PiHome, server: SSEServer) -> tuple[float, float, float]:
     server.requests.clear()
     server.enqueue(Turn(blocks=[Text("hi")]))
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", PROBE], cwd=home.project, env=home.env(),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PROBE],
+        cwd=home.project,
+        env=home.env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     while not server.requests and proc.poll() is None:
         time.sleep(0.0005)
     request = time.perf_counter() - started

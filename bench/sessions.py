@@ -93,7 +93,9 @@ def _turn(rng: random.Random, index: int, output_size: int) -> list[object]:
     ]
 
 
-def generate(path: Path, *, entries: int | None = None, size_bytes: int | None = None, output_size: int) -> None:
+def generate(
+    path: Path, *, entries: int | None = None, size_bytes: int | None = None, output_size: int
+) -> None:
     """Write a linear session at ``path`` through the store (as pi_coder itself would)."""
     rng = random.Random(7)
     store = SessionStore.create("/home/user/project", path.parent)

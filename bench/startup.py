@@ -91,7 +91,11 @@ def _report(name: str, samples: list[tuple[float, float, float]]) -> None:
         judged = "   [python -c 'import asyncio': a yardstick for the machine's speed and load]"
     else:
         verdict = "ok" if med_s <= target_s and (target_mb is None or med_mb <= target_mb) else "OVER"
-        judged = f"   [target {target_s * 1000:.0f} ms" + (f", {target_mb:.0f} MB" if target_mb else "") + f": {verdict}]"
+        judged = (
+            f"   [target {target_s * 1000:.0f} ms"
+            + (f", {target_mb:.0f} MB" if target_mb else "")
+            + f": {verdict}]"
+        )
     print(
         f"{name:<8} median {med_s * 1000:6.1f} ms (min {min(times) * 1000:6.1f}, max {max(times) * 1000:6.1f})"
         f"  cpu {cpu * 1000:6.1f} ms  peak {med_mb:5.1f} MB{judged}"
@@ -100,7 +104,12 @@ def _report(name: str, samples: list[tuple[float, float, float]]) -> None:
 
 def _importtime(argv: list[str], cwd: Path, env: dict[str, str], top: int = 25) -> None:
     run = subprocess.run(
-        argv, cwd=cwd, env=env | {"PYTHONPROFILEIMPORTTIME": "1"}, stdin=subprocess.DEVNULL, capture_output=True, text=True
+        argv,
+        cwd=cwd,
+        env=env | {"PYTHONPROFILEIMPORTTIME": "1"},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
     )
     rows = []
     for line in run.stderr.splitlines():
@@ -134,7 +143,9 @@ def main() -> int:
 
         def script() -> None:
             server.enqueue(
-                Turn([ToolCall("read", {"path": "notes.txt"}, id="call_1")], usage={"input": 900, "output": 20}),
+                Turn(
+                    [ToolCall("read", {"path": "notes.txt"}, id="call_1")], usage={"input": 900, "output": 20}
+                ),
                 Turn([Text("It says the answer is 42.")], usage={"input": 950, "output": 9}),
             )
 

@@ -69,7 +69,9 @@ async def bench(runs: int, events: int) -> None:
     text = answer_text(events)
     turn = Turn([Text(text)], delta_chars=DELTA_CHARS, usage={"input": 10, "output": events})
     bodies = {"anthropic-messages": encode_anthropic(turn), "openai-completions": encode_openai(turn)}
-    print(f"answer: {len(text.encode()) / 1000:.0f} KB in {events} deltas of {DELTA_CHARS} chars; {runs} runs each")
+    print(
+        f"answer: {len(text.encode()) / 1000:.0f} KB in {events} deltas of {DELTA_CHARS} chars; {runs} runs each"
+    )
     print(f"calibration: sum(range(10**6)) takes {calibrate() * 1000:.1f} ms on this machine now")
     with SSEServer() as server:
         for api, body in bodies.items():

@@ -57,7 +57,10 @@ async def bench_grep(runs: int) -> None:
     tools = create_coding_tools(stdlib)
     grep = tools["grep"]
     print(f"grep over {stdlib}")
-    for label, pattern in (("common identifier 'isinstance'", "isinstance"), ("rare identifier", "zq_no_such_name")):
+    for label, pattern in (
+        ("common identifier 'isinstance'", "isinstance"),
+        ("rare identifier", "zq_no_such_name"),
+    ):
 
         async def tool_run(pattern: str = pattern) -> object:
             return await grep.execute("b", {"pattern": pattern}, None, None)
@@ -83,7 +86,9 @@ async def bench_grep(runs: int) -> None:
         delta_flags = (statistics.median(tool_samples) - statistics.median(flag_samples)) * 1000
         print(f"  {label}:")
         print(f"    grep tool             {median_ms(tool_samples)}")
-        print(f"    rg direct             {median_ms(rg_samples)}   tool - rg: {delta:+.1f} ms (target <= +50)")
+        print(
+            f"    rg direct             {median_ms(rg_samples)}   tool - rg: {delta:+.1f} ms (target <= +50)"
+        )
         print(f"    rg, the tool's flags  {median_ms(flag_samples)}   tool - rg: {delta_flags:+.1f} ms")
 
 

@@ -257,8 +257,10 @@ def main() -> None:
     if not args.skip_terminal:
         times, idle = bench_first_frame(args.runs, args.idle)
         med = statistics.median(times) * 1000
-        print(f"first frame (pty, pi start -> header drawn): median {med:.0f} ms, "
-              f"min {min(times) * 1000:.0f} ms over {len(times)} runs  [target < 500 ms]")
+        print(
+            f"first frame (pty, pi start -> header drawn): median {med:.0f} ms, "
+            f"min {min(times) * 1000:.0f} ms over {len(times)} runs  [target < 500 ms]"
+        )
         if idle is not None:
             print(f"idle CPU: {idle:.2f} % over {args.idle:.0f} s  [target < 1 %]")
 
@@ -268,11 +270,15 @@ def main() -> None:
     p, d, t = (statistics.median(res[k]) for k in ("print", "drain", "tui"))
     ratio = statistics.median(t_ / p_ for t_, p_ in zip(res["tui"], res["print"], strict=True))
     size_kb = len(big_answer()) // 1000
-    print(f"stream {size_kb} KB answer: print mode {p:.2f} s, drain (no UI) {d:.2f} s, "
-          f"TUI headless {t:.2f} s (medians of {args.runs}); median per-run ratio TUI/print "
-          f"{ratio:.2f}x  [target <= 1.5x]")
-    print(f"  TUI screen updates during the stream: median {statistics.median(res['frames']):.0f} "
-          f"({statistics.median(res['frames']) / t:.0f}/s)")
+    print(
+        f"stream {size_kb} KB answer: print mode {p:.2f} s, drain (no UI) {d:.2f} s, "
+        f"TUI headless {t:.2f} s (medians of {args.runs}); median per-run ratio TUI/print "
+        f"{ratio:.2f}x  [target <= 1.5x]"
+    )
+    print(
+        f"  TUI screen updates during the stream: median {statistics.median(res['frames']):.0f} "
+        f"({statistics.median(res['frames']) / t:.0f}/s)"
+    )
 
 
 if __name__ == "__main__":

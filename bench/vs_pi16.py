@@ -65,7 +65,9 @@ def pi_coder_client(scratch: Path, server: SSEServer) -> Client:
         'api_key = "none"\nmodels = [{ id = "test-model", context_window = 200000, max_tokens = 8192 }]\n',
         encoding="utf-8",
     )
-    (home / "settings.toml").write_text('default_provider = "bench"\ndefault_model = "test-model"\n', encoding="utf-8")
+    (home / "settings.toml").write_text(
+        'default_provider = "bench"\ndefault_model = "test-model"\n', encoding="utf-8"
+    )
     script = Path(sys.executable).with_name("pi")
     argv = [str(script)] if script.exists() else [sys.executable, "-m", "pi_coder"]
     env = _base_env() | {"PI_CODER_HOME": str(home), "HOME": str(scratch / "pi-coder-user")}
@@ -117,10 +119,15 @@ def write_session(path: Path, cwd: Path, entries: int) -> None:
         for message in (
             UserMessage(content=f"Please look at file_{turn}.py and fix test {turn}."),
             AssistantMessage(
-                content=[TextContent(text="I'll read it first."),
-                         Call(id=call_id, name="read", arguments={"path": f"file_{turn}.py"})],  # fmt: skip
-                api="anthropic-messages", provider="bench", model="test-model",
-                usage=Usage(input=1000, output=20, total_tokens=1020), stop_reason="toolUse",
+                content=[
+                    TextContent(text="I'll read it first."),
+                    Call(id=call_id, name="read", arguments={"path": f"file_{turn}.py"}),
+                ],  # fmt: skip
+                api="anthropic-messages",
+                provider="bench",
+                model="test-model",
+                usage=Usage(input=1000, output=20, total_tokens=1020),
+                stop_reason="toolUse",
             ),  # fmt: skip
             ToolResultMessage(tool_call_id=call_id, tool_name="read", content=[TextContent(text=body)]),
         ):
@@ -268,7 +275,9 @@ def main() -> None:
                 ours, pis = ([statistics.median(v) for v in zip(*rows[c.name], strict=True)] for c in clients)
                 print(f"{'tui frame':10} {ours[0] * 1000:13.0f} ms   {pis[0] * 1000:13.0f} ms   "
                       f"{ours[0] / pis[0]:6.2f}x")  # fmt: skip
-                print(f"{'tui idle':10} {ours[1]:14.2f} s   {pis[1]:14.2f} s   (CPU over {args.idle:.0f} s idle)")
+                print(
+                    f"{'tui idle':10} {ours[1]:14.2f} s   {pis[1]:14.2f} s   (CPU over {args.idle:.0f} s idle)"
+                )
                 continue
             script, argv_of, expect = table[name]
             results: dict[str, list[tuple[float, float]]] = {c.name: [] for c in clients}
@@ -280,7 +289,9 @@ def main() -> None:
                         sys.exit(f"{client.name} {name}: exit {code}, output {out[:200]!r}")
                     if run:
                         results[client.name].append((wall, peak))
-            (ow, om), (pw, pm) = ([statistics.median(v) for v in zip(*results[c.name], strict=True)] for c in clients)
+            (ow, om), (pw, pm) = (
+                [statistics.median(v) for v in zip(*results[c.name], strict=True)] for c in clients
+            )
             print(f"{name:10} {ow * 1000:7.0f} ms {om:5.0f} MB {pw * 1000:7.0f} ms {pm:5.0f} MB "
                   f"{ow / pw:6.2f}x {om / pm:6.2f}x")  # fmt: skip
 

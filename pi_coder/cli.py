@@ -265,6 +265,23 @@ _OPTIONS: tuple[_Option, ...] = (
         "MODE",
     ),
     _Option(
+        "max_turns",
+        ("--max-turns",),
+        "value",
+        "Stop the run (parent and subagents together) after N model turns; print mode exits 1.",
+        _SAFETY,
+        "N",
+    ),
+    _Option(
+        "max_budget_usd",
+        ("--max-budget-usd",),
+        "value",
+        "Stop the run (parent and subagents together) once it has spent this many USD; print mode exits 1.",
+        _SAFETY,
+        "USD",
+    ),
+    _Option("no_subagents", ("--no-subagents",), "flag", "Leave out the task tool (no subagents).", _EXT),
+    _Option(
         "list_models",
         ("--list-models",),
         "optional",
@@ -303,6 +320,8 @@ Examples:
   pi --export session.jsonl out.html
   pi -c --undo                             undo the last prompt's file changes here
   pi checkpoints gc                        prune old file snapshots
+  pi install ./my-pi-package               install a package (PyPI name, git URL or path; -l: project)
+  pi list / pi update [name] / pi remove <name>
 
 Configuration: set a provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY,
 GROQ_API_KEY, ...), or describe providers (local servers included) in models.toml in the
@@ -456,6 +475,15 @@ def _store_value(
                 f'Invalid --tui-mode "{text}": pi_coder\'s TUI is full-screen only (use fullscreen or leave it out)'
             )
         opts.tui_mode = text
+    elif option.dest in ("max_turns", "max_budget_usd"):
+        try:
+            number = int(text) if option.dest == "max_turns" else float(text)
+        except ValueError:
+            number = -1
+        if not number > 0:
+            kind = "a whole number" if option.dest == "max_turns" else "an amount in USD"
+            raise UsageError(f'Invalid {option.flags[0]} "{text}": give {kind} above 0')
+        setattr(opts, option.dest, number)
     elif option.dest in ("permission_mode", "sandbox"):
         valid_values = _PERMISSION_MODES if option.dest == "permission_mode" else _SANDBOX_MODES
         if text not in valid_values:
@@ -619,6 +647,16 @@ def main(argv: list[str] | None = None) -> int:
     if "-v" in head or "--version" in head:
         print(_fast_version())
         return 0
+    if args[:1] == ["config"]:  # the package resources' toggles (a Textual app)
+        from pi_coder.tui.package_config import run_config
+
+        return run_config(local="-l" in args[1:] or "--local" in args[1:])
+    if args[:1] in (["install"], ["remove"], ["uninstall"], ["list"]) or (
+        args[:1] == ["update"] and "--models" not in args
+    ):  # the package commands (docs/packages.md)
+        from pi_coder.modes.package_cli import run_package_command
+
+        return run_package_command(args)
     if args and args[0] in ("auth", "update"):  # pi auth login|logout|check, pi update --models
         from pi_coder.modes.subcommands import run_subcommand
 

@@ -53,6 +53,7 @@ __all__ = [
     "project_settings_path",
     "save_global_setting",
     "update_global_settings",
+    "update_settings_file",
 ]
 
 QueueMode = Literal["one-at-a-time", "all"]
@@ -119,6 +120,8 @@ class CheckpointSettings(_Section):
     """Snapshots older than this are pruned automatically (0 = never by age)."""
     max_store_mb: int = Field(default=1024, ge=0)
     """When a folder's snapshot store passes this size, the oldest half is pruned (0 = no limit)."""
+    keep_secrets: bool = False
+    """Snapshot secret files too (.env, .env.*, *.pem, id_rsa*: the permission layer's list); off: left out."""
 
 
 class BranchSummarySettings(_Section):
@@ -195,6 +198,10 @@ class PermissionSettings(_Section):
     ask: list[str] = Field(default_factory=list)
     deny: list[str] = Field(default_factory=list)
     secret_rules: bool = True
+    rpc_dialog_timeout: float = Field(default=300.0, ge=0)
+    """Seconds an RPC client has to answer a dialog (a permission question or an extension's
+    select/confirm/input) that sets no timeout of its own; then it counts as cancelled, so a
+    permission question is refused. 0 waits forever."""
 
 
 class SandboxSettings(_Section):
@@ -205,6 +212,17 @@ class SandboxSettings(_Section):
     """Hide ~/.ssh and pi's config folder (credentials.json, models.toml) from sandboxed commands."""
     hidden: list[str] = Field(default_factory=list)
     """More paths sandboxed commands must not see (files or folders)."""
+
+
+class SubagentSettings(_Section):
+    enabled: bool = True
+    """The ``task`` tool (delegate to a child agent); ``--no-subagents`` turns it off for a run."""
+    max_parallel: int = Field(default=4, ge=1)
+    """How many children of one turn run at once."""
+    max_turns: int = Field(default=50, ge=0)
+    """A child's turn limit when its definition sets none (0: none)."""
+    max_budget_usd: float = Field(default=0.0, ge=0)
+    """A child's spending limit in USD when its definition sets none (0: none)."""
 
 
 class Settings(BaseModel):
@@ -275,6 +293,7 @@ class Settings(BaseModel):
     markdown: MarkdownSettings = Field(default_factory=MarkdownSettings)
     """Markdown rendering."""
     mcp: McpSettings = Field(default_factory=McpSettings)
+    subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     """MCP client timing (the servers themselves are in mcp.json)."""
     enable_skill_commands: bool = True
     """Offer /skill:name commands for discovered skills."""
@@ -295,6 +314,9 @@ class Settings(BaseModel):
     ``-<spec>`` removes one. Project settings count only in a trusted folder."""
     themes: list[str] = Field(default_factory=list)
     """Extra theme files or folders (relative to this file's folder)."""
+    packages: list[str | dict[str, Any]] = Field(default_factory=list)
+    """Packages (``pi install``): a PyPI requirement, a git URL or a path, or a table ``{source = "...",
+    skills = ["-name"], ...}`` narrowing what loads. Project settings count only in a trusted folder."""
     keybindings: dict[str, str | list[str]] = Field(default_factory=dict)
     """Action name -> key or list of keys, e.g. {follow_up = "alt+enter"}."""
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
@@ -427,6 +449,16 @@ def update_global_settings(updates: Mapping[str, Any], settings: LoadedSettings 
         settings.update_global_settings(updates)
     else:
         _write_global(global_settings_path(), updates)
+
+
+def update_settings_file(path: Path, updates: Mapping[str, Any]) -> None:
+    """Write dotted keys to the settings file at ``path`` (global or a project's), as
+    ``update_global_settings`` does: layout and comments kept, replaced atomically.
+
+    Raises:
+        ConfigError: Invalid value for a key, or the existing file does not parse.
+    """
+    _write_global(path, updates)
 
 
 def gated_project_keys(data: Mapping[str, Any]) -> list[str]:

@@ -335,7 +335,7 @@ def test_tools_flags_choose_the_declared_tools(pi_a: PiHome) -> None:
     run = pi_a.run("--no-session", "--no-tools", "-p", "x")
     assert run.returncode == 0
     names = [sorted(t["name"] for t in r.json.get("tools", [])) for r in pi_a.server.requests]
-    assert names == [["bash", "edit", "read", "write"], ["ls", "read"], []]
+    assert names == [["bash", "edit", "read", "task", "write"], ["ls", "read"], []]
 
 
 def test_unknown_provider(pi_a: PiHome) -> None:

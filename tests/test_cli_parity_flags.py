@@ -21,7 +21,7 @@ def test_exclude_tools_short_no_tools_and_offline(tmp_path: Path, sse_server: SS
     sse_server.enqueue(Turn([Text("a")]), Turn([Text("b")]))
     done = pi.run("--offline", "-xt", "bash,write", "--no-session", "-p", "hi")
     assert done.returncode == 0, done.stderr
-    assert _tools(sse_server.requests[0].json) == ["edit", "read"]
+    assert _tools(sse_server.requests[0].json) == ["edit", "read", "task"]
     done = pi.run("-nt", "--no-session", "-p", "hi")
     assert done.returncode == 0, done.stderr
     assert _tools(sse_server.requests[1].json) == []
@@ -113,12 +113,12 @@ def test_name_records_a_session_info_entry(tmp_path: Path, sse_server: SSEServer
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["-t", "+grep,-write"], ["bash", "edit", "grep", "read"]),
-        (["-t", "*"], ["bash", "edit", "find", "grep", "ls", "read", "write"]),
+        (["-t", "+grep,-write"], ["bash", "edit", "grep", "read", "task"]),  # task: the subagents' tool
+        (["-t", "*"], ["bash", "edit", "find", "grep", "ls", "read", "task", "write"]),
         (["--tools", "gr*,ls"], ["grep", "ls"]),
-        (["-nbt"], []),
+        (["-nbt"], ["task"]),
         (["-nbt", "-t", "read"], ["read"]),
-        (["-t", "*", "-xt", "*e*"], ["bash", "find", "ls"]),
+        (["-t", "*", "-xt", "*e*,task"], ["bash", "find", "ls"]),
     ],
 )
 def test_tool_selection_flags(tmp_path: Path, sse_server: SSEServer, args: list[str], expected: list[str]) -> None:
@@ -234,4 +234,4 @@ def test_no_builtin_tools_keeps_extension_tools(tmp_path: Path, sse_server: SSES
     sse_server.enqueue(Turn([Text("ok")]))
     done = pi.run("-nbt", "-e", str(ext), "--no-session", "-p", "hi")
     assert done.returncode == 0, done.stderr
-    assert _tools(sse_server.requests[0].json) == ["probe"]
+    assert _tools(sse_server.requests[0].json) == ["probe", "task"]

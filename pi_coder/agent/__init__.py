@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pi_coder.agent._reconcile import declare_tool_changes
+from pi_coder.agent._tools_exec import validate_tool_arguments
 from pi_coder.agent.agent import Agent, AgentState, default_convert_to_llm, placeholder_model
 from pi_coder.agent.events import (
     AgentEnd,
@@ -84,4 +85,5 @@ __all__ = [
     "run_agent_loop",
     "run_agent_loop_continue",
     "set_default_stream_fn",
+    "validate_tool_arguments",
 ]

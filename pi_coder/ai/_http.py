@@ -57,7 +57,6 @@ __all__ = [
     "aclose_clients",
     "api_error_text",
     "describe_transport_error",
-    "get_client",
     "parse_retry_after",
     "send_with_retries",
     "status_error",
@@ -130,11 +129,6 @@ class HttpContext:
 
 DEFAULT_HTTP = HttpContext()
 """The context of requests whose ``StreamOptions.http`` is None: default settings, one client per loop."""
-
-
-def get_client() -> httpx.AsyncClient:
-    """The default context's client for the running event loop."""
-    return DEFAULT_HTTP.client()
 
 
 async def aclose_clients() -> None:

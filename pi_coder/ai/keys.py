@@ -17,7 +17,6 @@ __all__ = [
     "ENV_API_KEYS",
     "SHELL_TIMEOUT_S",
     "clear_command_cache",
-    "env_api_key",
     "env_reference",
     "env_vars_for",
     "resolve_config_value",
@@ -51,24 +50,6 @@ def env_vars_for(provider: str) -> tuple[str, ...]:
     return ENV_API_KEYS.get(provider.lower(), ())
 
 
-def env_api_key(provider: str, env: Mapping[str, str] | None = None) -> str | None:
-    """The first non-empty environment variable holding ``provider``'s key.
-
-    Args:
-        provider: Provider id, e.g. ``anthropic``.
-        env: Environment to read; defaults to ``os.environ``.
-
-    Returns:
-        The key, or None.
-    """
-    env = os.environ if env is None else env
-    for name in env_vars_for(provider):
-        value = env.get(name)
-        if value:
-            return value
-    return None
-
-
 def env_reference(value: str | None) -> str | None:
     """The variable name when ``value`` is a ``"$NAME"`` or ``"${NAME}"`` reference, else None."""
     match = _ENV_REF.match(value or "")
@@ -96,12 +77,18 @@ def resolve_config_value(
     """
     if not value:
         return None
+    from pi_coder.ai import secrets
+
     env = os.environ if env is None else env
     if value.startswith("!"):
-        return _run_command(value[1:].strip(), env, SHELL_TIMEOUT_S if timeout is None else timeout)
+        result = _run_command(value[1:].strip(), env, SHELL_TIMEOUT_S if timeout is None else timeout)
+        secrets.remember(result)
+        return result
     match = _ENV_REF.match(value)
     if match is not None:
-        return env.get(match.group(1) or match.group(2)) or None
+        found = env.get(match.group(1) or match.group(2)) or None
+        secrets.remember(found)
+        return found
     return value
 
 

@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pi_coder.ai import keys
+from pi_coder.ai import keys, secrets
 from pi_coder.ai.catalog import BUILTIN_PROVIDERS, builtin_models
 from pi_coder.ai.cost import calculate_cost
 from pi_coder.ai.events import AssistantMessageEventStream, ErrorEvent
@@ -33,7 +33,7 @@ from pi_coder.ai.registry import API_STREAMS, Provider, StreamFunction, load_str
 from pi_coder.ai.types import AssistantMessage, Context, Model, ModelCost
 from pi_coder.errors import ConfigError
 
-__all__ = ["Models", "calculate_cost", "create_models", "error_stream", "load_models_toml"]
+__all__ = ["Models", "apply_provider_tables", "calculate_cost", "create_models", "error_stream", "load_models_toml"]
 
 
 def error_stream(model: Model, message: str) -> AssistantMessageEventStream:
@@ -133,6 +133,10 @@ class Models:
         """Registered providers, in registration order."""
         return list(self._providers.values())
 
+    def has_api(self, api: str) -> bool:
+        """Whether a stream function is registered for ``api`` (built-in or ``register_api``)."""
+        return api in self._apis
+
     def register_api(self, api: str, stream: StreamFunction | str) -> None:
         """Route models whose ``api`` is ``api`` to ``stream`` (a function or ``module:function``)."""
         self._apis[api] = stream
@@ -185,6 +189,7 @@ class Models:
 
     def set_api_key(self, provider: str, key: str | None) -> None:
         """Set (or clear with None) the runtime key of ``provider``; it beats env and config."""
+        secrets.remember(key)
         if key:
             self._overrides[provider.lower()] = key
         else:
@@ -222,6 +227,11 @@ class Models:
         Returns:
             The key, or None when none is configured.
         """
+        key = self._find_api_key(provider)
+        secrets.remember(key)  # whatever its shape, it never reaches a file (ai/secrets.py)
+        return key
+
+    def _find_api_key(self, provider: str) -> str | None:
         override = self._overrides.get(provider.lower()) or self._any_override
         if override:
             return override
@@ -237,6 +247,17 @@ class Models:
             return keys.resolve_config_value(record.api_key, self._env)
         return None
 
+    def remember_keys(self) -> None:
+        """Remember every key value configured without running anything: ``--api-key``, the
+        providers' environment variables, ``credentials.json`` and literal models.toml keys."""
+        for value in (*self._overrides.values(), self._any_override, *self.stored_keys().values()):
+            secrets.remember(value)
+        for record in self.providers():
+            for name in self.env_vars(record.name):
+                secrets.remember(self._env.get(name))
+            if record.api_key and not record.api_key.startswith(("$", "!")):
+                secrets.remember(record.api_key)
+
     def load_credentials(self) -> None:
         """(Re-)read the credentials file now (``/login``, ``/logout``)."""
         self.reload_credentials()
@@ -251,7 +272,7 @@ class Models:
             ConfigError: models.toml is invalid (nothing is changed then).
         """
         if self.models_toml_path is not None:
-            _apply_config(self, load_models_toml(self.models_toml_path), self.models_toml_path)
+            apply_provider_tables(self, load_models_toml(self.models_toml_path), self.models_toml_path)
         self.load_credentials()
 
     def has_key(self, provider: str) -> bool:
@@ -515,28 +536,29 @@ def _set_base_url(provider: Provider, base_url: str) -> None:
             provider.models[i] = model.model_copy(update={"base_url": base_url})
 
 
-def _apply_config(models: Models, providers: dict[str, dict[str, Any]], path: Path) -> None:
+def apply_provider_tables(models: Models, providers: dict[str, dict[str, Any]], path: Path) -> None:
+    """Apply ``[providers.<name>]`` tables (``models.toml`` terms) to ``models``; ``path`` names their source in errors."""
     for name, table in providers.items():
         provider = models.get_provider(name)
         api = table.get("api")
-        if api is not None and api not in API_STREAMS:
+        if api is not None and not models.has_api(api):
             raise ConfigError(
                 f"{path}: providers.{name}.api {api!r} is not supported (use {' or '.join(sorted(API_STREAMS))})"
             )
         for i, entry in enumerate(table.get("models", [])):
-            if entry.get("api") is not None and entry["api"] not in API_STREAMS:
+            if entry.get("api") is not None and not models.has_api(entry["api"]):
                 raise ConfigError(f"{path}: providers.{name}.models[{i}].api {entry['api']!r} is not supported")
         if table.get("base_url"):
             _check_base_url(table["base_url"], f"providers.{name}", lambda message: ConfigError(f"{path}: {message}"))
         if provider is None:
             if not api:
                 raise ConfigError(f"{path}: providers.{name}.api is required for a new provider")
-            if not table.get("base_url"):
+            if not table.get("base_url") and api in API_STREAMS:  # a registered stream function needs no URL
                 raise ConfigError(f"{path}: providers.{name}.base_url is required for a new provider")
             provider = Provider(
                 name=name,
                 api=api,
-                base_url=table["base_url"],
+                base_url=table.get("base_url") or "",
                 env_vars=keys.env_vars_for(name),
                 requires_key="api_key" in table or bool(keys.env_vars_for(name)),
             )
@@ -626,7 +648,7 @@ def create_models(
                 )
             )
         _apply_catalog_overlay(models, path)
-    _apply_config(models, load_models_toml(path), path)
+    apply_provider_tables(models, load_models_toml(path), path)
     models.credentials_path = path.parent / "credentials.json"
     for info in BUILTIN_PROVIDERS:
         override = env.get(info.base_url_env) if info.base_url_env else None
@@ -637,4 +659,5 @@ def create_models(
         from pi_coder.ai.providers.faux import faux_provider
 
         models.set_provider(faux_provider())
+    models.remember_keys()
     return models

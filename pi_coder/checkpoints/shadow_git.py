@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import os
 import shutil
 import stat
@@ -27,9 +28,33 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["GitError", "ShadowRepo", "Snapshot", "TreeEntry", "git_available", "shadow_root"]
+from pi_coder.checkpoints.files import (
+    Unsaved,
+    default_perm,
+    private_dirs,
+    read_regular,
+    remove_file,
+    same,
+    write_file,
+)
+
+__all__ = [
+    "GitError",
+    "ShadowRepo",
+    "Snapshot",
+    "TreeEntry",
+    "Unsaved",
+    "git_available",
+    "remove_file",
+    "shadow_root",
+    "write_file",
+]
 
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_DROPPED_ENV = frozenset({"PAGER", "EDITOR", "VISUAL", "LESS", "SSH_ASKPASS"})
+"""Besides every ``GIT_*`` variable: nothing of the user's environment chooses a program git runs."""
+_PERMS = "pi-perms: "
+"""Commit message line: JSON ``{path: permission bits}`` of files not at the umask's default."""
 _BULK_FROM = 200
 """Past this many files to add, a snapshot writes one pack rather than loose objects."""
 
@@ -57,6 +82,8 @@ class Snapshot:
     tree: str
     skipped_large: list[str] = field(default_factory=list)
     """Files over the size limit (kept at their earlier snapshotted version, if any)."""
+    added: int = 0
+    """Files added or changed since the last snapshot."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -75,19 +102,24 @@ class ShadowRepo:
         self.git_dir = self.dir / "git"
         self._lock = asyncio.Lock()
         self._ready = False
+        self._perm_cache: tuple[str, dict[str, int]] | None = None
+        self._excludes: tuple[str, ...] | None = None
 
     # ------------------------------------------------------------------ running git
 
     def _env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") and k not in _DROPPED_ENV}
         env.update(
             GIT_DIR=str(self.git_dir),
             GIT_WORK_TREE=self.cwd,
             GIT_INDEX_FILE=str(self.git_dir / "pi-index"),
             GIT_CONFIG_NOSYSTEM="1",
             GIT_CONFIG_GLOBAL=os.devnull,
+            GIT_ATTR_NOSYSTEM="1",
+            GIT_PAGER="cat",
+            PAGER="cat",
             HOME=str(self.dir),
-            XDG_CONFIG_HOME=str(self.dir),
+            XDG_CONFIG_HOME=str(self.dir / "no-config"),
             GIT_AUTHOR_NAME="pi",
             GIT_AUTHOR_EMAIL="pi@localhost",
             GIT_COMMITTER_NAME="pi",
@@ -103,6 +135,10 @@ class ShadowRepo:
             "-c", "core.autocrlf=false",
             "-c", "core.safecrlf=false",
             "-c", "core.fsmonitor=false",
+            "-c", "core.untrackedCache=true",
+            "-c", "core.pager=cat",
+            "-c", "core.attributesFile=" + os.devnull,
+            "-c", "diff.external=",
             "-c", "core.quotePath=false",
             "-c", "core.symlinks=true",
             "-c", "gc.auto=0",
@@ -137,7 +173,14 @@ class ShadowRepo:
             )
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from exc
-        out, err = await proc.communicate(stdin)
+        try:
+            out, err = await proc.communicate(stdin)
+        except asyncio.CancelledError:
+            # A snapshot nobody needs any more: SIGTERM lets git remove its lock files itself.
+            if proc.returncode is None:
+                proc.terminate()
+                await proc.wait()
+            raise
         if check and proc.returncode != 0:
             text = err.decode(errors="replace").strip().splitlines()
             raise GitError(text[0] if text else f"git {args[0]} failed ({proc.returncode})")
@@ -148,9 +191,11 @@ class ShadowRepo:
         if self._ready:
             return
         if not (self.git_dir / "HEAD").is_file():
-            self.dir.mkdir(parents=True, exist_ok=True)
+            await asyncio.to_thread(private_dirs, self.dir)
             await self.git("init", "-q", "--bare", str(self.git_dir), bare=True)
             (self.dir / "cwd").write_text(self.cwd + "\n")
+        elif stat.S_IMODE(self.dir.stat().st_mode) & 0o077:  # a store made by an earlier version
+            await asyncio.to_thread(private_dirs, self.dir)
         self._ready = True
 
     # ------------------------------------------------------------------ snapshots
@@ -177,41 +222,107 @@ class ShadowRepo:
                 dict.fromkeys(p for p in names if p and not p.endswith("/"))
             )  # "x/": a nested repo
             add: list[str] = []
+            gone: list[str] = []
             skipped: list[str] = []
+            modes: dict[str, int | None] = {}
             for rel in changed:
                 try:
                     info = os.lstat(os.path.join(self.cwd, rel))
                 except OSError:
-                    add.append(rel)  # deleted: update-index --remove drops it
-                    continue
-                if stat.S_ISREG(info.st_mode) and info.st_size > max_file_bytes:
+                    info = None
+                if info is None or stat.S_ISDIR(info.st_mode):
+                    gone.append(rel)  # deleted, or now a folder (its files are listed themselves)
+                    modes[rel] = None
+                elif stat.S_ISREG(info.st_mode) and info.st_size > max_file_bytes:
                     skipped.append(rel)
                 else:
                     add.append(rel)
+                    modes[rel] = info.st_mode
             last = self._last_snapshot()
-            if not add and last is not None:
+            if not add and not gone and last is not None:
                 # Only snapshots change the shadow index, and "last" records the tree written
                 # from it (it is removed while the index is being changed: see below).
                 return Snapshot(commit=last[0], tree=last[1], skipped_large=skipped)
-            if add:
+            perms = dict(await self._perms(last[0])) if last is not None else {}
+            for rel, mode in modes.items():
+                perm = stat.S_IMODE(mode) if mode is not None else 0
+                if mode is not None and stat.S_ISREG(mode) and perm != default_perm(bool(perm & 0o100)):
+                    perms[rel] = perm
+                else:
+                    perms.pop(rel, None)
+            if add or gone:
                 (self.dir / "last").unlink(missing_ok=True)  # a crash from here on: no shortcut
-                data = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in add)
+                if gone:  # first, so a file that became a folder (or back) never clashes
+                    await self.git("update-index", "-z", "--force-remove", "--stdin", stdin=_z(gone))
                 # Many new blobs (a first snapshot): stream them into one pack instead of one loose
                 # object file each, which is what makes a first snapshot slow (3-15 s for 10,000
                 # files on a busy disk, about 1 s this way). The threshold is for this call only,
                 # so diffs and later repacks are unaffected.
                 bulk = ["-c", "core.bigFileThreshold=1"] if len(add) > _BULK_FROM else []
-                await self.git(*bulk, "update-index", "-z", "--add", "--remove", "--stdin", stdin=data)
+                if add:
+                    await self.git(
+                        *bulk,
+                        "update-index",
+                        "-z",
+                        "--add",
+                        "--remove",
+                        "--replace",
+                        "--stdin",
+                        stdin=_z(add),
+                    )
             tree = (await self.git("write-tree")).decode().strip()
-            if last is not None and last[1] == tree:
+            if last is not None and last[1] == tree and perms == await self._perms(last[0]):
                 (self.dir / "last").write_text(f"{last[0]} {tree}\n")
                 return Snapshot(commit=last[0], tree=tree, skipped_large=skipped)
+            if perms:
+                message += "\n\n" + _PERMS + json.dumps(perms, sort_keys=True, separators=(",", ":"))
             commit = (await self.git("commit-tree", tree, "-m", message)).decode().strip()
+            self._perm_cache = (commit, perms)
             now = int(time.time())
             # A loose ref file, as update-ref would write it (the name is new, so no lock race).
             await asyncio.to_thread(self._write_ref, f"refs/pi/s/{now}-{commit}", commit)
             (self.dir / "last").write_text(f"{commit} {tree}\n")
-            return Snapshot(commit=commit, tree=tree, skipped_large=skipped)
+            return Snapshot(commit=commit, tree=tree, skipped_large=skipped, added=len(add))
+
+    async def _perms(self, commit: str) -> dict[str, int]:
+        """Permission bits other than the umask's default of the files of a snapshot (its message)."""
+        if self._perm_cache is not None and self._perm_cache[0] == commit:
+            return self._perm_cache[1]
+        perms: dict[str, int] = {}
+        try:
+            body = (await self.git("cat-file", "commit", commit)).decode("utf-8", "surrogateescape")
+        except GitError:
+            body = ""
+        for line in body.splitlines():
+            if line.startswith(_PERMS):
+                loaded = json.loads(line[len(_PERMS) :])
+                perms = {str(k): int(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}
+        self._perm_cache = (commit, perms)
+        return perms
+
+    def has_snapshot(self) -> bool:
+        """True once a snapshot was taken here (its index then knows the folder's files)."""
+        return (self.dir / "last").is_file()
+
+    async def set_excludes(self, patterns: Sequence[str]) -> None:
+        """Ignore patterns of the shadow itself (``info/exclude``): files never snapshotted."""
+        if self._excludes == tuple(patterns):
+            return
+        await self.ensure()
+        text = "".join(f"{p}\n" for p in patterns)
+        path = self.git_dir / "info" / "exclude"
+        try:
+            same = path.read_text() == text
+        except OSError:
+            same = False
+        if not same:
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(text)
+            if patterns:  # files kept before stay in the index unless dropped now
+                specs = [f":(glob)**/{p}" for p in patterns]
+                await self.git("rm", "-q", "-r", "--cached", "--ignore-unmatch", "--", *specs, check=False)
+                (self.dir / "last").unlink(missing_ok=True)
+        self._excludes = tuple(patterns)
 
     def _write_ref(self, name: str, sha: str) -> None:
         path = self.git_dir / name
@@ -227,18 +338,23 @@ class ShadowRepo:
             return None
         return commit, tree
 
-    async def store_blob(self, path: str) -> str | None:
-        """Keep the content of a file (anywhere) as a blob; None when the file does not exist."""
-        data = await asyncio.to_thread(_read_or_none, path)
-        if data is None:
-            return None
+    async def store_blob(self, path: str, max_bytes: int) -> str | Unsaved | None:
+        """Keep a file (anywhere) as a blob: ``"<sha>:<octal permission bits>"``.
+
+        None when nothing is at ``path``; :class:`Unsaved` (the reason) when it is not a regular
+        file of at most ``max_bytes`` (never read: see :func:`read_regular`).
+        """
+        got = await asyncio.to_thread(read_regular, path, max_bytes)
+        if got is None or isinstance(got, Unsaved):
+            return got
+        data, perm = got
         await self.ensure()
         sha = (await self.git("hash-object", "-w", "--stdin", stdin=data)).decode().strip()
         await self.git("update-ref", f"refs/pi/o/{int(time.time())}-{sha}", sha)
-        return sha
+        return f"{sha}:{perm:o}"
 
     async def read_blob(self, sha: str) -> bytes:
-        return await self.git("cat-file", "blob", sha)
+        return await self.git("cat-file", "blob", sha.partition(":")[0])
 
     # ------------------------------------------------------------------ comparing, restoring
 
@@ -268,7 +384,7 @@ class ShadowRepo:
 
     async def diff(self, old: str, new: str, paths: Sequence[str] = ()) -> str:
         """A unified diff between two snapshots (optionally of some paths)."""
-        args = ["diff", "--no-color", "--no-ext-diff", "--no-renames", old, new]
+        args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", old, new]
         if paths:
             args += ["--", *[":(literal)" + p for p in paths]]
         return (await self.git(*args)).decode("utf-8", "replace")
@@ -281,22 +397,25 @@ class ShadowRepo:
         """
         wanted = sorted(set(paths))
         target = await self.entries(commit, wanted)
+        perms = await self._perms(commit)
         changed: list[str] = []
+        # Removals first, deepest first: a path that is a file in one snapshot and a folder in
+        # the other is cleared before it is written.
+        for rel in sorted((p for p in wanted if p not in target), reverse=True):
+            if await asyncio.to_thread(remove_file, os.path.join(self.cwd, rel), self.cwd):
+                changed.append(rel)
         for rel in wanted:
-            full = os.path.join(self.cwd, rel)
             entry = target.get(rel)
-            if entry is None:
-                if await asyncio.to_thread(remove_file, full, self.cwd):
-                    changed.append(rel)
+            if entry is None or entry.mode == "160000":  # a nested repository: leave it alone
                 continue
-            if entry.mode == "160000":  # a nested repository: leave it alone
-                continue
+            full = os.path.join(self.cwd, rel)
             data = await self.read_blob(entry.sha)
-            if await asyncio.to_thread(_same, full, entry.mode, data):
+            perm = perms.get(rel)
+            if await asyncio.to_thread(same, full, entry.mode, data, perm):
                 continue
-            await asyncio.to_thread(write_file, full, entry.mode, data)
+            await asyncio.to_thread(write_file, full, entry.mode, data, perm, self.cwd)
             changed.append(rel)
-        return changed
+        return sorted(changed)
 
     # ------------------------------------------------------------------ pruning
 
@@ -335,58 +454,5 @@ class ShadowRepo:
         return total
 
 
-def _read_or_none(path: str) -> bytes | None:
-    try:
-        return Path(path).read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        return None
-
-
-def remove_file(full: str, stop: str) -> bool:
-    """Remove a file or symlink (not a folder) and the folders it leaves empty up to ``stop``."""
-    if not os.path.islink(full) and (not os.path.lexists(full) or os.path.isdir(full)):
-        return False
-    os.unlink(full)
-    _remove_empty_parents(os.path.dirname(full), stop)
-    return True
-
-
-def _same(full: str, mode: str, data: bytes) -> bool:
-    try:
-        if mode == "120000":
-            return os.path.islink(full) and os.readlink(full).encode("utf-8", "surrogateescape") == data
-        if os.path.islink(full) or not os.path.isfile(full):
-            return False
-        with open(full, "rb") as handle:
-            if handle.read() != data:
-                return False
-        return bool(os.stat(full).st_mode & 0o100) == (mode == "100755")
-    except OSError:
-        return False
-
-
-def write_file(full: str, mode: str, data: bytes) -> None:
-    """Write ``data`` at ``full`` with git mode ``mode`` (regular, executable or symlink)."""
-    if os.path.isdir(full) and not os.path.islink(full):
-        shutil.rmtree(full)
-    elif os.path.lexists(full) and (mode == "120000" or os.path.islink(full)):
-        os.unlink(full)
-    os.makedirs(os.path.dirname(full) or ".", exist_ok=True)
-    if mode == "120000":
-        os.symlink(data.decode("utf-8", "surrogateescape"), full)
-        return
-    with open(full, "wb") as handle:
-        handle.write(data)
-    current = os.stat(full).st_mode
-    executable = current | 0o111 if mode == "100755" else current & ~0o111
-    if executable != current:
-        os.chmod(full, stat.S_IMODE(executable))
-
-
-def _remove_empty_parents(folder: str, stop: str) -> None:
-    while folder.startswith(stop + os.sep) and folder != stop:
-        try:
-            os.rmdir(folder)
-        except OSError:
-            return
-        folder = os.path.dirname(folder)
+def _z(paths: list[str]) -> bytes:
+    return b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)

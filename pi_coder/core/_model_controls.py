@@ -65,10 +65,10 @@ class ModelControls:
         """Models whose provider has a key."""
         return self.models.available_models()
 
-    def set_model(self, model: Model, *, source: Literal["set", "cycle"] = "set") -> None:
+    def set_model(self, model: Model, *, source: Literal["set", "cycle"] = "set", save_default: bool = True) -> None:
         """Switch model: appends ``model_change``, saves the default, re-clamps thinking.
 
-        A clamped thinking level is announced before the model (extensions §2.3).
+        A clamped thinking level is announced before the model (docs/extensions-runtime.md#event-catalogue).
 
         Raises:
             MissingApiKeyError: The model's provider has no key.
@@ -77,7 +77,8 @@ class ModelControls:
             raise MissingApiKeyError(self.models.missing_key_message(model.provider))
         self.set_model_state(model)
         self._store().append_model_change(model.provider, model.id)
-        self._save({"default_provider": model.provider, "default_model": model.id})
+        if save_default:  # an extension's pi.set_model() changes this session only
+            self._save({"default_provider": model.provider, "default_model": model.id})
         # The user's level, clamped to what this model can do; the clamp is not a choice and is not saved.
         choice = self._thinking_choice()
         self._apply_thinking(clamp_thinking_level(choice, model), force=False, save=False)

@@ -151,6 +151,8 @@ class AgentSession:
         )
         self.discovered_paths: DiscoveredPaths | None = resources.discovered_paths
         """Skill, template and theme paths from ``resources_discover``."""
+        self.make_builtin_tool: Callable[[str], Any] | None = None
+        """Builds a built-in tool that is not active (``pi.set_active_tools`` can enable every built-in)."""
         self.extensions: ExtensionHooks | None = None
         """The loaded extensions (``pi_coder.extensions``), bound by the modes' start-up; None without any."""
         self.mcp: McpManager | None = None
@@ -294,13 +296,14 @@ class AgentSession:
         """Models whose provider has a key."""
         return self._controls.available_models()
 
-    def set_model(self, model: Model) -> None:
-        """Switch model: appends ``model_change``, saves the default, re-clamps thinking.
+    def set_model(self, model: Model, *, save_default: bool = True) -> None:
+        """Switch model: appends ``model_change``, saves the default (unless ``save_default`` is
+        False), re-clamps thinking.
 
         Raises:
             MissingApiKeyError: The model's provider has no key.
         """
-        self._controls.set_model(model)
+        self._controls.set_model(model, save_default=save_default)
 
     def cycle_model(self, direction: int = 1) -> tuple[Model, str] | None:
         """Next (or previous) model of the scope (``--models``), else of the available models."""
@@ -406,7 +409,7 @@ class AgentSession:
     def _expand(self, text: str) -> str:
         if not text.startswith("/"):
             return text
-        if self.skills and text.startswith("/skill:"):  # skills before templates (extensions §5.4)
+        if self.skills and text.startswith("/skill:"):  # skills before templates (docs/architecture.md#skill-commands)
             from pi_coder.resources.skills import expand_skill_command
 
             try:
@@ -440,7 +443,7 @@ class AgentSession:
         Raises:
             RuntimeError: The agent is busy and ``streaming_behavior`` is None.
         """
-        if self.extensions is not None and not checked:  # an extension command, then `input` (§2.2)
+        if self.extensions is not None and not checked:  # an extension command, then `input` (docs/extensions-runtime.md#order-within-one-prompt)
             outcome = await self.extensions.intercept_prompt(text, images, source, streaming_behavior)
             if outcome is None:
                 return
@@ -609,7 +612,7 @@ class AgentSession:
         return None
 
     def reload_resources(self) -> list[str]:
-        """Re-read settings, context files, SYSTEM files, templates and skills (``/reload``, extensions §1.6).
+        """Re-read settings, context files, SYSTEM files, templates and skills (``/reload``, docs/extensions-runtime.md#replacement-reload-and-quit).
 
         The system message is rebuilt for the next request. Returns the warnings found.
         """
@@ -995,6 +998,7 @@ class AgentSession:
     async def close(self) -> None:
         """Abort whatever runs and wait until idle, then retry a failed save once and release the file."""
         await self._stop()
+        await self.checkpoints.settled()  # the last run's checkpoint entry, written in the background
         if self.mcp is not None:  # stops every MCP server (within about 3 s)
             await self.mcp.close()
         self._store.close()

@@ -253,7 +253,12 @@ class AutoCompaction(RunHook):
                     details=decision.details if decision.details is not None else {},
                 )
                 entry_id = store.append_compaction(
-                    result.summary, result.first_kept_entry_id, result.tokens_before, decision.details, from_hook=True
+                    result.summary,
+                    result.first_kept_entry_id,
+                    result.tokens_before,
+                    decision.details,
+                    from_hook=True,
+                    usage=_usage_json(decision.usage),
                 )
                 session.reload_context()
                 await hooks.compacted(store.get_entry(entry_id), reason, from_extension=True)
@@ -342,3 +347,14 @@ class AutoCompaction(RunHook):
         if summary.details is None:
             return BranchSummaryResult(summary="")
         return BranchSummaryResult(summary=summary.summary, details=summary.details)
+
+
+def _usage_json(usage: Any) -> dict[str, Any] | None:
+    """An extension's ``CompactionResult.usage`` (a ``Usage`` or its JSON dict) as stored JSON."""
+    if usage is None:
+        return None
+    if isinstance(usage, dict):
+        return dict(usage)
+    from pi_coder.ai.types import Usage
+
+    return usage.to_json_dict() if isinstance(usage, Usage) else None

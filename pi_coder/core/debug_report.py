@@ -62,10 +62,11 @@ def secret_values(models: Any, environ: Mapping[str, str] | None = None) -> set[
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with each secret value replaced by ``[redacted]`` (longest first)."""
-    for secret in sorted(set(secrets), key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-    return text
+    """``text`` with each secret value, and every key pi knows of, replaced by ``[redacted]``
+    (the one redactor of ``pi_coder.ai.secrets``)."""
+    from pi_coder.ai.secrets import Redactor
+
+    return Redactor(secrets).text(text)
 
 
 def _count(value: Any) -> int:

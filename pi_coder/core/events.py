@@ -28,6 +28,7 @@ __all__ = [
     "SessionEvent",
     "SessionNameChanged",
     "SessionSwitched",
+    "SubagentEvent",
     "SummarizationRetryAttemptStart",
     "SummarizationRetryFinished",
     "SummarizationRetryScheduled",
@@ -212,7 +213,7 @@ class Notice(_JsonEvent):
 
 @dataclass(slots=True, kw_only=True)
 class ExtensionErrorEvent(_JsonEvent):
-    """An extension failed (extensions §1.7); JSON ``{"type","extensionPath","event","error"}``.
+    """An extension failed (docs/extensions-runtime.md#errors-and-isolation); JSON ``{"type","extensionPath","event","error"}``.
 
     Defined here rather than in ``pi_coder.extensions`` (which re-exports it) so that ``Event`` can
     name it without an import cycle; the stack is kept for the log but left out of the JSON.
@@ -241,6 +242,30 @@ class EntryAppendedEvent(_JsonEvent):
     type: Literal["entry_appended"] = "entry_appended"
 
 
+@dataclass(slots=True, kw_only=True)
+class SubagentEvent(_JsonEvent):
+    """A child agent of the ``task`` tool started, made progress or ended (``docs/subagents.md``).
+
+    ``type`` is ``subagent_start``, ``subagent_update`` or ``subagent_end``; JSON
+    ``{"type", "toolCallId", "agent", "sessionId", "sessionFile", "tool", "turns", "usage", ...}``.
+    """
+
+    type: Literal["subagent_start", "subagent_update", "subagent_end"]
+    tool_call_id: str
+    agent: str
+    description: str = ""
+    session_id: str = ""
+    session_file: str | None = None
+    tool: str | None = None
+    """The tool the child runs now (updates)."""
+    turns: int = 0
+    usage: dict[str, Any] | None = None
+    """``{"input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"}`` so far."""
+    elapsed_ms: int = 0
+    stopped: str | None = None
+    """The end's reason when it did not finish normally (a limit, an abort, an error)."""
+
+
 SessionEvent: TypeAlias = (
     QueueChanged
     | SessionSwitched
@@ -260,6 +285,7 @@ SessionEvent: TypeAlias = (
     | Notice
     | ExtensionErrorEvent
     | EntryAppendedEvent
+    | SubagentEvent
 )
 """Every event AgentSession emits besides the agent's (the last two on behalf of extensions)."""
 

@@ -142,10 +142,16 @@ def create_agent_session(plan: StartupPlan | str | os.PathLike[str], **legacy: A
     trusted = plan.project_trust is None or plan.project_trust.trusted
     markers = SessionMarkers()
     tools: Sequence[Any] | None = plan.tools
+    make_tool: Callable[[str], Any] | None = None
     if tools is None:
         extra = {"env_extra": markers, "secret_env_names": secret_env_names(models)}
         builtin = [name for name in plan.tool_names if name in ALL_TOOL_NAMES]  # extensions add theirs on bind
-        tools = _build_tools(cwd, builtin, tool_settings_from(plain, **extra)) if builtin else []
+        settings_for_tools = tool_settings_from(plain, **extra)
+        tools = _build_tools(cwd, builtin, settings_for_tools) if builtin else []
+
+        def make_tool(name: str) -> Any:
+            return _build_tools(cwd, [name], settings_for_tools)[0]
+
     discovered = DiscoveredPaths()
 
     def resources() -> LoadedResources:
@@ -180,6 +186,7 @@ def create_agent_session(plan: StartupPlan | str | os.PathLike[str], **legacy: A
     )
     session.project_trust = plan.project_trust
     session.theme_paths, session.discover_themes = plan.theme_paths, plan.discover_themes
+    session.make_builtin_tool = make_tool
     markers.session = session
     if plan.session_name is not None and plan.store.name != plan.session_name:
         session.set_session_name(plan.session_name)
@@ -218,8 +225,15 @@ def _load_resources(
         append = project.append_system.content
     skills = plan.skills
     extra = discovered or DiscoveredPaths()
+    packaged = plan.packages() if plan.packages is not None else None
+    package_skills, package_prompts = (packaged.skills, packaged.prompts) if packaged else ((), ())
+    extra.package_themes[:] = packaged.themes if packaged else ()
+    extra.packages[:] = packaged.summary if packaged else ()
+    if packaged is not None:
+        notices.extend(packaged.notices)
     if callable(skills):
-        found = skills(extra_paths=list(extra.skills)) if extra.skills else skills()
+        more = [*package_skills, *extra.skills]
+        found = skills(extra_paths=more) if more else skills()
     else:
         found = skills
     notices.extend(getattr(found, "warnings", ()))
@@ -240,7 +254,7 @@ def _load_resources(
     configured = plain.prompts if plan.discover_prompt_templates else []
     templates = load_templates(
         cwd,
-        extra_paths=[*configured, *extra.prompts, *plan.prompt_template_paths],
+        extra_paths=[*configured, *package_prompts, *extra.prompts, *plan.prompt_template_paths],
         warnings=notices,
         project_trusted=trusted,
         discover=plan.discover_prompt_templates,

@@ -20,13 +20,17 @@ __all__ = ["DiscoveredPaths", "LoadedResources", "SessionResources"]
 
 @dataclasses.dataclass(slots=True)
 class DiscoveredPaths:
-    """Skill, prompt-template and theme paths extensions add (``resources_discover``, extensions
-    §2.3): skills and templates are read with the other resources at start and on ``/reload``,
-    themes join the TUI's theme list."""
+    """Skill, prompt-template and theme paths extensions add (``resources_discover``, see
+    docs/extensions-runtime.md#event-catalogue): skills and templates are read with the other resources
+    at start and on ``/reload``, themes join the TUI's theme list."""
 
     skills: list[str] = dataclasses.field(default_factory=list)
     prompts: list[str] = dataclasses.field(default_factory=list)
     themes: list[str] = dataclasses.field(default_factory=list)
+    package_themes: list[str] = dataclasses.field(default_factory=list)
+    """The installed packages' themes (``pi_coder.packages``), set with the other resources."""
+    packages: list[str] = dataclasses.field(default_factory=list)
+    """One line per configured package (name, version, source, what it contributes)."""
 
 
 @dataclasses.dataclass(slots=True)

@@ -24,6 +24,7 @@ from pi_coder.tools import ALL_TOOL_NAMES, DEFAULT_TOOL_NAMES
 if TYPE_CHECKING:
     from pi_coder.ai.models import Models
     from pi_coder.ai.types import Model
+    from pi_coder.packages.active import PackagePaths
     from pi_coder.permissions.trust import TrustDecision
     from pi_coder.session.store import SessionStore
 
@@ -81,6 +82,8 @@ class StartupPlan:
     stream_fn: Callable[..., Any] | None = None
     tools: tuple[Any, ...] | None = None
     """Ready tools to use instead of building ``tool_names``."""
+    packages: Callable[[], PackagePaths | None] | None = None
+    """The installed packages' skills, templates and themes (read at start and on ``/reload``)."""
 
 
 def plan_startup(
@@ -99,6 +102,7 @@ def plan_startup(
     tools: Sequence[Any] | None = None,
     extension_tools: Sequence[str] = (),
     extension_defaults: Sequence[str] | None = None,
+    packages: Callable[[], PackagePaths | None] | None = None,
 ) -> StartupPlan:
     """The plan for ``options``; reads only its arguments (no files, no network).
 
@@ -118,6 +122,8 @@ def plan_startup(
         extension_tools: Names of the tools loaded extensions registered: ``--tools`` patterns and
             names match them too, and ``tool_names`` lists those to activate.
         extension_defaults: Those of ``extension_tools`` active by default (None: all).
+        packages: The installed packages' resource paths (``pi_coder.packages``), called at start
+            and on ``/reload``.
 
     Raises:
         UserError: ``--tools`` mixes plain names with ``+name``/``-name`` entries.
@@ -169,6 +175,7 @@ def plan_startup(
         skills=skills,
         stream_fn=stream_fn,
         tools=None if tools is None else tuple(tools),
+        packages=packages,
     )
 
 

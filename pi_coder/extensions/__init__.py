@@ -3,7 +3,7 @@
 An extension is a module or package defining ``extension(pi: ExtensionAPI) -> None``. See
 ``docs/extensions.md``; ``pi_coder.extensions.builtin`` holds the first-party ones
 (``-e builtin:<name>``). Names are imported on first use, so an extension pays only for what it
-imports (start-up budget, §1.4); the runtime modules are imported only when some extension
+imports (start-up budget, docs/extensions-runtime.md#start-up-cost); the runtime modules are imported only when some extension
 source is present.
 
 Layering: this package sits above ``pi_coder.core`` (the runner drives an ``AgentSession`` and
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         UserBashResult,
     )
     from pi_coder.extensions.exec import ExecResult
+    from pi_coder.extensions.streams import text_stream
     from pi_coder.extensions.types import Completion, StaleContextError, ToolDefinition, ToolInfo
 
 _WHERE = {
@@ -50,6 +51,7 @@ _WHERE = {
     "ExtensionContext": "pi_coder.extensions.context",
     "UIProtocol": "pi_coder.extensions.context",
     "ExecResult": "pi_coder.extensions.exec",
+    "text_stream": "pi_coder.extensions.streams",
     "Completion": "pi_coder.extensions.types",
     "StaleContextError": "pi_coder.extensions.types",
     "ToolDefinition": "pi_coder.extensions.types",
@@ -99,6 +101,7 @@ __all__ = [
     "ToolResultPatch",
     "UIProtocol",
     "UserBashResult",
+    "text_stream",
 ]
 
 

@@ -1,4 +1,4 @@
-"""``ExtensionAPI``: what an extension's factory receives as ``pi`` (§3).
+"""``ExtensionAPI``: what an extension's factory receives as ``pi`` (docs/extensions-runtime.md#registration).
 
 Registrations work in the factory and later (they apply at once). After the runtime is
 replaced (``/new``, ``/reload``) a kept ``pi`` raises :class:`StaleContextError`.
@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from pi_coder.extensions.types import (
+    EVENT_NAMES,
+    PI_ONLY_EVENTS,
     Command,
     Extension,
     Flag,
@@ -23,6 +25,7 @@ from pi_coder.extensions.types import (
 
 if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
+    from pi_coder.ai.types import ImageContent, TextContent
     from pi_coder.extensions.bus import EventBus
     from pi_coder.extensions.events import CustomMessageSpec
     from pi_coder.extensions.exec import ExecResult
@@ -80,6 +83,14 @@ class ExtensionAPI:
         Without ``handler`` it is a decorator (``@pi.on("input")``).
         """
         self._live()
+        if event in PI_ONLY_EVENTS:
+            raise ValueError(f"pi.on: {event!r} is a Pi 1.6 event pi_coder does not emit (docs/extensions.md, API table)")
+        if event not in EVENT_NAMES:
+            import difflib
+
+            close = difflib.get_close_matches(event, EVENT_NAMES, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else " (custom channels: pi.events.on)"
+            raise ValueError(f"pi.on: unknown event {event!r}{hint}")
         if handler is None:
 
             def decorate(fn: Handler) -> Handler:
@@ -163,12 +174,46 @@ class ExtensionAPI:
         """The command-line value of ``--name`` (already in the factory), else its default."""
         return self._live().flag_value(name)
 
-    def register_provider(self, name: str, **config: Any) -> None:
-        """A provider in ``models.toml`` terms (``base_url``, ``api``, ``api_key``, ``headers``, ``models``)."""
+    def register_provider(
+        self,
+        name: str,
+        *,
+        base_url: str | None = None,
+        api: str | None = None,
+        api_key: str | None = None,
+        headers: dict[str, str] | None = None,
+        models: Sequence[dict[str, Any]] | None = None,
+        compat: dict[str, Any] | None = None,
+        stream_simple: Callable[..., Any] | None = None,
+    ) -> None:
+        """A provider in ``models.toml`` terms, or an override of an existing one.
+
+        ``stream_simple(model, context, options)`` streams this provider's models itself (any
+        ``api`` id then works; ``text_stream`` builds a stream from text chunks). Any other keyword
+        (Pi's ``oauth``, ``refresh_models``) is a ``TypeError`` at load.
+        """
         self._live()
-        entry = {"name": name, **config}
-        self._ext.providers.append(entry)
+        entry: dict[str, Any] = {
+            "name": name,
+            "base_url": base_url,
+            "api": api,
+            "api_key": api_key,
+            "headers": headers,
+            "models": [dict(m) for m in models] if models is not None else None,
+            "compat": compat,
+            "stream_simple": stream_simple,
+        }
         self._runner.provider_registered(entry)
+        self._ext.providers.append(entry)
+
+    def unregister_provider(self, name: str) -> None:
+        """Remove a provider this extension registered (its models go); nothing when it registered none."""
+        self._live()
+        mine = [p for p in self._ext.providers if p["name"] == name]
+        if mine:
+            for entry in mine:
+                self._ext.providers.remove(entry)
+            self._runner.provider_unregistered(name)
 
     def register_message_renderer(self, custom_type: str, renderer: Callable[..., Any]) -> None:
         """TUI rendering of ``custom_message`` entries of ``custom_type``: ``fn(message, *, expanded, theme)``."""
@@ -195,9 +240,13 @@ class ExtensionAPI:
         self._live().send_message(spec, deliver_as=deliver_as, trigger_turn=trigger_turn)
 
     def send_user_message(
-        self, content: str, *, deliver_as: Literal["steer", "follow_up"] | None = None, expand: bool = False
+        self,
+        content: str | Sequence[TextContent | ImageContent],
+        *,
+        deliver_as: Literal["steer", "follow_up"] | None = None,
+        expand: bool = False,
     ) -> None:
-        """Send text as if the user typed it (``source="extension"``)."""
+        """Send text (or ``TextContent``/``ImageContent`` blocks) as if the user typed it (``source="extension"``)."""
         self._live().send_user_message(self._ext, content, deliver_as=deliver_as, expand=expand)
 
     def append_entry(self, custom_type: str, data: Any = None) -> str:
@@ -226,11 +275,11 @@ class ExtensionAPI:
         self._live().set_active_tools(self._ext, list(names))
 
     def set_model(self, model: Any) -> bool:
-        """Switch model; False when its provider has no key."""
+        """Switch model for this session (the saved default stays); False when its provider has no key."""
         session = self._live().session
         if not session.models.has_key(model.provider):
             return False
-        session.set_model(model)
+        session.set_model(model, save_default=False)
         return True
 
     def get_thinking_level(self) -> str:
@@ -240,7 +289,8 @@ class ExtensionAPI:
         self._live().session.set_thinking_level(level)
 
     def get_commands(self) -> list[dict[str, Any]]:
-        return self._live().command_records()
+        """Extension commands, prompt templates and skills (``name``, ``description``, ``source``, ``sourceInfo``)."""
+        return self._live().all_command_records()
 
     def get_settings(self) -> dict[str, Any]:
         """A copy of the effective settings, as a dict."""
@@ -256,7 +306,7 @@ class ExtensionAPI:
         signal: AbortSignal | None = None,
         max_output: int = 256 * 1024 * 1024,
     ) -> ExecResult:
-        """Run ``cmd args...`` without a shell in its own process group (§3.8)."""
+        """Run ``cmd args...`` without a shell in its own process group (docs/extensions-runtime.md#other-methods)."""
         from pi_coder.extensions.exec import run_process
 
         runner = self._live()

@@ -1,4 +1,4 @@
-"""The event bus extensions of one runtime share (``pi.events``, §3.8)."""
+"""The event bus extensions of one runtime share (``pi.events``, docs/extensions-runtime.md#other-methods)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``ctx`` and ``ctx.ui`` (§4): what handlers, commands and tools receive.
+"""``ctx`` and ``ctx.ui`` (docs/extensions-runtime.md#context): what handlers, commands and tools receive.
 
 ``UIProtocol`` is implemented by the TUI (``pi_coder.tui.extension_ui``), RPC
 (``pi_coder.modes.rpc_ui``) and :class:`NoUI` (print and json mode); they live in
@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_coder.extensions.types import StaleContextError
@@ -17,10 +17,12 @@ if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.extensions.host import RunnerHost
+    from pi_coder.extensions.theme import ThemeView
     from pi_coder.extensions.types import Extension
 
 __all__ = [
     "BoundUI",
+    "ModelRegistry",
     "ExtensionCommandContext",
     "ExtensionContext",
     "NoUI",
@@ -78,7 +80,55 @@ class BoundUI:
         return self._ui.get_editor_text()
 
     def set_working_message(self, text: str | None) -> None:
+        """The status line's text while a run is active (None: the default ``Working...``)."""
         self._ui.set_working_message(text)
+
+    async def custom(
+        self, factory: Callable[..., Any], *, overlay: bool = False, fallback: Callable[[], Any] | None = None
+    ) -> Any:
+        """Show a component the extension draws and that takes keys; returns what it passes to ``done``.
+
+        TUI only: ``factory(done, theme)`` returns a Textual widget, shown inline above the
+        editor or, with ``overlay=True``, over the transcript; the widget calls ``done(value)``
+        to close (Escape closes with None). Other modes call ``fallback()`` (sync or async; None
+        without one), e.g. a chain of ``select``/``input`` dialogs.
+        """
+        return await self._ui.custom(factory, overlay=overlay, fallback=fallback)
+
+    @property
+    def theme(self) -> ThemeView:
+        """The current theme (``fg``/``bg``/``bold``...: ANSI strings; no colours outside the TUI)."""
+        return self._ui.theme
+
+    def get_all_themes(self) -> list[str]:
+        return self._ui.get_all_themes()
+
+    def set_theme(self, name: str) -> bool:
+        """Switch the TUI's theme for this run (not saved); False when unknown or outside the TUI."""
+        return self._ui.set_theme(name)
+
+    def set_header(self, lines: Sequence[str] | None) -> None:
+        """Lines at the top of the screen (None: remove)."""
+        self._ui.set_header(lines)
+
+    def set_footer(self, lines: Sequence[str] | None) -> None:
+        """Lines under the editor, above the status footer (None: remove)."""
+        self._ui.set_footer(lines)
+
+    def paste_to_editor(self, text: str) -> None:
+        """Insert ``text`` at the editor's cursor."""
+        self._ui.paste_to_editor(text)
+
+    def get_tools_expanded(self) -> bool:
+        return self._ui.get_tools_expanded()
+
+    def set_tools_expanded(self, expanded: bool) -> None:
+        """As Ctrl+O: tool output, summaries and custom renderers expanded or collapsed."""
+        self._ui.set_tools_expanded(expanded)
+
+    def set_hidden_thinking_label(self, label: str | None) -> None:
+        """The line shown for a thinking block while thinking is hidden (None: the default)."""
+        self._ui.set_hidden_thinking_label(label)
 
 
 class SessionView:
@@ -127,7 +177,7 @@ class ReplaceResult:
 
 
 class ExtensionContext:
-    """``ctx`` of event handlers and tools (§4.1)."""
+    """``ctx`` of event handlers and tools (docs/extensions-runtime.md#ctx)."""
 
     def __init__(self, runner: RunnerHost, extension: Extension) -> None:
         self._runner = runner
@@ -168,6 +218,11 @@ class ExtensionContext:
         return self._live().session.thinking_level
 
     @property
+    def scoped_models(self) -> list[tuple[Any, str | None]]:
+        """The ``--models`` scope Ctrl+P cycles: ``(model, thinking level or None)``; empty without one."""
+        return list(self._live().session.scoped_models)
+
+    @property
     def models(self) -> Any:
         return self._live().session.models
 
@@ -198,6 +253,75 @@ class ExtensionContext:
     def is_project_trusted(self) -> bool:
         return self._runner.project_trusted
 
+    @property
+    def model_registry(self) -> ModelRegistry:
+        """Find models and call one (``find``, ``available``, ``stream_simple``, ``complete``)."""
+        return ModelRegistry(self._live().session.models)
+
+    def compact(
+        self,
+        custom_instructions: str | None = None,
+        *,
+        on_complete: Callable[[Any], Any] | None = None,
+        on_error: Callable[[BaseException], Any] | None = None,
+    ) -> None:
+        """Start a compaction without waiting for it (safe in event handlers); ``on_complete(result)``
+        or ``on_error(exc)`` is called when it ends."""
+        runner = self._live()
+        session = runner.session
+
+        async def run() -> None:
+            try:
+                result = await session.compact(custom_instructions)
+            except Exception as exc:
+                if on_error is not None:
+                    await runner.call(self._ext, "compact:on_error", on_error, exc)
+                return
+            if on_complete is not None:
+                await runner.call(self._ext, "compact:on_complete", on_complete, result)
+
+        runner.spawn(run())
+
+
+class ModelRegistry:
+    """``ctx.model_registry``: the configured providers and models, and calling a model."""
+
+    def __init__(self, models: Any) -> None:
+        self._models = models
+
+    def find(self, provider: str, model_id: str) -> Any:
+        """The model ``model_id`` of ``provider`` (case-insensitive provider), or None."""
+        return self._models.get_model(provider, model_id)
+
+    def all(self) -> list[Any]:
+        return list(self._models.all_models())
+
+    def available(self) -> list[Any]:
+        """Models whose provider has a key."""
+        return list(self._models.available_models())
+
+    def has_key(self, provider: str) -> bool:
+        return bool(self._models.has_key(provider))
+
+    def stream_simple(self, model: Any, context: Any, options: Any = None) -> Any:
+        """An ``AssistantMessageEventStream`` (iterate it; ``await stream.result()``); never raises."""
+        return self._models.stream_simple(model, context, options)
+
+    async def complete(self, model: Any, context: Any, options: Any = None) -> Any:
+        """The final ``AssistantMessage`` (``stop_reason == "error"`` and ``error_message`` on failure).
+
+        ``context`` is a ``Context`` or a dict (``system_prompt``, ``messages``); a message may be
+        a plain string (a user message).
+        """
+        from pi_coder.ai.types import Context, SystemMessage, UserMessage
+
+        if isinstance(context, dict):
+            messages = [UserMessage(content=m) if isinstance(m, str) else m for m in context.get("messages", [])]
+            if context.get("system_prompt"):
+                messages.insert(0, SystemMessage(content=context["system_prompt"]))
+            context = Context(messages=messages)
+        return await self._models.stream_simple(model, context, options).result()
+
 
 class ExtensionCommandContext(ExtensionContext):
     """``ctx`` of command handlers: can wait and replace the session (these deadlock in event handlers)."""
@@ -205,24 +329,53 @@ class ExtensionCommandContext(ExtensionContext):
     async def wait_for_idle(self) -> None:
         await self._live().session.wait_for_idle()
 
-    async def new_session(self) -> ReplaceResult:
-        return ReplaceResult(await self._live().replace_session("new"))
+    async def new_session(self, *, with_session: Callable[[Any], Any] | None = None) -> ReplaceResult:
+        """Like ``/new``. ``with_session(ctx)`` runs afterwards with a command context of the new
+        session (this ``ctx`` is stale by then)."""
+        cancelled = await self._live().replace_session("new")
+        return await self._after(cancelled, with_session)
 
-    async def switch_session(self, path: str) -> ReplaceResult:
-        return ReplaceResult(await self._live().replace_session("resume", path=path))
+    async def switch_session(self, path: str, *, with_session: Callable[[Any], Any] | None = None) -> ReplaceResult:
+        cancelled = await self._live().replace_session("resume", path=path)
+        return await self._after(cancelled, with_session)
 
-    async def fork(self, entry_id: str, position: Literal["before", "at"] = "before") -> ReplaceResult:
-        return ReplaceResult(await self._live().replace_session("fork", entry_id=entry_id))
+    async def fork(
+        self,
+        entry_id: str,
+        position: Literal["before", "at"] = "before",
+        *,
+        with_session: Callable[[Any], Any] | None = None,
+    ) -> ReplaceResult:
+        """Like ``/fork`` from ``entry_id`` (pi_coder forks before the entry: ``position="at"`` is
+        accepted for Pi's signature and treated the same)."""
+        cancelled = await self._live().replace_session("fork", entry_id=entry_id)
+        return await self._after(cancelled, with_session)
+
+    async def _after(self, cancelled: bool, with_session: Callable[[Any], Any] | None) -> ReplaceResult:
+        if not cancelled and with_session is not None:
+            runner = self._runner
+            fresh = next((e for e in runner.extensions if e.path == self._ext.path), None)
+            if fresh is not None:
+                await runner.call(fresh, "with_session", with_session, runner.command_context(fresh))
+        return ReplaceResult(cancelled)
 
     async def navigate_tree(
-        self, target_id: str, *, summarize: bool = False, custom_instructions: str | None = None
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        label: str | None = None,
     ) -> ReplaceResult:
         """Move to ``target_id`` in this session's tree (``session_before_tree``/``session_tree`` fire);
-        cancelled when nothing changed."""
+        cancelled when nothing changed. ``label`` labels the target entry."""
         session = self._live().session
         before = session.store.leaf_id
         await session.navigate_tree(target_id, summarize, custom_instructions)
-        return ReplaceResult(session.store.leaf_id == before)
+        moved = session.store.leaf_id != before
+        if moved and label is not None:
+            session.store.append_label(target_id, label)
+        return ReplaceResult(not moved)
 
     async def reload(self) -> ReplaceResult:
         return ReplaceResult(not await self._live().reload())

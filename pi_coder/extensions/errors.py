@@ -1,4 +1,4 @@
-"""The few extension types needed whenever an extension is loaded (cheap to import, §1.4)."""
+"""The few extension types needed whenever an extension is loaded (cheap to import, docs/extensions-runtime.md#start-up-cost)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Extension event payloads and handler results (extensions §2.3).
+"""Extension event payloads and handler results (docs/extensions-runtime.md#event-catalogue).
 
 Every event is a slotted kw-only dataclass whose ``type`` is Pi's name, with ``to_json_dict()``
 (camelCase). The agent's own events (``agent_start``, ``turn_*``, ``message_*``,
@@ -79,7 +79,7 @@ class CustomMessageSpec:
 
 @dataclass(kw_only=True)
 class ProjectTrustEvent(_Json):
-    """Asked before the project folder's resources load (§7.3); pre-trust extensions only."""
+    """Asked before the project folder's resources load (docs/permissions.md#deciding-trust); pre-trust extensions only."""
 
     cwd: str
     type: Literal["project_trust"] = "project_trust"

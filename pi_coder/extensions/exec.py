@@ -1,4 +1,4 @@
-"""``pi.exec``: run a program without a shell, in its own process group, with limits (§3.8)."""
+"""``pi.exec``: run a program without a shell, in its own process group, with limits (docs/extensions-runtime.md#other-methods)."""
 
 from __future__ import annotations
 

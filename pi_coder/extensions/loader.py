@@ -1,4 +1,4 @@
-"""Finding and importing extensions (§1.2-1.5).
+"""Finding and importing extensions (docs/extensions-runtime.md#loading).
 
 Sources, in Pi's order (= handler order = tool and flag precedence): ``-e`` specs; the
 project's ``.pi/extensions/`` and project settings ``extensions`` (only when the folder is
@@ -18,7 +18,7 @@ import importlib.util
 import inspect
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -103,10 +103,13 @@ def _settings_specs(found: _Found, specs: Sequence[str], base: Path, scope: Any)
                 found.add(source)
 
 
-def entry_point_sources() -> list[Source]:
-    """Entry points of the ``pi_coder.extensions`` group, by name, from the dist-info folders on ``sys.path``."""
+def entry_point_sources(skip: Collection[str] = ()) -> list[Source]:
+    """Entry points of the ``pi_coder.extensions`` group, by name, from the dist-info folders on
+    ``sys.path`` (except the ``skip`` folders: package environments, whose entries load as packages)."""
     points: dict[str, Source] = {}
     for folder in sys.path:
+        if folder in skip:
+            continue
         try:
             names = [n for n in os.listdir(folder or ".") if n.endswith(".dist-info")]
         except OSError:
@@ -149,8 +152,12 @@ def discover(
     no_extensions: bool = False,
     project_trusted: bool = False,
     entry_points: bool = True,
+    packages: Sequence[Source] = (),
 ) -> tuple[list[Source], list[tuple[str, str]]]:
     """The sources to load, in order, and ``(spec, problem)`` for specs that name nothing.
+
+    ``packages`` are the installed packages' extensions (``pi_coder.packages``), after the
+    settings' own and before the entry points of pi's environment.
 
     ``project_trusted`` gates the project's ``.pi/extensions/`` and project settings: the
     caller decides trust (``permissions/trust.py``); pass False for an untrusted folder.
@@ -172,8 +179,10 @@ def discover(
     for source in _scan(config_dir / "extensions", "global"):
         found.add(source)
     _settings_specs(found, global_specs, config_dir, "global")
+    for source in packages:
+        found.add(source)
     if entry_points:
-        for source in entry_point_sources():
+        for source in entry_point_sources(skip={path for pkg in packages for path in pkg.sys_paths}):
             found.add(source)
     return found.sources, found.errors
 
@@ -183,6 +192,9 @@ def discover(
 
 def _import(source: Source, *, fresh: bool = False) -> Any:
     """The source's ``extension`` callable (imports the module once; ``fresh`` re-imports)."""
+    for folder in source.sys_paths:
+        if folder not in sys.path:
+            sys.path.append(folder)
     if source.kind == "entry_point":
         module_name, _, attr = source.target.partition(":")
         module = _import_module(module_name.strip(), fresh)
@@ -303,7 +315,7 @@ async def _run_factories(runner: Any, extensions: Sequence[Extension]) -> None:
 
 
 async def rerun_factories(runner: Any) -> None:
-    """After a session replacement: fresh APIs, factories re-run, modules not re-imported (§1.6)."""
+    """After a session replacement: fresh APIs, factories re-run, modules not re-imported (docs/extensions-runtime.md#replacement-reload-and-quit)."""
     runner.invalidate()
     extensions = [ext for ext in runner.extensions if ext.factory is not None]
     runner.extensions.clear()

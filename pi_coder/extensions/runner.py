@@ -1,4 +1,4 @@
-"""``ExtensionRunner``: the loaded extensions of one runtime, dispatch and error reporting (§1.7, §2.1).
+"""``ExtensionRunner``: the loaded extensions of one runtime, dispatch and error reporting (docs/extensions-runtime.md#errors-and-isolation, docs/extensions-runtime.md#dispatch).
 
 Handlers run one at a time in load order, then registration order, on a snapshot taken when
 dispatch starts. A failure never propagates: it becomes one :class:`ExtensionErrorEvent`
@@ -17,15 +17,16 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pi_coder.extensions.bus import EventBus
-from pi_coder.extensions.context import ExtensionCommandContext, ExtensionContext, NoUI, UIProtocol
 from pi_coder.extensions.errors import ExtensionErrorEvent, coerce_result
 from pi_coder.extensions.seams import SessionSeams
 from pi_coder.extensions.types import Command, Extension, Handler, Source, ToolInfo
+from pi_coder.extensions.ui import NoUI, UIProtocol
 
 if TYPE_CHECKING:
     from pi_coder.ai.models import Models
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.extensions.api import ExtensionAPI
+    from pi_coder.extensions.context import ExtensionCommandContext, ExtensionContext
 
 __all__ = ["ErrorSink", "ExtensionRunner", "FlagToken"]
 
@@ -35,14 +36,14 @@ R = TypeVar("R")
 ErrorSink = Callable[[ExtensionErrorEvent], None]
 
 SHUTDOWN_TIMEOUT = 3.0
-"""Seconds a ``session_shutdown`` handler may take at quit before it is abandoned (§1.6)."""
+"""Seconds a ``session_shutdown`` handler may take at quit before it is abandoned (docs/extensions-runtime.md#replacement-reload-and-quit)."""
 
 _REPORTED: set[tuple[str, str, str]] = set()
 """(path, event, error) already reported in this process."""
 
 
 class FlagToken:
-    """An unknown ``--name[=value]`` seen by the first pass of the command-line parser (§3.4)."""
+    """An unknown ``--name[=value]`` seen by the first pass of the command-line parser (docs/extensions-runtime.md#flags)."""
 
     __slots__ = ("name", "position", "value")
 
@@ -83,6 +84,10 @@ class ExtensionRunner(SessionSeams):
         self._contexts: dict[str, ExtensionContext] = {}
         self._pending_errors: list[ExtensionErrorEvent] = []
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._running: set[asyncio.Future[Any]] = set()
+        """Async handler calls in progress (``cancel_handlers``)."""
+        self.interrupted = False
+        """Set when ``cancel_handlers`` cancelled a handler; the run's start checks it."""
         self._builtin_tools: dict[str, Any] = {}
         self._tools: dict[str, tuple[Any, Extension | None]] = {}
         self._definitions: dict[str, Any] = {}
@@ -125,6 +130,10 @@ class ExtensionRunner(SessionSeams):
         for ctx in self._contexts.values():
             ctx.ui = type(ctx.ui)(ui, ctx._ext.name)
 
+    def load_errors(self) -> list[ExtensionErrorEvent]:
+        """The load failures not reported yet (an extension that did not import or whose factory raised)."""
+        return [e for e in self._pending_errors if e.event == "load"]
+
     def flush_errors(self) -> None:
         """Report load-time errors now that a mode listens."""
         pending, self._pending_errors = self._pending_errors, []
@@ -142,15 +151,19 @@ class ExtensionRunner(SessionSeams):
 
     def context(self, extension: Extension) -> ExtensionContext:
         ctx = self._contexts.get(extension.path)
-        if ctx is None:
+        if ctx is None:  # ``ctx`` is built when a handler first runs (docs/extensions-runtime.md#start-up-cost)
+            from pi_coder.extensions.context import ExtensionContext
+
             ctx = self._contexts[extension.path] = ExtensionContext(self, extension)
         return ctx
 
     def command_context(self, extension: Extension) -> ExtensionCommandContext:
+        from pi_coder.extensions.context import ExtensionCommandContext
+
         return ExtensionCommandContext(self, extension)
 
     def invalidate(self) -> None:
-        """Make every ``pi`` and ``ctx`` handed out so far stale (§1.6)."""
+        """Make every ``pi`` and ``ctx`` handed out so far stale (docs/extensions-runtime.md#replacement-reload-and-quit)."""
         for api in self._apis.values():
             api.invalidate()
         for ctx in self._contexts.values():
@@ -199,13 +212,30 @@ class ExtensionRunner(SessionSeams):
         try:
             result = fn(*args)
             if inspect.isawaitable(result):
-                result = await result
+                task = asyncio.ensure_future(result)
+                self._running.add(task)
+                try:
+                    result = await task
+                except asyncio.CancelledError:
+                    current = asyncio.current_task()
+                    if not task.cancelled() or (current is not None and current.cancelling()):
+                        raise
+                    self.interrupted = True  # cancel_handlers: the run that waited on it stops
+                    return False, TimeoutError("interrupted")
+                finally:
+                    self._running.discard(task)
             return True, result
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
-        except BaseException as exc:  # SystemExit from an extension is an ordinary error (§1.7)
+        except BaseException as exc:  # SystemExit from an extension is an ordinary error (docs/extensions-runtime.md#errors-and-isolation)
             self.report(ext, label, exc)
             return False, exc
+
+    def cancel_handlers(self) -> None:
+        """Ctrl+C: cancel the async handlers running now (one that never returns must not keep a
+        run waiting); the prompt they held up does not start."""
+        for task in tuple(self._running):
+            task.cancel()
 
     async def results(self, name: str, event: Any, cls: type[R]) -> Any:
         """Yield ``(ext, ok, result-or-exception)`` for each handler of ``name`` (an async generator)."""
@@ -263,7 +293,7 @@ class ExtensionRunner(SessionSeams):
         return task
 
     def project_trust_vote(self) -> Any:
-        """``project_trust(cwd)`` (§7.3): a ``permissions.trust.TrustVote`` from the first yes/no answer, or None.
+        """``project_trust(cwd)`` (docs/permissions.md#deciding-trust): a ``permissions.trust.TrustVote`` from the first yes/no answer, or None.
 
         Runs before any session or event loop exists, in a private loop.
         """
@@ -329,7 +359,22 @@ class ExtensionRunner(SessionSeams):
             self._builtin_tools[tool.name] = tool
             self._tools.setdefault(tool.name, (tool, None))
 
+    def _ensure_builtins(self) -> None:
+        """Build the built-in tools that are not active yet, so every built-in can be listed and enabled."""
+        make = self.session.make_builtin_tool
+        if make is None:
+            return
+        from pi_coder.tools import ALL_TOOL_NAMES
+
+        for name in ALL_TOOL_NAMES:
+            if name not in self._builtin_tools:
+                tool = make(name)
+                self._builtin_tools[name] = tool
+                self._tools.setdefault(name, (tool, None))
+
     def set_active_tools(self, extension: Extension, names: list[str]) -> None:
+        if any(n not in self._tools for n in names):
+            self._ensure_builtins()
         unknown = [n for n in names if n not in self._tools]
         if unknown:
             self.report(extension, "set_active_tools", ValueError(f"unknown tools: {', '.join(unknown)}"))
@@ -361,7 +406,7 @@ class ExtensionRunner(SessionSeams):
         return list(names)
 
     def prompt_tools(self, names: Sequence[str]) -> tuple[list[str | tuple[str, str]], list[str]]:
-        """The system prompt's tool list and extra guidelines for the active ``names`` (§3.1).
+        """The system prompt's tool list and extra guidelines for the active ``names`` (docs/extensions-runtime.md#tools).
 
         Built-in and host tools are listed by name (their own snippets); an extension tool is
         listed with its ``prompt_snippet`` and unlisted without one; the ``prompt_guidelines`` of
@@ -381,6 +426,8 @@ class ExtensionRunner(SessionSeams):
         return tools, guidelines
 
     def all_tool_infos(self) -> list[ToolInfo]:
+        """Every tool: each built-in (active or not), host tools (MCP) and extension tools."""
+        self._ensure_builtins()
         infos = []
         for name, (tool, ext) in self._tools.items():
             infos.append(
@@ -433,6 +480,35 @@ class ExtensionRunner(SessionSeams):
             for name, command in self.commands()
         ]
 
+    def all_command_records(self) -> list[dict[str, Any]]:
+        """``pi.get_commands()``: extension commands, prompt templates, then ``skill:<name>`` (as RPC's
+        ``get_commands``)."""
+        session = self.session
+        records = self.command_records()
+        for template in session.prompt_templates:
+            records.append(
+                {
+                    "name": template.name,
+                    "description": getattr(template, "description", "") or "",
+                    "source": "prompt",
+                    "sourceInfo": {"path": str(template.path), "scope": template.source},
+                }
+            )
+        from pi_coder.resources.skills import SkillSet
+
+        skills = session.skills.skills if isinstance(session.skills, SkillSet) else session.skills or ()
+        if session.settings.enable_skill_commands:
+            for skill in skills:
+                records.append(
+                    {
+                        "name": f"skill:{skill.name}",
+                        "description": skill.description,
+                        "source": "skill",
+                        "sourceInfo": {"path": skill.file_path, "scope": skill.source},
+                    }
+                )
+        return records
+
     def flag_value(self, name: str) -> bool | str | None:
         flag = next((f for ext in self.extensions for f in ext.flags if f.name == name), None)
         token = next((t for t in self.flag_tokens if t.name == f"--{name}"), None)
@@ -447,14 +523,30 @@ class ExtensionRunner(SessionSeams):
     # ------------------------------------------------------------------ providers
 
     def provider_registered(self, entry: dict[str, Any]) -> None:
+        """Apply ``pi.register_provider`` (raises ``ConfigError`` for a bad table: a load error)."""
         if self.models is None:
             return
         from pathlib import Path
 
-        from pi_coder.ai.models import _apply_config
+        from pi_coder.ai.models import apply_provider_tables
 
-        table = {k: v for k, v in entry.items() if k != "name" and v is not None}
-        _apply_config(self.models, {entry["name"]: table}, Path(f"<extension provider {entry['name']}>"))
+        name = entry["name"]
+        stream = entry.get("stream_simple")
+        api = entry.get("api")
+        if stream is not None:
+            api = api or f"extension:{name}"
+            self.models.register_api(api, stream)
+        table = {k: v for k, v in entry.items() if k not in ("name", "stream_simple") and v is not None}
+        if api is not None:
+            table["api"] = api
+        apply_provider_tables(self.models, {name: table}, Path(f"<extension provider {name}>"))
+        provider = self.models.get_provider(name)
+        if provider is not None and stream is not None:
+            provider.stream = stream
+
+    def provider_unregistered(self, name: str) -> None:
+        if self.models is not None:
+            self.models.remove_provider(name)
 
     # ------------------------------------------------------------------ messages
 
@@ -463,15 +555,32 @@ class ExtensionRunner(SessionSeams):
 
         seams.send_message(self, spec, deliver_as=deliver_as, trigger_turn=trigger_turn)
 
-    def send_user_message(self, ext: Extension, content: str, *, deliver_as: str | None, expand: bool) -> None:
+    def send_user_message(self, ext: Extension, content: Any, *, deliver_as: str | None, expand: bool) -> None:
+        """``content``: a string, or a list of ``TextContent``/``ImageContent`` (texts joined by blank lines)."""
         session = self.session
+        images: list[Any] = []
+        if not isinstance(content, str):
+            from pi_coder.ai.types import ImageContent, TextContent
+
+            texts: list[str] = []
+            for block in content:
+                if isinstance(block, TextContent):
+                    texts.append(block.text)
+                elif isinstance(block, ImageContent):
+                    images.append(block)
+                elif isinstance(block, str):
+                    texts.append(block)
+                else:
+                    self.report(ext, "send_user_message", TypeError(f"not a TextContent or ImageContent: {block!r}"))
+                    return
+            content = "\n\n".join(texts)
         if session.is_streaming and deliver_as is None:
             self.report(ext, "send_user_message", RuntimeError("the agent is busy: pass deliver_as='steer' or 'follow_up'"))
             return
 
         async def send() -> None:
             try:
-                await session.prompt(content, streaming_behavior=deliver_as, source="extension")  # type: ignore[arg-type]
+                await session.prompt(content, images or None, streaming_behavior=deliver_as, source="extension")  # type: ignore[arg-type]
             except Exception as exc:
                 self.report(ext, "send_user_message", exc)
 
@@ -511,6 +620,8 @@ def _write_log(path: str, event: str, stack: str) -> None:
     try:
         folder = ensure_private_dir(logs_dir())
         with open(folder / "extensions.log", "a", encoding="utf-8") as out:
-            out.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {path} in {event}\n{stack}\n")
+            from pi_coder.ai.secrets import redact
+
+            out.write(redact(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {path} in {event}\n{stack}\n"))
     except OSError:
         _log.debug("cannot write the extension log", exc_info=True)

@@ -1,4 +1,4 @@
-"""Where extensions attach to the session and the agent (§0.3, order of §2.2).
+"""Where extensions attach to the session and the agent (docs/extensions-runtime.md#placement-and-seams, order of docs/extensions-runtime.md#order-within-one-prompt).
 
 ``install`` sets the agent hooks (``before_tool_call`` -> ``tool_call``, ``after_tool_call`` ->
 ``tool_result``, ``transform_context`` -> ``context`` and the run's system prompt,
@@ -24,7 +24,7 @@ __all__ = ["SessionSeams", "adapt_tool", "install", "reload", "send_message"]
 
 
 class _LazyEvents:
-    """``pi_coder.extensions.events``, imported on first use (only when some handler needs it, §1.4)."""
+    """``pi_coder.extensions.events``, imported on first use (only when some handler needs it, docs/extensions-runtime.md#start-up-cost)."""
 
     def __getattr__(self, name: str) -> Any:
         from pi_coder.extensions import events
@@ -94,7 +94,7 @@ def install(runner: RunnerHost, session: AgentSession) -> None:
         event = E.ToolCallEvent(tool_call_id=ctx.tool_call.id, tool_name=ctx.tool_call.name, input=_dump_args(ctx.args))
         before = copy.deepcopy(event.input)
         async for ext, ok, result in runner.results("tool_call", event, E.ToolCallResult):
-            if not ok:  # fail closed (§1.7)
+            if not ok:  # fail closed (docs/extensions-runtime.md#errors-and-isolation)
                 return BeforeToolCallResult(block=True, reason=f"Extension {ext.name} failed: {result}")
             if result is not None and result.block:
                 return BeforeToolCallResult(block=True, reason=result.reason, terminate=result.terminate or None)
@@ -195,7 +195,7 @@ def install(runner: RunnerHost, session: AgentSession) -> None:
 
 def _apply_input(session: AgentSession, ctx: Any, values: dict[str, Any]) -> str | None:
     """Re-validate edited ``tool_call`` input and copy it onto the call's arguments; a problem text or None."""
-    from pi_coder.agent._tools_exec import validate_tool_arguments
+    from pi_coder.agent import validate_tool_arguments
 
     tool = next((t for t in session.agent.state.tools if t.name == ctx.tool_call.name), None)
     if tool is None:
@@ -318,7 +318,7 @@ class SessionSeams:
         source: str,
         streaming_behavior: str | None,
     ) -> tuple[str, list[Any]] | None:
-        """Steps 1-2 of §2.2: run an extension command, then ``input``. None: handled, stop."""
+        """Steps 1-2 of docs/extensions-runtime.md#order-within-one-prompt: run an extension command, then ``input``. None: handled, stop."""
         found = self.find_command(text.strip())
         if found is not None:
             await self.run_command(*found)
@@ -352,6 +352,7 @@ class SessionSeams:
 
         async def start() -> None:
             self.run_system_prompt = None
+            self.interrupted = False
             extra: list[Any] = list(self.next_turn)
             self.next_turn.clear()
             if self.has("before_agent_start"):
@@ -376,6 +377,8 @@ class SessionSeams:
                         extra.append(_custom_message(spec))
                 if changed:
                     self.run_system_prompt = event.system_prompt
+                if self.interrupted:  # Ctrl+C cancelled a handler that held the run up
+                    return
             self._starting = True
             await session.agent.prompt([message, *extra])
 
@@ -560,7 +563,7 @@ class SessionSeams:
         return bool(event.continue_) and event.outcome == "completed"
 
     async def settled(self: RunnerHost, aborted: bool) -> None:
-        """``agent_settled(aborted)``: once per prompt, after its whole run (step 9 of §2.2)."""
+        """``agent_settled(aborted)``: once per prompt, after its whole run (step 9 of docs/extensions-runtime.md#order-within-one-prompt)."""
         if self.has("agent_settled"):
             await self.notify("agent_settled", E.AgentSettledEvent(aborted=aborted))
 

@@ -1,4 +1,4 @@
-"""What an extension registers: the per-extension record and registration dataclasses (§3)."""
+"""What an extension registers: the per-extension record and registration dataclasses (docs/extensions-runtime.md#registration)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 __all__ = [
+    "EVENT_NAMES",
+    "PI_ONLY_EVENTS",
     "Command",
     "Completion",
     "Extension",
@@ -25,6 +27,66 @@ __all__ = [
     "ToolDefinition",
     "ToolInfo",
 ]
+
+EVENT_NAMES: frozenset[str] = frozenset(
+    {
+        # session
+        "project_trust",
+        "session_start",
+        "session_shutdown",
+        "session_before_switch",
+        "session_before_fork",
+        "session_before_compact",
+        "session_compact",
+        "session_compact_failed",
+        "session_before_tree",
+        "session_tree",
+        "resources_discover",
+        # input and runs
+        "input",
+        "user_bash",
+        "before_agent_start",
+        "agent_start",
+        "agent_end",
+        "agent_settled",
+        "agent_before_settle",
+        "turn_start",
+        "turn_end",
+        "message_start",
+        "message_update",
+        "message_end",
+        "context",
+        # providers and models
+        "before_provider_request",
+        "before_provider_headers",
+        "after_provider_response",
+        "model_select",
+        "thinking_level_select",
+        # tools
+        "tool_call",
+        "tool_result",
+        "tool_execution_start",
+        "tool_execution_update",
+        "tool_execution_end",
+        # subagents (the task tool's child agents; docs/subagents.md)
+        "subagent_start",
+        "subagent_end",
+    }
+)
+"""The names ``pi.on()`` accepts (docs/extensions.md, "Event catalogue"); others are a load error."""
+
+PI_ONLY_EVENTS: frozenset[str] = frozenset(
+    {
+        "session_info_changed",
+        "mcp_servers_change",
+        "cache_warming_decision",
+        "context_with_system",
+        "provider_stream_event",
+        "ui_prompt_start",
+        "ui_prompt_end",
+    }
+)
+"""Pi 1.6 events pi_coder does not emit (yet): ``pi.on()`` says so instead of "unknown"."""
 
 Handler = Callable[..., Any]
 """``handler(event, ctx)``, sync or async."""
@@ -143,4 +205,7 @@ class Source:
     kind: SourceKind
     target: str
     """The file or package folder, the dotted module, or ``module:attr`` of an entry point."""
-    scope: Literal["cli", "project", "global", "entry_point"]
+    scope: Literal["cli", "project", "global", "entry_point", "package"]
+    sys_paths: tuple[str, ...] = ()
+    """Folders joining ``sys.path`` (at its end) just before this source is imported: an installed
+    package's environment (docs/packages.md); empty for every other source."""

@@ -1,16 +1,18 @@
-"""``UIProtocol``: what a mode offers extensions as ``ctx.ui`` (§4.2), and :class:`NoUI` for print
+"""``UIProtocol``: what a mode offers extensions as ``ctx.ui`` (docs/extensions-runtime.md#ui-per-mode), and :class:`NoUI` for print
 and json mode (confirm is False, dialogs None, notify on stderr)."""
 
 from __future__ import annotations
 
+import inspect
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
+    from pi_coder.extensions.theme import ThemeView
 
-__all__ = ["NoUI", "NotifyLevel", "UIProtocol", "WidgetPlacement"]
+__all__ = ["NoUI", "NotifyLevel", "UIDefaults", "UIProtocol", "WidgetPlacement"]
 
 NotifyLevel = Literal["info", "warning", "error"]
 WidgetPlacement = Literal["above_editor", "below_editor"]
@@ -49,8 +51,74 @@ class UIProtocol(Protocol):
 
     def set_working_message(self, text: str | None) -> None: ...
 
+    async def custom(
+        self, factory: Callable[..., Any], *, overlay: bool = False, fallback: Callable[[], Any] | None = None
+    ) -> Any: ...
 
-class NoUI:
+    @property
+    def theme(self) -> ThemeView: ...
+
+    def get_all_themes(self) -> list[str]: ...
+
+    def set_theme(self, name: str) -> bool: ...
+
+    def set_header(self, lines: Sequence[str] | None) -> None: ...
+
+    def set_footer(self, lines: Sequence[str] | None) -> None: ...
+
+    def paste_to_editor(self, text: str) -> None: ...
+
+    def get_tools_expanded(self) -> bool: ...
+
+    def set_tools_expanded(self, expanded: bool) -> None: ...
+
+    def set_hidden_thinking_label(self, label: str | None) -> None: ...
+
+
+class UIDefaults:
+    """What a mode without a terminal offers for the TUI-only members of ``ctx.ui``: ``custom``
+    runs ``fallback`` (None without one), the theme has no colours, the rest does nothing."""
+
+    async def custom(
+        self, factory: Callable[..., Any], *, overlay: bool = False, fallback: Callable[[], Any] | None = None
+    ) -> Any:
+        if fallback is None:
+            return None
+        value = fallback()
+        return await value if inspect.isawaitable(value) else value
+
+    @property
+    def theme(self) -> ThemeView:
+        from pi_coder.extensions.theme import ThemeView
+
+        return ThemeView(None)
+
+    def get_all_themes(self) -> list[str]:
+        return []
+
+    def set_theme(self, name: str) -> bool:
+        return False
+
+    def set_header(self, lines: Sequence[str] | None) -> None:
+        pass
+
+    def set_footer(self, lines: Sequence[str] | None) -> None:
+        pass
+
+    def paste_to_editor(self, text: str) -> None:
+        pass
+
+    def get_tools_expanded(self) -> bool:
+        return False
+
+    def set_tools_expanded(self, expanded: bool) -> None:
+        pass
+
+    def set_hidden_thinking_label(self, label: str | None) -> None:
+        pass
+
+
+class NoUI(UIDefaults):
     """Print and json mode: no dialogs (their cancel values at once), notify on stderr."""
 
     has_ui = False

@@ -1,9 +1,9 @@
-"""One connection to one MCP server over the SDK's ``ClientSession`` (extensions §6.3).
+"""One connection to one MCP server over the SDK's ``ClientSession`` (docs/mcp.md#connections).
 
 This is the only module that imports the ``mcp`` SDK; :mod:`pi_coder.mcp.manager` imports it
 inside the background task that connects. stdio uses a transport of our own (the server in its
 own process group, stderr kept as a tail, non-JSON stdout lines skipped, the group stopped as
-§6.8 says); HTTP uses the SDK's streamable-HTTP client with the configured headers.
+docs/mcp.md#lifetime-and-shutdown describes); HTTP uses the SDK's streamable-HTTP client with the configured headers.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def _parse(line: str) -> SessionMessage | None:
 
 
 async def stop_process(proc: asyncio.subprocess.Process) -> None:
-    """Close stdin, 0.5 s, SIGTERM the group, 2 s, SIGKILL the group, reap (extensions §6.8)."""
+    """Close stdin, 0.5 s, SIGTERM the group, 2 s, SIGKILL the group, reap (docs/mcp.md#lifetime-and-shutdown)."""
     if proc.stdin is not None:
         with contextlib.suppress(Exception):
             proc.stdin.close()
@@ -154,7 +154,7 @@ class HttpStatus:
 
 
 RETRY_DELAYS = (0.25, 1.0)
-"""Waits before the second and third attempt of an HTTP connect (extensions §6.7)."""
+"""Waits before the second and third attempt of an HTTP connect (docs/mcp.md#reconnect-and-logs)."""
 
 
 def _retriable(exc: BaseException, status: int | None) -> bool:

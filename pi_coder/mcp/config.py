@@ -1,4 +1,4 @@
-"""``mcp.json`` files (extensions §6.2): Pi's ``mcpServers`` shape, validated, merged, edited.
+"""``mcp.json`` files (docs/mcp.md#configuration): Pi's ``mcpServers`` shape, validated, merged, edited.
 
 ``load_servers(cwd, project_trusted=...)`` reads ``<config>/mcp.json`` and, for a trusted folder,
 ``.pi/mcp.json``; a project entry replaces the global one of the same name, and one without

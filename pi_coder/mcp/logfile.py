@@ -1,4 +1,4 @@
-"""``logs_dir()/mcp.log`` (extensions §6.7): servers' ``notifications/message`` and the SDK's own warnings.
+"""``logs_dir()/mcp.log`` (docs/mcp.md#reconnect-and-logs): servers' ``notifications/message`` and the SDK's own warnings.
 
 One line each, ``<time> [<server>] <level> <logger>: <message>``, the file rotated to ``mcp.log.1``
 past 5 MB. The SDK logs through :mod:`logging` (``mcp.*``); without a handler Python would print

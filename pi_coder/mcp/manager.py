@@ -1,4 +1,4 @@
-"""The MCP servers of one process (extensions §6.4-6.8): background connections, tools, shutdown.
+"""The MCP servers of one process (docs/mcp.md#start-up): background connections, tools, shutdown.
 
 ``McpManager(config, cwd)`` is built at start-up (no SDK import); ``attach(session, notify)``
 names the session whose tools the servers' tools join, and ``start()`` (called once a loop runs, or by the first
@@ -37,7 +37,7 @@ SEARCH_TOOL = "tool_search"
 """The name of :func:`pi_coder.mcp.search.search_tool`'s tool."""
 
 DIRECT_LIMIT = 40
-"""More direct MCP tools than this: one notice suggests ``deferred`` (extensions §6.5)."""
+"""More direct MCP tools than this: one notice suggests ``deferred`` (docs/mcp.md#tools)."""
 
 
 def _kill_leftovers() -> None:
@@ -501,7 +501,7 @@ class McpManager:
                 await asyncio.wait_for(server.settled.wait(), server.config.timeout + 1)
 
     def reload(self, config: ConfigResult) -> list[str]:
-        """``/reload`` (extensions §6.8): servers whose configuration changed reconnect, removed ones
+        """``/reload`` (docs/mcp.md#lifetime-and-shutdown): servers whose configuration changed reconnect, removed ones
         stop, new ones connect, unchanged ones keep their connection (an ``enabled``, ``exposure`` or
         ``toolExposure`` change acts without reconnecting where it can). Returns the new config errors;
         the stopping and connecting run in the background (:meth:`wait_reloaded`)."""

@@ -1,4 +1,4 @@
-"""``tool_search`` (extensions §6.5): finds deferred MCP tools by name and description and declares them.
+"""``tool_search`` (docs/mcp.md#tools): finds deferred MCP tools by name and description and declares them.
 
 Active while some enabled server may have ``deferred`` tools (from start-up: a search first
 waits for such servers still connecting). A search ranks those tools by

@@ -1,4 +1,4 @@
-"""MCP tools as agent tools (extensions §6.5): names, declared schemas, result conversion.
+"""MCP tools as agent tools (docs/mcp.md#tools): names, declared schemas, result conversion.
 
 Results are converted from their JSON form (``model_dump(by_alias=True, mode="json")``), so this
 module never imports the SDK.

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 import sys
 from typing import Any
 
@@ -54,12 +56,17 @@ def run_checkpoints_command(args: list[str]) -> int:
         print("No checkpoints stored")
         return 0
     everything = len(args) == 2
-    total_refs = total_bytes = 0
+    total_refs = total_bytes = gone = 0
     for folder in sorted(root.iterdir()):
         cwd_file = folder / "cwd"
         if not cwd_file.is_file():
             continue
-        repo = ShadowRepo(cwd_file.read_text().strip(), root)
+        cwd = cwd_file.read_text().strip()
+        if not os.path.isdir(cwd):  # the folder is gone: so are its checkpoints
+            shutil.rmtree(folder, ignore_errors=True)
+            gone += 1
+            continue
+        repo = ShadowRepo(cwd, root)
         repo.dir, repo.git_dir = folder, folder / "git"
         try:
             days = -1 if everything else settings.max_age_days
@@ -69,5 +76,6 @@ def run_checkpoints_command(args: list[str]) -> int:
             continue
         total_refs += removed
         total_bytes += size
-    print(f"Pruned {total_refs} snapshots; {total_bytes / 1e6:.1f} MB of checkpoints kept")
+    note = f"; removed the stores of {gone} folders that no longer exist" if gone else ""
+    print(f"Pruned {total_refs} snapshots; {total_bytes / 1e6:.1f} MB of checkpoints kept{note}")
     return 0

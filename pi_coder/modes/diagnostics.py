@@ -32,6 +32,8 @@ def startup_diagnostics(
     lines.append("tools: " + (", ".join(session.tool_names) or "none"))
     lines.append("context files: " + (", ".join(session.context_files) or "none"))
     lines.append(f"prompt templates: {len(session.prompt_templates)}")
+    packages = getattr(session.discovered_paths, "packages", None) or []
+    lines.extend(f"package: {line}" for line in packages)
     store = plan.store
     where = store.session_file if store.is_persisted else "not saved"
     lines.append(f"session: {store.session_id} ({where})")

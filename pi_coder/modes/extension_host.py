@@ -1,4 +1,4 @@
-"""Start-up and shutdown of extensions for every mode (extensions §1.5, §1.7, §3.4).
+"""Start-up and shutdown of extensions for every mode (docs/extensions-runtime.md#start-up-sequence, docs/extensions-runtime.md#errors-and-isolation, docs/extensions-runtime.md#flags).
 
 ``load_for_startup`` discovers and loads the extensions before the session is built (so their
 providers are there for model resolution), ``resolve_flags`` is the command line's second pass,
@@ -32,6 +32,7 @@ __all__ = [
     "bind",
     "error_line",
     "help_flags",
+    "load_failures",
     "load_for_startup",
     "resolve_flags",
     "select_tools",
@@ -66,7 +67,7 @@ def _specs(data: dict[str, Any]) -> list[str]:
 
 
 def trust_handlers(options: CliOptions, cwd: str, loaded: LoadedSettings) -> list[Any]:
-    """The extensions' ``project_trust`` handlers (§7.3), as ``permissions.trust`` handlers.
+    """The extensions' ``project_trust`` handlers (docs/permissions.md#deciding-trust), as ``permissions.trust`` handlers.
 
     Only when a decision is still open (no ``-a``/``-na``, the folder has project resources):
     the pre-trust extensions (``-e``, global, entry points) load in a throw-away runner without
@@ -104,8 +105,12 @@ def load_for_startup(
     global_specs, project_specs = _specs(loaded.global_data), _specs(loaded.project_data)
     if not options.extensions and options.no_extensions:
         return None
+    packaged = not options.no_extensions and (
+        bool(loaded.global_data.get("packages")) or (project_trusted and bool(loaded.project_data.get("packages")))
+    )
     if not (
-        options.extensions
+        packaged
+        or options.extensions
         or global_specs
         or (project_trusted and (project_specs or (Path(cwd) / ".pi" / "extensions").is_dir()))
         or (home / "extensions").is_dir()
@@ -134,6 +139,7 @@ def load_for_startup(
             project_specs=_specs(loaded.project_data),
             no_extensions=options.no_extensions,
             project_trusted=project_trusted,
+            packages=_package_sources(cwd, loaded, project_trusted) if not options.no_extensions else (),
         )
         for spec, problem in problems:
             runner.report(Extension(path=spec, name=spec), "load", ExtensionLoadError(problem))
@@ -146,6 +152,30 @@ def load_for_startup(
     runner.rediscover = find
     load_extensions(runner, find())
     return runner
+
+
+def _package_sources(cwd: str, loaded: LoadedSettings, project_trusted: bool) -> list[Any]:
+    """The installed packages' extensions as loader sources (docs/packages.md)."""
+    if not loaded.global_data.get("packages") and not (project_trusted and loaded.project_data.get("packages")):
+        return []
+    from pi_coder.extensions.types import Source
+    from pi_coder.packages.active import active_packages
+
+    sources = []
+    for package in active_packages(cwd, loaded.global_data, loaded.project_data, project_trusted=project_trusted):
+        for ext in package.extensions:
+            identity = f"package:{package.entry.source.identity}:{ext.name}" if ext.kind == "entry_point" else ext.target
+            sources.append(
+                Source(
+                    identity=identity,
+                    name=ext.name,
+                    kind=cast("Any", ext.kind),
+                    target=ext.target,
+                    scope="package",
+                    sys_paths=tuple(package.sys_paths),
+                )
+            )
+    return sources
 
 
 def help_flags(specs: Sequence[str], cwd: str) -> list[tuple[str, str, str]]:
@@ -206,7 +236,7 @@ def tool_names(runner: ExtensionRunner | None, *, default_active: bool = False) 
 
 
 def select_tools(runner: ExtensionRunner | None, options: CliOptions, names: Sequence[str]) -> None:
-    """Activate exactly the plan's ``names`` (built-in and extension tools, §3.1) once extension
+    """Activate exactly the plan's ``names`` (built-in and extension tools, docs/extensions-runtime.md#tools) once extension
     tools are registered; without tool options the extensions' tools simply join the built-ins."""
     if runner is None:
         return
@@ -229,6 +259,17 @@ def error_line(record: ExtensionErrorEvent) -> str:
 def _stderr_sink(record: ExtensionErrorEvent) -> None:
     with contextlib.suppress(OSError, ValueError):
         print(f"pi: {error_line(record)}", file=sys.stderr, flush=True)
+
+
+def load_failures(session: AgentSession) -> list[str]:
+    """Print and json mode: one ``Error: Failed to load extension ...`` line per extension that did
+    not load (Pi's wording; the run then exits 1)."""
+    runner = cast("ExtensionRunner | None", session.extensions)
+    if runner is None:
+        return []
+    return [
+        f'Error: Failed to load extension "{record.extension_path}": {record.error}' for record in runner.load_errors()
+    ]
 
 
 async def start(session: AgentSession, mode: str, ui: UIProtocol | None = None) -> None:

@@ -42,6 +42,7 @@ from pi_coder.core.events import (
     QueueChanged,
     SessionNameChanged,
     SessionSwitched,
+    SubagentEvent,
     SummarizationRetryAttemptStart,
     SummarizationRetryFinished,
     SummarizationRetryScheduled,
@@ -134,6 +135,7 @@ class JsonLineWriter:
                 | Notice()
                 | ExtensionErrorEvent()
                 | EntryAppendedEvent()
+                | SubagentEvent()
             ):
                 return data
             case _:

@@ -46,9 +46,10 @@ def write_crash_log(exc: BaseException) -> Path | None:
         folder = ensure_private_dir(logs_dir())
         path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
         from pi_coder import __version__
+        from pi_coder.ai.secrets import redact
 
-        text = f"pi_coder {__version__}, Python {sys.version.split()[0]}\n\n" + "".join(
-            traceback.format_exception(exc)
+        text = redact(
+            f"pi_coder {__version__}, Python {sys.version.split()[0]}\n\n" + "".join(traceback.format_exception(exc))
         )
         path.write_text(text, encoding="utf-8")
         return path

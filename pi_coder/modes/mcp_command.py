@@ -1,4 +1,4 @@
-"""``pi mcp list|add|remove`` (extensions §6.6): the servers of ``mcp.json``, outside a session.
+"""``pi mcp list|add|remove`` (docs/mcp.md#commands): the servers of ``mcp.json``, outside a session.
 
 ``list`` connects the enabled servers in parallel and prints one block each; it reads the
 project's ``.pi/mcp.json`` only for a folder with saved trust or with ``-a``. ``add`` and

@@ -1,4 +1,4 @@
-"""MCP servers for every mode (extensions §6.4): set up at start-up, started once a loop runs.
+"""MCP servers for every mode (docs/mcp.md#start-up): set up at start-up, started once a loop runs.
 
 ``setup`` reads the ``mcp.json`` files only when one exists (the global one, or the project's
 in a trusted folder), so a run without servers never imports :mod:`pi_coder.mcp`, let alone the
@@ -173,7 +173,7 @@ def _make(session: AgentSession, mcp_filter: list[str] | None, *, project_truste
 
 
 def _reload(session: AgentSession, mcp_filter: list[str] | None) -> list[str]:
-    """``/reload``: apply the re-read ``mcp.json`` files (extensions §6.8); the new config errors."""
+    """``/reload``: apply the re-read ``mcp.json`` files (docs/mcp.md#lifetime-and-shutdown); the new config errors."""
     trusted = session.project_trust is None or session.project_trust.trusted
     manager: McpManager | None = session.mcp
     if manager is None:

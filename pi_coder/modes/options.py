@@ -95,8 +95,14 @@ class CliOptions(StartupOptions):
     """``--permission-mode``: auto, ask, accept-edits, plan, deny (overrides ``permissions.mode``)."""
     sandbox: str | None = None
     """``--sandbox``: off, workspace-write, read-only (overrides ``sandbox.mode``)."""
+    max_turns: int | None = None
+    """``--max-turns``: the run's turn limit (parent and subagents together)."""
+    max_budget_usd: float | None = None
+    """``--max-budget-usd``: the run's spending limit in USD (parent and subagents together)."""
+    no_subagents: bool = False
+    """``--no-subagents``: no ``task`` tool."""
     flag_tokens: list[tuple[str, str | None, int]] = field(default_factory=list)
-    """Unknown ``--name[=value]`` options with the index of the next message (extension flags, §3.4)."""
+    """Unknown ``--name[=value]`` options with the index of the next message (extension flags, docs/extensions-runtime.md#flags)."""
 
     @property
     def trust_flag(self) -> bool | None:

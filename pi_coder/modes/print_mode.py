@@ -47,13 +47,15 @@ from pi_coder.core.events import (
     QueueChanged,
     SessionNameChanged,
     SessionSwitched,
+    SubagentEvent,
     SummarizationRetryAttemptStart,
     SummarizationRetryFinished,
     SummarizationRetryScheduled,
     ThinkingLevelChanged,
 )
 from pi_coder.modes import mcp_host
-from pi_coder.modes.stop_signals import StopSignals, exit_code_for
+from pi_coder.modes.stop_signals import StopNow, StopSignals, exit_code_for
+from pi_coder.subagents.budget import limit_stop
 
 if TYPE_CHECKING:
     from pi_coder.ai.types import AssistantMessage
@@ -74,7 +76,12 @@ def run_print_mode(startup: Startup, *, output: Literal["text", "json"] = "text"
         by max_tokens), or 128 + the
         signal that stopped the run (130 for Ctrl+C, 143 for SIGTERM, 129 for SIGHUP).
     """
-    return asyncio.run(_run(startup, output))
+    try:
+        return asyncio.run(_run(startup, output))
+    except StopNow as exc:  # raised outside the main task: the session was closed by cancellation
+        with contextlib.suppress(OSError):
+            print("Aborted.", file=sys.stderr)
+        return exit_code_for(exc.signum)
 
 
 class _Interrupt(StopSignals):
@@ -83,6 +90,8 @@ class _Interrupt(StopSignals):
     def __init__(self, session: AgentSession) -> None:
         def stop(_signum: int) -> None:
             session.abort()
+            if session.extensions is not None:  # a handler awaiting forever (before_agent_start)
+                session.extensions.cancel_handlers()
 
         super().__init__(stop)
 
@@ -101,34 +110,57 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
         session.subscribe(writer.write_event)
     else:
         session.subscribe(_note_to_stderr)
-    interrupt = _Interrupt(session)
-    interrupt.install()
     if session.extensions is not None:
         from pi_coder.modes import extension_host
 
-        await extension_host.start(session, "json" if output == "json" else "print")
+        failures = extension_host.load_failures(session)
+        if failures:  # as Pi: a broken extension stops a print run before it starts
+            for line in failures:
+                print(line, file=sys.stderr)
+            print('Hint: Start without extensions using "pi -ne".', file=sys.stderr)
+            await session.close()
+            return 1
+    interrupt = _Interrupt(session)
+    interrupt.install()
+    stopped: int | None = None
+    code = 0
+    limited = False
     try:
-        for index, text in enumerate(startup.prompts):
-            if mcp_host.handles(session, text):  # `/mcp`: the server table, no model call
-                await _mcp_command(session, text, output)
-                continue
-            await session.prompt(text, startup.images if index == 0 else None)
-            if output == "json":
-                writer.write(settled_event(session.messages))
-            if interrupt.fired or _failed(session):
-                break
+        if session.extensions is not None:
+            await extension_host.start(session, "json" if output == "json" else "print")
+        try:
+            for index, text in enumerate(startup.prompts):
+                if mcp_host.handles(session, text):  # `/mcp`: the server table, no model call
+                    await _mcp_command(session, text, output)
+                    continue
+                await session.prompt(text, startup.images if index == 0 else None)
+                if output == "json":
+                    writer.write(settled_event(session.messages))
+                if interrupt.fired or _failed(session) or limit_stop(session) is not None:
+                    break
+        except StopNow as exc:  # a second signal while something blocked the loop
+            stopped = exc.signum
+            session.abort()
+        finally:
+            interrupt.uninstall()
+        limited = limit_stop(session) is not None  # --max-turns / --max-budget-usd ended the run
+        if stopped is None and interrupt.received is None and output == "text":
+            if session.extensions is not None:
+                await session.extensions.settle()  # work extensions started may still answer
+            code = _print_final(session)  # before session_shutdown: a slow handler cannot lose it
+            if limited:
+                code = 1
     finally:
-        interrupt.uninstall()
         if session.extensions is not None:
             await extension_host.stop(session)
         await session.close()
-    if interrupt.received is not None:
+    received = stopped if stopped is not None else interrupt.received
+    if received is not None:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
             print("Aborted.", file=sys.stderr)
-        return exit_code_for(interrupt.received)
+        return exit_code_for(received)
     if output == "json":
-        return 1 if writer.closed else 0
-    code = _print_final(session)
+        return 1 if writer.closed or limited else 0
     # The answer is printed all the same; the exit code says the session is not all on disk.
     return 1 if session.store.write_error is not None else code
 
@@ -179,6 +211,7 @@ def _note_to_stderr(event: Event) -> None:
             | SummarizationRetryFinished()
             | ExtensionErrorEvent()
             | EntryAppendedEvent()
+            | SubagentEvent()
         ):
             pass
         case _:

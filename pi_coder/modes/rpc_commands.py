@@ -78,10 +78,10 @@ async def _prompt(server: RpcHost, command: t.PromptCommand) -> Any:
 
     text, images, behavior = command.message, command.images, command.streaming_behavior
     session = server.session
-    if mcp_host.handles(session, text):  # `/mcp`: the server table as a notify, no model call (§6.6)
+    if mcp_host.handles(session, text):  # `/mcp`: the server table as a notify, no model call (docs/mcp.md#commands)
         server.spawn(_mcp_command(server, text))
         return {"disposition": "handled"}
-    if session.extensions is not None:  # an extension command runs at once; `input` may handle it (§2.2)
+    if session.extensions is not None:  # an extension command runs at once; `input` may handle it (docs/extensions-runtime.md#order-within-one-prompt)
         found = session.extensions.find_command(text.strip())
         if found is not None:
             server.spawn(session.extensions.run_command(*found))
@@ -146,7 +146,7 @@ def _no_extension_command(server: RpcHost, text: str) -> None:
 
 @_command(t.GetCommandsCommand)
 async def _get_commands(server: RpcHost, command: t.GetCommandsCommand) -> Any:
-    """Pi's shape: extension commands, prompt templates, then ``skill:<name>`` (extensions §3.2)."""
+    """Pi's shape: extension commands, prompt templates, then ``skill:<name>`` (docs/extensions-runtime.md#commands)."""
     session = server.session
     records = list(session.extensions.command_records()) if session.extensions is not None else []
     for template in session.prompt_templates:
@@ -493,6 +493,7 @@ def _restored(result: Any) -> Any:
 
 @_command(t.GetCheckpointsCommand)
 async def _get_checkpoints(server: RpcHost, command: t.GetCheckpointsCommand) -> Any:
+    await server.session.checkpoints.settled()  # the last run's entry may still be being written
     return {"checkpoints": [info.to_json_dict() for info in server.session.checkpoints.list()]}
 
 

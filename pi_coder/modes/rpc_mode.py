@@ -110,7 +110,8 @@ class RpcServer:
             from pi_coder.modes import extension_host
             from pi_coder.modes.rpc_ui import RpcUI
 
-            self.ui = RpcUI(self.writer)
+            wait = self.session.settings.permissions.rpc_dialog_timeout
+            self.ui = RpcUI(self.writer, default_timeout=wait or None)
             await extension_host.start(self.session, "rpc", self.ui)
         try:
             while (line := await queue.get()) is not None:

@@ -1,8 +1,10 @@
-"""``ctx.ui`` in RPC mode: the ``extension_ui_request`` / ``extension_ui_response`` sub-protocol (§4.3).
+"""``ctx.ui`` in RPC mode: the ``extension_ui_request`` / ``extension_ui_response`` sub-protocol (docs/extensions-runtime.md#rpc-ui-sub-protocol).
 
 Dialogs (``select``, ``confirm``, ``input``, ``editor``) write a request with a fresh uuid4 id and
 wait for the client's answer line; timeouts (sent as ``timeout`` in ms) and an aborted signal
-resolve them with the cancel value here. Late answers and unknown ids are ignored; malformed
+resolve them with the cancel value here. A dialog without a timeout of its own gets the
+``permissions.rpc_dialog_timeout`` setting (300 s; 0 waits forever), so a client that never
+answers cannot hold a permission question open: it is refused on expiry. Late answers and unknown ids are ignored; malformed
 answers count as cancelled; end of input cancels every pending dialog. Other methods are
 fire-and-forget requests.
 """
@@ -15,6 +17,8 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from pi_coder.extensions.ui import UIDefaults
+
 if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
     from pi_coder.modes.jsonl import JsonLineWriter
@@ -24,11 +28,14 @@ __all__ = ["RpcUI"]
 _CANCELLED: dict[str, Any] = {"cancelled": True}
 
 
-class RpcUI:
+class RpcUI(UIDefaults):
+    """``ctx.ui`` over RPC; ``custom()`` runs its ``fallback`` (a Textual widget cannot cross the wire)."""
+
     has_ui = True
 
-    def __init__(self, writer: JsonLineWriter) -> None:
+    def __init__(self, writer: JsonLineWriter, *, default_timeout: float | None = None) -> None:
         self._writer = writer
+        self._default_timeout = default_timeout
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._closed = False
 
@@ -50,6 +57,8 @@ class RpcUI:
     async def _ask(self, method: str, fields: dict[str, Any], timeout: float | None, signal: AbortSignal | None) -> dict[str, Any]:
         if self._closed:
             return _CANCELLED
+        if timeout is None:
+            timeout = self._default_timeout
         request_id = str(uuid.uuid4())
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future

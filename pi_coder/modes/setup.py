@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -102,13 +102,14 @@ def prepare(
     stdin_text: str | None = None,
     ask_trust: TrustAsker | None = None,
     trust_handlers: Sequence[TrustHandler] = (),
+    settings_overrides: Mapping[str, Any] | None = None,
 ) -> Startup:
     """Build the session and prompts for ``options``.
 
-    Trust in the project folder is decided first (extensions §7.3), before anything the folder
+    Trust in the project folder is decided first (docs/permissions.md#deciding-trust), before anything the folder
     controls is read or the session store is created: ``ask_trust`` is called in interactive mode
     when nothing else decides; ``trust_handlers`` come before the extensions' ``project_trust``
-    handlers.
+    handlers. ``settings_overrides`` (the SDK's ``settings=``) replace top-level settings in memory.
 
     Raises:
         UserError: Invalid models.toml, unknown model or provider, missing key or no model at
@@ -133,6 +134,8 @@ def prepare(
     trust = _decide_trust(options, cwd, loaded, ask_trust if interactive else None, handlers, notices)
     if trust.trusted and loaded.project_path.is_file():  # the gated project keys apply after all
         loaded = load_settings(cwd, project_trusted=True)
+    if settings_overrides:
+        override_settings(loaded, settings_overrides)
     # The scripted demo provider is only registered when asked for, so it never shows up as
     # "available" in --list-models or the model picker.
     wants_faux = (options.provider or "").lower() == "faux" or (options.model or "").startswith("faux")
@@ -142,6 +145,11 @@ def prepare(
 
     if configure_safety(options.permission_mode, options.sandbox, loaded, cwd) and BUILTIN_SPEC not in options.extensions:
         options.extensions.append(BUILTIN_SPEC)
+    from pi_coder.subagents import startup as subagents
+
+    spec = subagents.wanted_extension(cwd, loaded, disabled=options.no_subagents, trusted=trust.trusted)
+    if spec is not None and spec not in options.extensions:
+        options.extensions.append(spec)
     from pi_coder.hooks.startup import HOOKS_SPEC, configure_hooks
 
     if configure_hooks(options.no_hooks, loaded, cwd, models, trusted=trust.trusted, notices=notices):
@@ -182,6 +190,7 @@ def prepare(
         skills=_skill_loader(options, cwd, loaded, trust.trusted),
         extension_tools=extension_host.tool_names(extensions),
         extension_defaults=extension_host.tool_names(extensions, default_active=True),
+        packages=_package_loader(cwd, loaded, trust.trusted),
     )
     # The settings' own warnings reach the user through the session's start-up notices.
     notices.extend(n for n in plan.notices if n not in loaded.warnings and n not in notices)
@@ -193,6 +202,7 @@ def prepare(
             notices.append(problem)
 
     session = create_agent_session(plan)
+    subagents.install_budget(session, options.max_turns, options.max_budget_usd)
     extension_host.bind(extensions, session)
     extension_host.select_tools(extensions, options, plan.tool_names)
     from pi_coder.modes import mcp_host
@@ -204,6 +214,29 @@ def prepare(
 
         print_startup_diagnostics(plan, session, loaded, elapsed=time.perf_counter() - started)
     return Startup(session=session, prompts=prompts, images=images, notices=notices, trust=trust)
+
+
+def override_settings(loaded: LoadedSettings, overrides: Mapping[str, Any]) -> None:
+    """Replace top-level settings in memory (a table merges into the loaded one); nothing is saved.
+
+    Raises:
+        UserError: An unknown key or an invalid value.
+    """
+    from pydantic import BaseModel, ValidationError
+
+    from pi_coder.settings import Settings
+
+    plain = loaded.settings
+    for key, value in overrides.items():
+        if key not in Settings.model_fields:
+            raise UserError(f"unknown setting {key!r} (see settings.example.toml)")
+        current = getattr(plain, key)
+        merged = {**current.model_dump(), **value} if isinstance(current, BaseModel) and isinstance(value, Mapping) else value
+        try:
+            checked = Settings.model_validate({key: merged})
+        except ValidationError as exc:
+            raise UserError(f"invalid value for setting {key}: {exc.errors()[0]['msg']}") from None
+        setattr(plain, key, getattr(checked, key))
 
 
 def _discover_local(options: CliOptions, models: Models, loaded: LoadedSettings, notices: list[str]) -> None:
@@ -218,8 +251,26 @@ def _discover_local(options: CliOptions, models: Models, loaded: LoadedSettings,
         notices.append(found_notice(found))
 
 
+def _package_loader(cwd: str, loaded: LoadedSettings, trusted: bool) -> Callable[[], Any]:
+    """The installed packages' resource paths (docs/packages.md), read at start and on ``/reload``
+    (``loaded`` is re-read in place); None while no settings file lists a package."""
+
+    def load() -> Any:
+        if not loaded.global_data.get("packages") and not (trusted and loaded.project_data.get("packages")):
+            return None
+        from dataclasses import replace
+
+        from pi_coder.packages.active import active_packages, package_paths
+
+        warnings: list[str] = []
+        found = active_packages(cwd, loaded.global_data, loaded.project_data, project_trusted=trusted, warnings=warnings)
+        return replace(package_paths(found), notices=tuple(warnings))
+
+    return load
+
+
 def _skill_loader(options: CliOptions, cwd: str, loaded: LoadedSettings, trusted: bool) -> Any:
-    """A callable discovering the skills (extensions §5.2), called at start and on ``/reload``."""
+    """A callable discovering the skills (docs/architecture.md#skill-locations), called at start and on ``/reload``."""
 
     def load(extra_paths: Sequence[str] = ()) -> Any:  # extra: resources_discover paths
         from pi_coder.paths import config_dir

@@ -21,7 +21,7 @@ from pi_coder.tools import kill_running_commands as kill_shell_commands
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["STOP_SIGNALS", "StopSignals", "exit_code_for", "install_backstop", "kill_running_commands"]
+__all__ = ["STOP_SIGNALS", "StopNow", "StopSignals", "exit_code_for", "install_backstop", "kill_running_commands"]
 
 STOP_SIGNALS: tuple[int, ...] = tuple(
     sig for sig in (getattr(signal, name, None) for name in ("SIGINT", "SIGTERM", "SIGHUP")) if sig is not None
@@ -58,37 +58,83 @@ def install_backstop() -> None:
                 signal.signal(sig, _backstop)
 
 
+class StopNow(KeyboardInterrupt):
+    """Raised in the main thread by a stop signal while the event loop has not taken the first
+    one (something blocks it, e.g. an extension handler in ``time.sleep``): the mode unwinds,
+    closes the session and exits with ``128 + signum``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+BLOCKED_GRACE = 2.0
+"""Seconds a blocked event loop gets to take a SIGTERM/SIGHUP before ``StopNow`` is raised."""
+
+
 class StopSignals:
     """While installed, the first stop signal calls ``on_stop(signum)`` inside the event loop.
 
-    The handlers are removed at the first signal, so a second one acts as before (Ctrl+C
-    raises ``KeyboardInterrupt``; SIGTERM/SIGHUP go to the backstop): a stuck abort can
-    still be interrupted.
+    The handlers are removed once the loop takes the signal, so a second one acts as before
+    (Ctrl+C raises ``KeyboardInterrupt``; SIGTERM/SIGHUP go to the backstop): a stuck abort can
+    still be interrupted. When the loop is blocked (a synchronous extension handler), a second
+    signal, or a SIGTERM/SIGHUP not taken within ``BLOCKED_GRACE`` seconds, raises
+    :class:`StopNow` in the main thread.
     """
 
     def __init__(self, on_stop: Callable[[int], None]) -> None:
         self._on_stop = on_stop
         self._loop: asyncio.AbstractEventLoop | None = None
         self._previous: dict[int, Any] = {}
+        self._pending: int | None = None
         self.received: int | None = None
         """The signal that stopped the run, if one did."""
 
     def install(self) -> None:
-        """Install the handlers on the running loop (no-op off the main thread or on Windows)."""
+        """Install the handlers for the running loop (no-op off the main thread)."""
         import asyncio
 
         loop = asyncio.get_running_loop()
         for sig in STOP_SIGNALS:
             try:
                 previous = signal.getsignal(sig)
-                loop.add_signal_handler(sig, self._fire, sig)
-            except (NotImplementedError, RuntimeError, ValueError):
+                signal.signal(sig, self._handle)
+            except (ValueError, OSError):
                 continue
             self._previous[sig] = previous
         if self._previous:
             self._loop = loop
 
+    def _handle(self, signum: int, frame: Any) -> None:
+        """Python-level handler: runs in the main thread between bytecodes, even inside ``time.sleep``."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            raise StopNow(signum)
+        if self._pending is not None:  # the loop did not take the first signal: it is blocked
+            self.received = self._pending
+            raise StopNow(self._pending)
+        self._pending = signum
+        loop.call_soon_threadsafe(self._fire, signum)
+        if signum != signal.SIGINT:
+            import threading
+
+            timer = threading.Timer(BLOCKED_GRACE, self._nudge, (signum,))
+            timer.daemon = True
+            timer.start()
+
+    def _nudge(self, signum: int) -> None:
+        if self._pending == signum and self._loop is not None:
+            with contextlib.suppress(OSError, ValueError):
+                import threading
+
+                main = threading.main_thread().ident
+                if main is not None:
+                    signal.pthread_kill(main, signum)
+
     def _fire(self, signum: int) -> None:
+        self._pending = None
+        if self._loop is None:
+            return
         self.received = signum
         self.uninstall()
         self._on_stop(signum)
@@ -104,6 +150,5 @@ class StopSignals:
                 # Ctrl+C must stop at once.
                 previous = signal.default_int_handler if sig == signal.SIGINT else signal.SIG_DFL
             with contextlib.suppress(ValueError, OSError, RuntimeError):
-                loop.remove_signal_handler(sig)
                 signal.signal(sig, previous)
         self._previous.clear()

@@ -1,4 +1,4 @@
-"""The permission gate as a first-party extension (``builtin:permissions``, extensions §2 ``tool_call``).
+"""The permission gate as a first-party extension (``builtin:permissions``, docs/extensions-runtime.md#dispatch ``tool_call``).
 
 ``pi_coder.modes.extension_host`` loads it (last, so it sees the input other extensions edited)
 whenever a permission mode other than ``auto`` or any rule is configured; ``configure`` hands it
@@ -20,7 +20,8 @@ import contextlib
 import sys
 from typing import Any
 
-from pi_coder.permissions.policy import MODES, Policy
+from pi_coder.permissions.policy import MODES, Decision, Policy
+from pi_coder.tools._paths import lexical_path, pin
 
 __all__ = ["CYCLE_KEY", "PLAN_PROMPT", "configure", "current_policy", "register"]
 
@@ -54,6 +55,7 @@ def configure(policy: Policy | None) -> None:
 
 
 def current_policy() -> Policy | None:
+    """The policy ``configure`` set (None: none)."""
     return _policy
 
 
@@ -104,9 +106,9 @@ def _confine(command: str, ctx: Any) -> None:
     """Run ``command`` in the read-only sandbox; without bubblewrap, say once that it cannot."""
     global _parser_only_said
     from pi_coder.permissions import sandbox
-    from pi_coder.tools import _shell
+    from pi_coder.tools import confine
 
-    _shell.confine(command)
+    confine(command)
     problem = sandbox.confinement_problem()
     if problem is None or _parser_only_said:
         return
@@ -131,12 +133,25 @@ def register(pi: Any) -> None:
     if policy is None:
         return
 
+    def allowed(decision: Decision, call_id: str | None) -> None:
+        # The tool writes exactly the real path judged here (tools._paths.pin), never a path a
+        # symlink swapped in since.
+        if call_id is not None and decision.target is not None:
+            pin(call_id, decision.target)
+
     async def judge(
-        tool_name: str, args: dict[str, Any], read_only: bool, what: str, ctx: Any, ask_reason: bool = True
+        tool_name: str,
+        args: dict[str, Any],
+        read_only: bool,
+        what: str,
+        ctx: Any,
+        ask_reason: bool = True,
+        call_id: str | None = None,
     ) -> str | None:
         """None when the call may run, else the reason it may not (asking the user when needed)."""
         decision = policy.decide(tool_name, args, tool_read_only=read_only)
         if decision.action == "allow":
+            allowed(decision, call_id)
             if decision.confine:
                 _confine(str(args.get("command", "")), ctx)
             return None
@@ -149,11 +164,21 @@ def register(pi: Any) -> None:
                 f"refused {what}: it needs approval and there is no one to ask (permission mode {policy.mode})"
             )
             return f"Permission needed and no one could approve it: {what}"
+        spelled = args.get("path")
+        if (
+            decision.target is not None
+            and isinstance(spelled, str)
+            and (spelled.startswith(("@", "~")) or lexical_path(spelled, policy.cwd) != str(decision.target))
+        ):
+            what += f" (that is {decision.target})"  # the file itself, whatever the spelling
         title = f"Allow {what}?" + (f" ({decision.reason})" if decision.reason else "")
-        choice = await ctx.ui.select(title, list(ASK_OPTIONS), signal=ctx.signal)
+        options = [o for o in ASK_OPTIONS if o != ALLOW_ALWAYS or (decision.saveable and decision.rules)]
+        choice = await ctx.ui.select(title, options, signal=ctx.signal)
         if choice == ALLOW_ONCE:
+            allowed(decision, call_id)
             return None
         if choice in (ALLOW_SESSION, ALLOW_ALWAYS):
+            allowed(decision, call_id)
             for rule in decision.rules:
                 policy.session_rules.add_allow(rule)
             if choice == ALLOW_ALWAYS and decision.rules:
@@ -162,6 +187,8 @@ def register(pi: Any) -> None:
                 except Exception as exc:
                     ctx.ui.notify(f"Could not save the rule: {exc}", "warning")
             return None
+        if choice is None:
+            return "No one approved this call in time (the question was cancelled or timed out), so it was refused."
         reason = None
         if choice == DENY and ask_reason:
             reason = await ctx.ui.input("Reason for the model (optional)", "", signal=ctx.signal)
@@ -172,7 +199,9 @@ def register(pi: Any) -> None:
 
     async def on_tool_call(event: Any, ctx: Any) -> Any:
         what = _describe(event.tool_name, event.input)
-        reason = await judge(event.tool_name, event.input, _tool_read_only(ctx, event.tool_name), what, ctx)
+        reason = await judge(
+            event.tool_name, event.input, _tool_read_only(ctx, event.tool_name), what, ctx, call_id=event.tool_call_id
+        )
         return None if reason is None else {"block": True, "reason": reason}
 
     async def on_user_bash(event: Any, ctx: Any) -> Any:

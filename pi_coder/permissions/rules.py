@@ -10,7 +10,13 @@
   meets ``read(.env)``.
 - ``mcp__github__*``, ``write``: a tool name (glob) alone covers every call of the tool.
 
-Deny beats ask beats allow.
+Paths are matched on what they name: the argument goes through ``tools._paths.real_path`` (a
+leading ``@``, ``~``, ``..``, ``//``, ``/proc/self/root`` and symlinks at every component), so
+``@.env``, ``a/../.env`` and a symlink to ``.env`` all meet ``read(.env)``. Deny and ask rules
+also match the path as spelled (symlinks kept); allow rules match the real path only.
+
+Deny beats ask beats allow; an allow rule with a pattern beats the built-in secret rules (so
+"always allow" for ``cat .env`` holds), a bare ``read`` or ``bash`` does not.
 """
 
 from __future__ import annotations
@@ -23,14 +29,43 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from pi_coder.permissions.bash import Analysis, SimpleCommand
+from pi_coder.tools._paths import lexical_path, real_path
 
-__all__ = ["DEFAULT_SECRET_RULES", "PATH_TOOLS", "Rule", "RuleSet", "parse_rule", "RuleError"]
+__all__ = [
+    "DEFAULT_SECRET_RULES",
+    "PATH_TOOLS",
+    "Match",
+    "Rule",
+    "RuleSet",
+    "parse_rule",
+    "RuleError",
+    "secret_rules",
+]
 
 Verdict = Literal["allow", "ask", "deny"]
 
-DEFAULT_SECRET_PATTERNS = (".env", ".env.*", "*.pem", "id_rsa*", "~/.ssh/**", "~/.aws/credentials")
+DEFAULT_SECRET_PATTERNS = (
+    ".env",
+    ".env.*",
+    "*.pem",
+    "id_rsa*",
+    "~/.ssh/**",
+    "~/.aws/credentials",
+    "/proc/**/environ",
+)
 DEFAULT_SECRET_RULES = tuple(f"{tool}({p})" for p in DEFAULT_SECRET_PATTERNS for tool in ("read", "edit"))
-"""Asked in every mode but ``auto`` (``permissions.secret_rules = false`` drops them)."""
+"""Asked in every mode but ``auto`` (``permissions.secret_rules = false`` drops them); with
+:func:`secret_rules` adding the config folder's ``credentials.json`` and ``models.toml``."""
+
+
+def secret_rules() -> list[str]:
+    """The built-in secret rules, with the config folder's key files (``credentials.json``,
+    ``models.toml``) where the config folder is now."""
+    from pi_coder.paths import config_dir
+
+    folder = os.path.realpath(config_dir())
+    files = (os.path.join(folder, "credentials.json"), os.path.join(folder, "models.toml"))
+    return [*DEFAULT_SECRET_RULES, *(f"{tool}({f})" for f in files for tool in ("read", "edit"))]
 
 PATH_TOOLS: dict[str, tuple[str, ...]] = {
     "read": ("read", "grep", "find", "ls"),
@@ -105,25 +140,41 @@ def _expand(pattern: str) -> str:
     return os.path.expanduser(pattern) if pattern.startswith("~") else pattern
 
 
-def path_matches(pattern: str, path: str, cwd: str) -> bool:
-    """Whether ``path`` (as the model gave it) meets a path rule's ``pattern``."""
-    if not path:
-        return False
-    expanded = os.path.expanduser(path)
-    absolute = os.path.normpath(expanded if os.path.isabs(expanded) else os.path.join(cwd, expanded))
+def _real_prefix(pattern: str) -> str:
+    """An absolute pattern with the folders before its first wildcard resolved (symlinks)."""
+    cut = min((i for i, ch in enumerate(pattern) if ch in "*?"), default=len(pattern))
+    head, sep, tail = pattern[:cut].rpartition("/")
+    if not sep:
+        return pattern
+    return os.path.realpath(head or "/").rstrip("/") + "/" + tail + pattern[cut:]
+
+
+def _matches_one(pattern: str, absolute: str, bases: tuple[str, ...]) -> bool:
     if "/" not in pattern:
         return _glob(pattern, path=True).fullmatch(os.path.basename(absolute)) is not None
     pat = _expand(pattern)
     if os.path.isabs(pat):
-        return (
-            _glob(os.path.normpath(pat) if not pat.endswith("/**") else pat, path=True).fullmatch(absolute)
-            is not None
-        )
+        pat = os.path.normpath(pat) if not pat.endswith("/**") else pat
+        return any(_glob(p, path=True).fullmatch(absolute) is not None for p in dict.fromkeys((pat, _real_prefix(pat))))
     pat = pat[2:] if pat.startswith("./") else pat
-    rel = os.path.relpath(absolute, cwd)
-    if rel.startswith(".."):
+    for base in bases:
+        rel = os.path.relpath(absolute, base)
+        if not rel.startswith("..") and _glob(pat, path=True).fullmatch(rel) is not None:
+            return True
+    return False
+
+
+def path_matches(pattern: str, path: str, cwd: str, *, real_only: bool = False) -> bool:
+    """Whether ``path`` (as the model gave it) meets a path rule's ``pattern``: its real path
+    (:func:`pi_coder.tools._paths.real_path`) or, unless ``real_only``, its spelling with the
+    symlinks kept."""
+    if not path:
         return False
-    return _glob(pat, path=True).fullmatch(rel) is not None
+    candidates = [str(real_path(path, cwd))]
+    if not real_only:
+        candidates.append(lexical_path(path, cwd))
+    bases = tuple(dict.fromkeys((os.path.normpath(cwd), os.path.realpath(cwd))))
+    return any(_matches_one(pattern, a, bases) for a in dict.fromkeys(candidates))
 
 
 def tool_paths(tool_name: str, args: dict[str, Any]) -> list[str]:
@@ -134,6 +185,19 @@ def tool_paths(tool_name: str, args: dict[str, Any]) -> list[str]:
     if isinstance(value, str):
         return [value]
     return ["."] if tool_name in ("grep", "find", "ls") else []
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A rule verdict and the rule that gave it (``secret``: one of the built-in secret rules)."""
+
+    verdict: Verdict | None
+    rule: Rule | None = None
+    secret: bool = False
+
+
+def _secret_rules() -> list[str]:
+    return secret_rules()
 
 
 class RuleSet:
@@ -151,7 +215,7 @@ class RuleSet:
         self.allow = self._parse(allow)
         self.ask = self._parse(ask)
         self.deny = self._parse(deny)
-        self.secrets = [parse_rule(r) for r in DEFAULT_SECRET_RULES] if secret_rules else []
+        self.secrets = [parse_rule(r) for r in _secret_rules()] if secret_rules else []
 
     def _parse(self, items: Iterable[str]) -> list[Rule]:
         rules = []
@@ -186,55 +250,82 @@ class RuleSet:
         secrets: bool = True,
     ) -> Verdict | None:
         """The strongest rule verdict for one call, None when no rule speaks."""
-        ask_rules = [*self.ask, *self.secrets] if secrets else self.ask
-        if self._any(self.deny, tool_name, args, cwd, bash):
-            return "deny"
-        if self._any(ask_rules, tool_name, args, cwd, bash):
-            return "ask"
-        if self._all_allowed(tool_name, args, cwd, bash):
-            return "allow"
-        return None
+        return self.match(tool_name, args, cwd, bash=bash, secrets=secrets).verdict
 
-    def _any(
+    def match(
+        self,
+        tool_name: str,
+        args: dict[str, Any],
+        cwd: str,
+        *,
+        bash: Analysis | None = None,
+        secrets: bool = True,
+    ) -> Match:
+        """The verdict for one call and the rule that gave it: deny, the user's ask rules, allow
+        (a patterned allow rule also beats the secret rules), then the secret rules."""
+        hit = self._first(self.deny, tool_name, args, cwd, bash)
+        if hit is not None:
+            return Match("deny", hit)
+        hit = self._first(self.ask, tool_name, args, cwd, bash)
+        if hit is not None:
+            return Match("ask", hit)
+        secret = self._first(self.secrets, tool_name, args, cwd, bash) if secrets else None
+        if self._all_allowed(tool_name, args, cwd, bash, explicit=secret is not None):
+            return Match("allow")
+        if secret is not None:
+            return Match("ask", secret, secret=True)
+        return Match(None)
+
+    def _first(
         self, rules: Sequence[Rule], tool_name: str, args: dict[str, Any], cwd: str, bash: Analysis | None
-    ) -> bool:
+    ) -> Rule | None:
         for rule in rules:
             if tool_name == "bash" and bash is not None:
                 if rule.tool == "bash" and rule.covers_tool("bash"):
                     if rule.pattern is None:
-                        return True
+                        return rule
                     regex = _bash_pattern(rule.pattern)
                     if any(regex.fullmatch(c.text) or regex.fullmatch(c.raw_text) for c in bash.commands):
-                        return True
+                        return rule
                 elif rule.tool in PATH_TOOLS and rule.pattern is not None:
                     if any(_command_touches(c, rule, cwd) for c in bash.commands):
-                        return True
+                        return rule
                 continue
             if rule.covers_tool(tool_name) and self._pattern_hits(rule, tool_name, args, cwd):
-                return True
-        return False
+                return rule
+        return None
 
-    def _pattern_hits(self, rule: Rule, tool_name: str, args: dict[str, Any], cwd: str) -> bool:
+    def _pattern_hits(
+        self, rule: Rule, tool_name: str, args: dict[str, Any], cwd: str, *, real_only: bool = False
+    ) -> bool:
         if rule.pattern is None:
             return True
         if rule.tool in PATH_TOOLS:
-            return any(path_matches(rule.pattern, p, cwd) for p in tool_paths(tool_name, args))
+            return any(path_matches(rule.pattern, p, cwd, real_only=real_only) for p in tool_paths(tool_name, args))
         return False  # a pattern on a tool without a known argument: never matches
 
-    def _all_allowed(self, tool_name: str, args: dict[str, Any], cwd: str, bash: Analysis | None) -> bool:
-        if not self.allow:
+    def allows(
+        self, tool_name: str, args: dict[str, Any], cwd: str, bash: Analysis | None = None, *, explicit: bool = False
+    ) -> bool:
+        """Whether the allow rules cover the call (``explicit``: only rules with a pattern count)."""
+        return self._all_allowed(tool_name, args, cwd, bash, explicit=explicit)
+
+    def _all_allowed(
+        self, tool_name: str, args: dict[str, Any], cwd: str, bash: Analysis | None, *, explicit: bool = False
+    ) -> bool:
+        """Whether the allow rules cover the call (``explicit``: only rules with a pattern count)."""
+        allow = [r for r in self.allow if r.pattern is not None] if explicit else self.allow
+        if not allow:
             return False
         if tool_name == "bash":
             if bash is None or not bash.understood or not bash.commands:
-                return any(r.tool == "bash" and r.pattern is None for r in self.allow)
+                return any(r.tool == "bash" and r.pattern is None for r in allow)
             effective = [c for c in bash.commands if not c.wrapper]
-            return all(self._bash_allowed(c) for c in effective)
-        return any(
-            r.covers_tool(tool_name) and self._pattern_hits(r, tool_name, args, cwd) for r in self.allow
-        )
+            return all(self._bash_allowed(c, allow) for c in effective)
+        return any(r.covers_tool(tool_name) and self._pattern_hits(r, tool_name, args, cwd, real_only=True) for r in allow)
 
-    def _bash_allowed(self, cmd: SimpleCommand) -> bool:
-        for rule in self.allow:
+    def _bash_allowed(self, cmd: SimpleCommand, allow: Sequence[Rule]) -> bool:
+        for rule in allow:
             if rule.tool != "bash":
                 continue
             if rule.pattern is None:

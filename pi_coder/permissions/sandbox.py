@@ -162,15 +162,15 @@ def bwrap_argv(config: SandboxConfig, bwrap: str = "bwrap", *, user_namespace: b
 
 def install(config: SandboxConfig) -> None:
     """Route every bash tool and ``!`` command of this process through bubblewrap."""
-    from pi_coder.tools import _shell
+    from pi_coder.tools import set_command_wrapper
 
     if not config.active:
-        _shell.set_command_wrapper(None)
+        set_command_wrapper(None)
         return
     bwrap = find_bwrap()
     check_usable(bwrap)
     prefix = bwrap_argv(config, bwrap, user_namespace=_user_namespace(bwrap))
-    _shell.set_command_wrapper(lambda argv: [*prefix, *argv])
+    set_command_wrapper(lambda argv: [*prefix, *argv])
 
 
 # ---------------------------------------------------------------------------- read-only confinement
@@ -195,7 +195,7 @@ def install_confinement(cwd: str, *, hide_secrets: bool = True, hidden: Sequence
     """Let the permission gate confine commands it allowed as read-only (``_shell.confine``).
 
     bubblewrap is looked for on the first confined command, not at start-up."""
-    from pi_coder.tools import _shell
+    from pi_coder.tools import set_confine_wrapper
 
     def wrap(argv: list[str]) -> list[str] | None:
         bwrap, _ = _confine_bwrap()
@@ -206,7 +206,7 @@ def install_confinement(cwd: str, *, hide_secrets: bool = True, hidden: Sequence
         )
         return [*bwrap_argv(config, bwrap, user_namespace=_user_namespace(bwrap)), *argv]
 
-    _shell.set_confine_wrapper(wrap)
+    set_confine_wrapper(wrap)
 
 
 def sandbox_main(args: list[str]) -> int:

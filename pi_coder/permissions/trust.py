@@ -1,4 +1,4 @@
-"""Project trust: whether a folder's own ``.pi`` resources may be used (extensions §7).
+"""Project trust: whether a folder's own ``.pi`` resources may be used (docs/permissions.md#project-trust).
 
 A cloned repository controls its ``.pi/`` folder. Until the user trusts the folder, pi does not
 apply what could run a command, move data or instruct the model: the gated keys of
@@ -7,7 +7,7 @@ apply what could run a command, move data or instruct the model: the gated keys 
 ``.claude/settings.json`` and ``.claude/settings.local.json`` (and, once they exist, project
 extensions, skills and MCP servers). ``AGENTS.md``/``CLAUDE.md`` load regardless.
 
-The decision, in order (§7.3): ``-a``/``-na``; no project resource at all (trusted implicitly);
+The decision, in order (docs/permissions.md#deciding-trust): ``-a``/``-na``; no project resource at all (trusted implicitly);
 ``project_trust`` handlers (extensions, later); the saved decision for the folder or its nearest
 ancestor in ``<config>/trust.json``; the global ``default_project_trust`` (``ask``, ``always``,
 ``never``). ``ask`` is answered by the TUI's dialog; the other modes treat the folder as
@@ -56,7 +56,7 @@ TrustSource = Literal["flag", "implicit", "extension", "saved", "default", "sess
 ``trust.json``; ``default_project_trust``; chosen for this session only; not decided (untrusted)."""
 
 TrustChoice = Literal["trust", "trust_parent", "trust_session", "distrust", "distrust_session"]
-"""The answers of the trust dialog (§7.4); Esc is ``None``."""
+"""The answers of the trust dialog (docs/permissions.md#trust-dialog); Esc is ``None``."""
 
 TRUST_CHOICES: tuple[tuple[TrustChoice, str], ...] = (
     ("trust", "Trust"),
@@ -119,7 +119,7 @@ def trust_store_path() -> Path:
 
 
 def untrusted_notice(cwd: str | os.PathLike[str]) -> str:
-    """The one stderr line of print, json and rpc modes for an undecided folder (§7.3)."""
+    """The one stderr line of print, json and rpc modes for an undecided folder (docs/permissions.md#deciding-trust)."""
     return (
         f"pi: project folder {canonical_path(cwd)} is not trusted; its .pi settings, extensions, skills "
         "and MCP servers were not loaded (pass -a to trust it for this run)"
@@ -198,7 +198,7 @@ class TrustStore:
 
 
 def project_resources(cwd: str | os.PathLike[str]) -> list[str]:
-    """What the folder would load and run once trusted, one line each (§7.1, §7.4).
+    """What the folder would load and run once trusted, one line each (docs/permissions.md#project-controlled-resources, docs/permissions.md#trust-dialog).
 
     An empty list means the folder has nothing to decide about (a bare ``.pi/`` or
     ``.pi/sessions/`` does not count, nor a ``.pi/settings.toml`` with only harmless keys).
@@ -220,6 +220,8 @@ def project_resources(cwd: str | os.PathLike[str]) -> list[str]:
     for folder in _agents_skill_folders(root):
         lines.extend(_listing_line(folder, _shown(folder, root)))
     lines.extend(_listing_line(root / ".claude" / "skills", ".claude/skills"))
+    lines.extend(_folder_line(pi / "agents", ".pi/agents", "agent", (".md",)))  # subagents (docs/subagents.md)
+    lines.extend(_folder_line(root / ".claude" / "agents", ".claude/agents", "agent", (".md",)))
     for name in ("settings.json", "settings.local.json"):
         lines.extend(_claude_hooks_line(root / ".claude" / name))
     return lines
@@ -233,7 +235,7 @@ def decide_project_trust(
     handlers: Sequence[TrustHandler] = (),
     warnings: list[str] | None = None,
 ) -> TrustDecision | None:
-    """Decide trust for ``cwd`` without asking anyone (§7.3 steps 1-5).
+    """Decide trust for ``cwd`` without asking anyone (docs/permissions.md#deciding-trust steps 1-5).
 
     Args:
         cwd: The project folder.

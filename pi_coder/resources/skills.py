@@ -1,9 +1,9 @@
-"""Agent Skills: ``SKILL.md`` folders the model loads on demand (extensions §5).
+"""Agent Skills: ``SKILL.md`` folders the model loads on demand (docs/architecture.md#skills).
 
-``load_skills`` scans the locations of §5.2 in precedence order (first wins on a name) and
+``load_skills`` scans the locations of docs/architecture.md#skill-locations in precedence order (first wins on a name) and
 returns the skills plus one warning per problem (bad frontmatter, missing description, invalid
 name, collision, missing ``--skill`` path). ``expand_skill_command`` turns ``/skill:name args``
-into the ``<skill ...>`` block Pi writes (§5.4). The prompt block itself is
+into the ``<skill ...>`` block Pi writes (docs/architecture.md#skill-commands). The prompt block itself is
 ``pi_coder.resources.system_prompt.format_skills``. No I/O at import; the frontmatter parser is a
 small YAML subset (no PyYAML).
 """
@@ -24,7 +24,6 @@ __all__ = [
     "expand_skill_command",
     "load_skills",
     "parse_frontmatter",
-    "skill_command_name",
 ]
 
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -347,7 +346,7 @@ def load_skills(
     claude_skills: bool = True,
     extra_paths: Sequence[str] = (),
 ) -> SkillSet:
-    """Discover skills in §5.2's order; the first of a name wins.
+    """Discover skills in the order of docs/architecture.md#skill-locations; the first of a name wins.
 
     Args:
         cwd: The session's working directory.
@@ -389,12 +388,8 @@ def load_skills(
 # ---------------------------------------------------------------------- /skill:name
 
 
-def skill_command_name(skill: Skill) -> str:
-    return f"skill:{skill.name}"
-
-
 def expand_skill_command(text: str, skills: SkillSet | Sequence[Skill]) -> str:
-    """``/skill:name [args]`` -> Pi's ``<skill>`` block (§5.4); anything else is returned as is.
+    """``/skill:name [args]`` -> Pi's ``<skill>`` block (docs/architecture.md#skill-commands); anything else is returned as is.
 
     Raises:
         OSError: The skill's file cannot be read (the caller reports it and sends the text as is).

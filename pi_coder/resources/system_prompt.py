@@ -243,7 +243,7 @@ def _project_context(files: Iterable[ContextFile]) -> str:
 
 
 def format_skills(skills: Sequence[Any], *, tool: str = "read") -> str:
-    """The ``<available_skills>`` block that tells the model which skills it may load (extensions §5.3).
+    """The ``<available_skills>`` block that tells the model which skills it may load (docs/architecture.md#skills-prompt-block).
 
     ``tool`` is the tool the intro tells the model to load a skill's file with (``read``, else
     ``bash``). Skills marked ``disable_model_invocation`` are left out. Returns "" when none remain.

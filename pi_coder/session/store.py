@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pi_coder.ai import secrets
 from pi_coder.paths import session_dir_for_cwd
 from pi_coder.session import _file
 from pi_coder.session._writers import WriterNote
@@ -75,7 +76,9 @@ def _file_name(timestamp: str, session_id: str) -> str:
 
 
 def _lines(raws: Iterable[dict[str, Any]]) -> bytes:
-    return b"".join(dumps(raw) + b"\n" for raw in raws)
+    # Every key pi knows of is replaced by [redacted] before it reaches the file (ai/secrets.py).
+    redactor = secrets.current()
+    return b"".join(dumps(redactor.value(raw)) + b"\n" for raw in raws)
 
 
 def _read_problem(file: Path, exc: OSError) -> str:
@@ -671,12 +674,16 @@ class SessionStore:
         tokens_before: int,
         details: Any = None,
         from_hook: bool | None = None,
+        usage: dict[str, Any] | None = None,
     ) -> str:
-        """Append a compaction: context becomes the summary + entries from ``first_kept_entry_id``."""
+        """Append a compaction: context becomes the summary + entries from ``first_kept_entry_id``
+        (``usage``: the JSON form of the summary call's usage)."""
         raw = self._common("compaction")
         raw.update(summary=summary, firstKeptEntryId=first_kept_entry_id, tokensBefore=tokens_before)
         if details is not None:
             raw["details"] = details
+        if usage is not None:
+            raw["usage"] = usage
         if from_hook is not None:
             raw["fromHook"] = from_hook
         return self._append(raw)

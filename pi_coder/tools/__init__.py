@@ -20,10 +20,13 @@ from pi_coder.tools._prompts import TOOL_PROMPT_SNIPPETS, tool_prompt_guidelines
 from pi_coder.tools._settings import ToolSettings
 from pi_coder.tools._shell import (
     ShellResult,
+    confine,
     kill_running_commands,
     resolve_shell,
     run_shell_command,
     sanitize_output,
+    set_command_wrapper,
+    set_confine_wrapper,
 )
 from pi_coder.tools._truncate import (
     DEFAULT_MAX_BYTES,
@@ -37,6 +40,7 @@ from pi_coder.tools._truncate import (
 )
 
 __all__ = [
+    "confine",
     "ALL_TOOL_NAMES",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_LINES",
@@ -63,6 +67,8 @@ __all__ = [
     "run_shell_command",
     "safe_environment",
     "sanitize_output",
+    "set_command_wrapper",
+    "set_confine_wrapper",
     "tool_prompt_guidelines",
     "truncate_head",
     "truncate_line",

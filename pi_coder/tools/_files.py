@@ -14,12 +14,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from pi_coder.errors import ToolError
 
-__all__ = ["describe_os_error", "file_kind", "open_regular", "read_regular_bytes", "write_file_atomic"]
+__all__ = ["describe_os_error", "file_kind", "open_dir_nofollow", "open_regular", "read_regular_bytes", "write_file_atomic"]
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -127,17 +126,57 @@ def _copy_owner_and_mode(fd: int, old: os.stat_result | None) -> None:
     os.fchmod(fd, stat.S_IMODE(old.st_mode))
 
 
-def _fsync_dir(directory: Path) -> None:
+def _fsync_dir(dir_fd: int) -> None:
     try:
-        fd = os.open(directory, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
+        os.fsync(dir_fd)
     except OSError:
         pass  # some file systems cannot sync a directory; the rename itself is still atomic
-    finally:
+
+
+_SWAPPED = "a symbolic link appeared on the path after it was checked; nothing was written"
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def open_dir_nofollow(directory: Path, shown: str, *, create: bool) -> int:
+    """A descriptor of ``directory`` (a real, absolute path), opened one component at a time from
+    ``/`` without following any symlink; missing folders are created when ``create``.
+
+    Raises:
+        ToolError: a component is (now) a symlink or not a folder, or a folder cannot be made.
+    """
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open("/", flags)
+    try:
+        for part in directory.parts[1:]:
+            try:
+                nxt = os.open(part, flags, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                try:
+                    os.mkdir(part, 0o777, dir_fd=fd)
+                except FileExistsError:
+                    pass
+                nxt = os.open(part, flags, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(part, fd):
+                    raise ToolError(f"{shown}: {_SWAPPED}") from None
+                raise
+            os.close(fd)
+            fd = nxt
+    except OSError as exc:
         os.close(fd)
+        raise ToolError(describe_os_error(exc, shown) + "; the file was not changed") from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -150,32 +189,55 @@ def _write_all(fd: int, data: bytes) -> None:
 def write_file_atomic(path: Path, data: bytes, shown: str) -> None:
     """Replace (or create) ``path`` with ``data`` so that no reader ever sees a partial file.
 
-    A symlink is written through: its target gets the new content and the link stays. An
-    existing file keeps its mode and, where the process may set them, its owner and group.
-    Parent folders are created. Hard links to the old file keep the old content (the name
-    gets a new inode), as with most editors' safe save.
+    ``path`` should be real (``tools._paths.real_path``: a symlink argument names its target,
+    which gets the new content while the link stays). The file is written through a descriptor
+    of its folder, opened from ``/`` without following symlinks, and its name is never followed
+    either: a symlink swapped in after the path was checked makes the write fail instead of
+    sending it elsewhere. An existing file keeps its mode and, where the process may set them,
+    its owner and group. Parent folders are created. Hard links to the old file keep the old
+    content (the name gets a new inode), as with most editors' safe save.
 
     Raises:
-        ToolError: the target is not a regular file, or writing failed; the original file is
-            unchanged then and no temporary file is left behind.
+        ToolError: the target is not a regular file, the path changed, or writing failed; the
+            original file is unchanged then and no temporary file is left behind.
     """
-    target = Path(os.path.realpath(path))
+    target = Path(os.path.abspath(path))
+    name = target.name
+    dir_fd = open_dir_nofollow(target.parent, shown, create=True)
     try:
-        old: os.stat_result | None = os.stat(target)
+        _write_in(dir_fd, name, data, shown)
+    finally:
+        os.close(dir_fd)
+
+
+def _write_in(dir_fd: int, name: str, data: bytes, shown: str) -> None:
+    try:
+        old: os.stat_result | None = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except FileNotFoundError:
         old = None
     except OSError as exc:
         raise ToolError(describe_os_error(exc, shown)) from None
     if old is not None:
+        if stat.S_ISLNK(old.st_mode):
+            raise ToolError(f"{shown}: {_SWAPPED}")
         kind = file_kind(old.st_mode)
         if kind is not None:
             raise _not_regular(shown, kind, "write only replaces regular files")
+    tmp = ""
+    fd = -1
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:200]}.", suffix=".pi-tmp", dir=target.parent)
+        for _ in range(100):
+            tmp = f".{name[:200]}.{os.urandom(6).hex()}.pi-tmp"
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise FileExistsError(errno.EEXIST, "no free temporary name")
     except OSError as exc:
-        if exc.errno in (errno.EACCES, errno.EPERM) and old is not None and os.access(target, os.W_OK):
-            _write_in_place(target, data, shown)  # a writable file in a folder we may not add to
+        if exc.errno in (errno.EACCES, errno.EPERM) and old is not None:
+            _write_in_place(dir_fd, name, data, shown)  # a writable file in a folder we may not add to
             return
         raise ToolError(describe_os_error(exc, shown) + "; the file was not changed") from None
     try:
@@ -185,24 +247,26 @@ def write_file_atomic(path: Path, data: bytes, shown: str) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, target)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException as exc:
         try:
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=dir_fd)
         except OSError:
             pass
         if isinstance(exc, OSError):
             raise ToolError(describe_os_error(exc, shown) + "; the file was not changed") from None
         raise
-    _fsync_dir(target.parent)
+    _fsync_dir(dir_fd)
 
 
-def _write_in_place(target: Path, data: bytes, shown: str) -> None:
+def _write_in_place(dir_fd: int, name: str, data: bytes, shown: str) -> None:
     # Without a temporary file the best left is to overwrite without truncating first and cut
     # the tail afterwards, so a failure at least keeps the old file's length.
     try:
-        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(name, os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ToolError(f"{shown}: {_SWAPPED}") from None
         raise ToolError(describe_os_error(exc, shown)) from None
     try:
         if file_kind(os.fstat(fd).st_mode) is not None:

@@ -16,7 +16,7 @@ from pi_coder.errors import ToolError
 from pi_coder.tools._edits import EditPreview, apply_edits, prepare_edit_arguments
 from pi_coder.tools._files import read_regular_bytes, write_file_atomic
 from pi_coder.tools._locks import file_mutation_lock
-from pi_coder.tools._paths import resolve_path
+from pi_coder.tools._paths import pinned
 from pi_coder.tools._schema import ToolParams, coerce_params
 from pi_coder.tools._settings import ToolSettings
 
@@ -96,7 +96,7 @@ def create_edit_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None 
         if isinstance(params, dict):
             params = prepare_edit_arguments(params)
         args = coerce_params(EditParams, params)
-        file = resolve_path(args.path, cwd)
+        file = pinned(tool_call_id, args.path, cwd)
         edits = [(e.old_text, e.new_text) for e in args.edits]
         async with file_mutation_lock(file):
             if signal is not None and signal.aborted:

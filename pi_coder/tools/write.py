@@ -15,7 +15,7 @@ from pi_coder.ai.types import TextContent
 from pi_coder.errors import ToolError
 from pi_coder.tools._files import write_file_atomic
 from pi_coder.tools._locks import file_mutation_lock
-from pi_coder.tools._paths import resolve_path
+from pi_coder.tools._paths import pinned
 from pi_coder.tools._schema import ToolParams, coerce_params
 from pi_coder.tools._settings import ToolSettings
 
@@ -43,7 +43,7 @@ def create_write_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None
         tool_call_id: str, params: Any, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
         args = coerce_params(WriteParams, params)
-        file = resolve_path(args.path, cwd)
+        file = pinned(tool_call_id, args.path, cwd)
         async with file_mutation_lock(file):
             if signal is not None and signal.aborted:
                 raise ToolError("Operation aborted")

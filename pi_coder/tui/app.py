@@ -8,9 +8,10 @@ import inspect
 import os
 import time
 from collections.abc import Sequence
-from typing import Any, assert_never
+from typing import TYPE_CHECKING, Any, assert_never
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
@@ -43,6 +44,7 @@ from pi_coder.core.events import (
     QueueChanged,
     SessionNameChanged,
     SessionSwitched,
+    SubagentEvent,
     SummarizationRetryAttemptStart,
     SummarizationRetryFinished,
     SummarizationRetryScheduled,
@@ -62,6 +64,7 @@ from pi_coder.tui.controller import TranscriptController
 from pi_coder.tui.external_editor import ExternalEditorMixin
 from pi_coder.tui.format import git_branch, shorten_home
 from pi_coder.tui.key_actions import KeyActionsMixin
+from pi_coder.tui.key_guard import KeyGuard
 from pi_coder.tui.keybindings import Keymap, load_keybindings
 from pi_coder.tui.keys import KEY_ACTIONS, bindings_for, display_keys, effective_keys
 from pi_coder.tui.screens import navigation
@@ -216,6 +219,12 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         from pi_coder.tui.theming import default_theme_variables
 
         return {**super().get_theme_variable_defaults(), **default_theme_variables()}
+
+    async def on_event(self, event: events.Event) -> None:
+        # A dialog ignores keys sent before it was drawn (tui/key_guard.py).
+        if isinstance(event, events.Key) and isinstance(self.screen, KeyGuard) and not self.screen.accepts_key(event):
+            return
+        await super().on_event(event)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # While a dialog is open the app's own key actions (Esc abort, Ctrl+D quit, Ctrl+P
@@ -436,10 +445,12 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
                 | Notice()
                 | ExtensionErrorEvent()
                 | EntryAppendedEvent()
+                | SubagentEvent()
             ):
                 pass  # the transcript's alone
             case _:
-                assert_never(event)
+                if TYPE_CHECKING:  # a new event class must be placed above; at run time it reaches the transcript
+                    assert_never(event)
         await controller.handle(event)
 
     def _restore_status(self) -> None:
@@ -527,6 +538,10 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             return out
         if context.kind == "file":
             return self._project_files.complete(context.query)
+        if context.kind == "argument":
+            from pi_coder.tui.extension_ui import argument_completions
+
+            return argument_completions(self, context)
         return []
 
     # ------------------------------------------------------------------ submitting

@@ -149,7 +149,7 @@ async def _hotkeys(app: CommandContext, args: str) -> None:
 
 
 async def _reload(app: CommandContext, args: str) -> None:
-    """Re-read extensions, settings, templates, skills, themes and context files (extensions §1.6)."""
+    """Re-read extensions, settings, templates, skills, themes and context files (docs/extensions-runtime.md#replacement-reload-and-quit)."""
     session = app.session
     if session.is_streaming:
         await app.notice("Cannot reload while the agent is working; wait or press Esc first.", "warning")
@@ -173,7 +173,12 @@ async def _reload(app: CommandContext, args: str) -> None:
     for warning in warnings:
         await app.notice(warning, "warning")
     app.refresh_footer()
-    await app.notice("Reloaded extensions, settings, prompt templates, skills, themes and context files")
+    packages = getattr(session.discovered_paths, "packages", None) or []
+    listed = "".join(f"\n  {line}" for line in packages)
+    await app.notice(
+        "Reloaded extensions, settings, prompt templates, skills, themes and context files"
+        + (f"; packages:{listed}" if listed else "")
+    )
 
 
 async def _quit(app: CommandContext, args: str) -> None:

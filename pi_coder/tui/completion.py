@@ -37,7 +37,8 @@ class CompletionContext:
     """What is being completed at the cursor."""
 
     kind: str
-    """``slash`` (command name on the first line), ``file`` (``@token``) or ``path``."""
+    """``slash`` (command name on the first line), ``argument`` (what follows it: ``query`` is the
+    whole line after ``/``), ``file`` (``@token``) or ``path``."""
     query: str
     start: int
     """Column where the replaced token starts (on the cursor's line)."""
@@ -123,6 +124,8 @@ def token_context(line: str, column: int, row: int) -> CompletionContext | None:
     token = line[start:column]
     if token.startswith("@"):
         return CompletionContext("file", token[1:], start, column)
+    if row == 0 and before.startswith("/"):  # a command's arguments (extension completions)
+        return CompletionContext("argument", before[1:], 0, column)
     return None
 
 

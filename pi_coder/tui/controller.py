@@ -72,7 +72,7 @@ class TranscriptController:
         )
 
     def _tool_render(self, name: str) -> CustomToolRender | None:
-        """An extension tool's ``render_call``/``render_result`` (extensions §3.6); a failure is
+        """An extension tool's ``render_call``/``render_result`` (docs/extensions-runtime.md#renderers); a failure is
         reported (once) as ``renderer:<tool>``."""
         runner: Any = getattr(getattr(self.view, "session", None), "extensions", None)
         lookup = getattr(runner, "tool_definition", None)
@@ -309,7 +309,7 @@ class TranscriptController:
             await self.note(f"Retry failed after {event.attempt} attempts: {event.final_error}", "error")
 
     async def _on_entry_appended(self, event: Any) -> None:
-        """A ``custom`` entry an extension appended: shown only by its entry renderer (§3.6)."""
+        """A ``custom`` entry an extension appended: shown only by its entry renderer (docs/extensions-runtime.md#renderers)."""
         session: Any = getattr(self.view, "session", None)
         runner = getattr(session, "extensions", None)
         if runner is None:
@@ -399,7 +399,7 @@ class TranscriptController:
                 assert_never(block)
 
     def _custom_widget(self, block: tx.CustomBlock) -> Widget | None:
-        """An extension's rendering of a custom message (extensions §3.6), or None for the default."""
+        """An extension's rendering of a custom message (docs/extensions-runtime.md#renderers), or None for the default."""
         runner = getattr(getattr(self.view, "session", None), "extensions", None)
         if runner is None or block.message is None:
             return None
@@ -415,7 +415,7 @@ class TranscriptController:
         return [self.block_widget(notice)] if notice is not None else []
 
     def set_tools_expanded(self, expanded: bool) -> None:
-        for widget in self.transcript.query("ToolCallBlock, BashBlock, SummaryBlock"):
+        for widget in self.transcript.query("ToolCallBlock, BashBlock, SummaryBlock, CustomMessageBlock"):
             widget.set_expanded(expanded)  # type: ignore[attr-defined]
 
     def set_thinking_hidden(self, hidden: bool) -> None:

@@ -1,4 +1,4 @@
-"""Extensions in the TUI (extensions §3.2, §4.2): ``ctx.ui`` dialogs, commands in ``/``, start and quit.
+"""Extensions in the TUI (docs/extensions-runtime.md#commands, docs/extensions-runtime.md#ui-per-mode): ``ctx.ui`` dialogs, commands in ``/``, start and quit.
 
 Dialogs are modal screens that queue FIFO (Textual's screen stack); ``timeout`` or an aborted
 signal closes one with its cancel value. ``set_widget`` lines sit above (or below) the editor,
@@ -16,11 +16,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.protocol import is_renderable
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from pi_coder.tui.context import SlashCommand
+from pi_coder.tui.extension_extras import TuiExtras
+from pi_coder.tui.key_guard import KeyGuard
 from pi_coder.tui.screens._picker import PickerEntry, PickerScreen
 
 if TYPE_CHECKING:
@@ -32,18 +34,36 @@ if TYPE_CHECKING:
 __all__ = ["ConfirmScreen", "CustomMessageBlock", "render_custom_message", "SelectScreen", "TextScreen", "TuiUI", "bind_shortcuts", "extension_commands", "reload_extensions", "run_shortcut", "start_extensions"]
 
 
-class SelectScreen(PickerScreen[str]):
+class SelectScreen(KeyGuard, PickerScreen[str]):
+    """A choice among ``options``. A title longer than one line (a command being approved) shows
+    whole above the options, wrapped and scrollable; keys sent before the dialog was drawn are
+    ignored (:mod:`pi_coder.tui.key_guard`)."""
+
     CSS_PATH = "screens/picker.tcss"
+    DEFAULT_CSS = "SelectScreen #select-title { height: auto; max-height: 12; padding: 0 1; margin: 0 0 1 0; }"
+    _ONE_LINE = 100
 
     def __init__(self, title: str, options: Sequence[str]) -> None:
-        super().__init__(title, placeholder="Filter...")
+        lines = title.splitlines() or [""]
+        self._long = len(lines) > 1 or len(title) > self._ONE_LINE
+        short = lines[0] if len(lines[0]) <= self._ONE_LINE else lines[0][: self._ONE_LINE - 1] + "…"
+        super().__init__(short + (" …" if len(lines) > 1 else ""), placeholder="Filter...")
+        self.full_title = title
         self._options = list(options)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self._long:
+            title = VerticalScroll(Static(Text(self.full_title, style="bold")), id="select-title")
+            title.can_focus = False
+            self.query_one("#picker").mount(title, before="#picker-header")
+        self.guard_keys(self)
 
     def load_entries(self) -> list[PickerEntry[str]]:
         return [PickerEntry(key=str(i), value=o, prompt=Text(o), search=o) for i, o in enumerate(self._options)]
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(KeyGuard, ModalScreen[bool]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,n", "answer(False)", "No", show=False, priority=True),
         Binding("enter,y", "answer(True)", "Yes", show=False, priority=True),
@@ -61,11 +81,14 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Static(self._message)
             yield Static(Text("Enter/y yes · Esc/n no", style="dim"))
 
+    def on_mount(self) -> None:
+        self.guard_keys(self)
+
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
 
 
-class TextScreen(ModalScreen[str | None]):
+class TextScreen(KeyGuard, ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", show=False, priority=True)]
     DEFAULT_CSS = "TextScreen { align: center middle; } #text-dialog { width: 70; height: auto; border: round $accent; }"
 
@@ -78,6 +101,9 @@ class TextScreen(ModalScreen[str | None]):
             yield Static(Text(self._title, style="bold"))
             yield Input(value=self._value, placeholder=self._placeholder)
 
+    def on_mount(self) -> None:
+        self.guard_keys(self)
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value)
 
@@ -85,8 +111,8 @@ class TextScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class TuiUI:
-    """``UIProtocol`` for the TUI."""
+class TuiUI(TuiExtras):
+    """``UIProtocol`` for the TUI (``custom``, theme, header/footer...: :class:`TuiExtras`)."""
 
     has_ui = True
 
@@ -171,9 +197,20 @@ class TuiUI:
 
 
 class CustomMessageBlock(Static):
-    """A custom message drawn by an extension's message renderer."""
+    """A custom message drawn by an extension's message renderer; Ctrl+O draws it again."""
 
     DEFAULT_CSS = "CustomMessageBlock { height: auto; margin: 1 1 0 1; padding: 0 1; }"
+
+    def __init__(self, content: Any, redraw: Any = None) -> None:
+        super().__init__(content)
+        self._redraw = redraw
+
+    def set_expanded(self, expanded: bool) -> None:
+        """Call the renderer again with ``expanded`` (Ctrl+O); keep the old drawing if it fails."""
+        if self._redraw is not None:
+            out = self._redraw(expanded)
+            if out is not None:
+                self.update(out)
 
 
 def render_custom_message(
@@ -188,27 +225,78 @@ def render_custom_message(
         renderer = renderers.get(custom_type)
         if renderer is None:
             continue
-        theme = getattr(getattr(app, "themes", None), "theme", None)
-        try:
-            out = renderer(message, expanded=bool(getattr(app, "tools_expanded", False)), theme=theme)
-            if inspect.isawaitable(out):
-                close = getattr(out, "close", None)
-                if close is not None:
-                    close()
-                raise TypeError("a message renderer must return a Rich renderable or str, not a coroutine")
-            if out is None:
-                return None
-            if isinstance(out, str):
-                out = Text.from_ansi(out)
-            elif not is_renderable(out):
-                raise TypeError(f"a message renderer returned {type(out).__name__}, not a Rich renderable or str")
-            return CustomMessageBlock(out)
-        except (KeyboardInterrupt, asyncio.CancelledError):
-            raise
-        except Exception as exc:
-            runner.report(ext, f"renderer:{custom_type}", exc)
-            return None
+
+        def draw(expanded: bool, ext: Any = ext, renderer: Any = renderer) -> Any:
+            return _draw(app, runner, ext, renderer, custom_type, message, expanded)
+
+        out = draw(bool(getattr(app, "tools_expanded", False)))
+        return CustomMessageBlock(out, draw) if out is not None else None
     return None
+
+
+def _draw(app: Any, runner: Any, ext: Any, renderer: Any, custom_type: str, message: Any, expanded: bool) -> Any:
+    """One call of a renderer: a Rich renderable, or None (nothing, or a failure reported once)."""
+    from pi_coder.extensions.theme import ThemeView
+
+    theme = ThemeView(getattr(getattr(app, "themes", None), "theme", None))
+    try:
+        out = renderer(message, expanded=expanded, theme=theme)
+        if inspect.isawaitable(out):
+            close = getattr(out, "close", None)
+            if close is not None:
+                close()
+            raise TypeError("a message renderer must return a Rich renderable or str, not a coroutine")
+        if out is None:
+            return None
+        if isinstance(out, str):
+            out = Text.from_ansi(out)
+        elif not is_renderable(out):
+            raise TypeError(f"a message renderer returned {type(out).__name__}, not a Rich renderable or str")
+        return out
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise
+    except Exception as exc:
+        runner.report(ext, f"renderer:{custom_type}", exc)
+        return None
+
+
+def argument_completions(app: Any, context: Any) -> list[Any]:
+    """The menu for ``/name args``: the command's ``get_argument_completions(prefix)`` (a list of
+    ``Completion``, dicts with ``value``/``label``/``description``, or strings; None: no menu)."""
+    from pi_coder.tui.completion import Completion
+
+    runner = app.session.extensions
+    if runner is None:
+        return []
+    name, _, prefix = context.query.partition(" ")
+    found = runner.find_command("/" + name)
+    if found is None or found[0].get_argument_completions is None:
+        return []
+    command = found[0]
+    try:
+        items = command.get_argument_completions(prefix)
+        if inspect.isawaitable(items):
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()
+            raise TypeError("get_argument_completions must return a list, not a coroutine")
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise
+    except Exception as exc:
+        runner.report(command.extension, f"completions:{name}", exc)
+        return []
+    out = []
+    for item in items or ():
+        if isinstance(item, str):
+            value, label, description = item, item, ""
+        elif isinstance(item, dict):
+            value = str(item.get("value", ""))
+            label, description = str(item.get("label") or value), str(item.get("description") or "")
+        else:
+            value = str(item.value)
+            label, description = item.label or value, item.description or ""
+        out.append(Completion(label, f"/{name} {value}", description))
+    return out
 
 
 def extension_commands(app: CommandContext) -> list[SlashCommand]:

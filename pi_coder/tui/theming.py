@@ -151,7 +151,7 @@ def textual_theme(theme: Theme) -> TextualTheme:
 def session_theme_paths(session: Any) -> list[str]:
     """The session's theme files or folders: this run's (``--theme``, ``--no-themes``), else the
     ``themes`` setting (read again after ``/reload``); then, unless ``--no-themes``, the paths
-    extensions returned from ``resources_discover`` (extensions §2.3)."""
+    extensions returned from ``resources_discover`` (docs/extensions-runtime.md#event-catalogue)."""
     paths = getattr(session, "theme_paths", None)
     if paths is not None:
         found = [str(p) for p in paths]
@@ -160,7 +160,7 @@ def session_theme_paths(session: Any) -> list[str]:
         found = [str(p) for p in getattr(getattr(settings, "settings", settings), "themes", []) or []]
     if getattr(session, "discover_themes", True):
         discovered = getattr(session, "discovered_paths", None)
-        for path in getattr(discovered, "themes", None) or []:
+        for path in [*(getattr(discovered, "package_themes", None) or []), *(getattr(discovered, "themes", None) or [])]:
             if str(path) not in found:
                 found.append(str(path))
     return found

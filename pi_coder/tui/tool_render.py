@@ -53,7 +53,7 @@ class ToolView:
 @dataclass(slots=True)
 class CustomToolRender:
     """An extension tool's ``render_call(args, *, expanded, theme)`` and ``render_result(result, *,
-    expanded, partial, theme)`` (extensions §3.6): a Rich renderable or ``str`` for the block's
+    expanded, partial, theme)`` (docs/extensions-runtime.md#renderers): a Rich renderable or ``str`` for the block's
     header line / body; ``None`` or an exception (given to ``report``) keep the default slot."""
 
     render_call: Callable[..., Any] | None

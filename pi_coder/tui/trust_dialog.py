@@ -1,4 +1,4 @@
-"""The project trust dialog (extensions §7.4) and ``/trust``.
+"""The project trust dialog (docs/permissions.md#trust-dialog) and ``/trust``.
 
 At start-up the question comes before the session exists (a trusted folder may move the session
 folder), so :func:`ask_project_trust` runs a small app of its own that shows the dialog and ends;

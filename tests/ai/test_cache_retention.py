@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from pi_coder.ai._http import aclose_clients
 from pi_coder.ai.options import StreamOptions, resolve_cache_retention
 from pi_coder.ai.providers import anthropic, openai_completions
 from pi_coder.ai.types import Context, SystemMessage, UserMessage
 from tests.support.sse_server import SSEServer, Text, Turn
 
-
-@pytest.fixture(autouse=True)
-async def _close_shared_client():
-    yield
-    await aclose_clients()
+pytestmark = pytest.mark.usefixtures("close_shared_clients")
 
 
 def _context() -> Context:

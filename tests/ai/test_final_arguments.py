@@ -10,7 +10,6 @@ import json
 
 import pytest
 
-from pi_coder.ai._http import aclose_clients
 from pi_coder.ai._partial_json import parse_final_json
 from pi_coder.ai.options import StreamOptions
 from pi_coder.ai.providers import anthropic, openai_completions
@@ -26,10 +25,7 @@ WRITE = Tool(
 PROVIDERS = {"anthropic-messages": anthropic, "openai-completions": openai_completions}
 
 
-@pytest.fixture(autouse=True)
-async def _close_shared_client():
-    yield
-    await aclose_clients()
+pytestmark = pytest.mark.usefixtures("close_shared_clients")
 
 
 def test_valid_documents_have_no_error() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from pi_coder.ai._http import aclose_clients
 from pi_coder.ai.events import AssistantMessageEvent
 from pi_coder.ai.models import calculate_cost
 from pi_coder.ai.options import StreamOptions
@@ -34,10 +33,7 @@ READ = Tool(
 )
 
 
-@pytest.fixture(autouse=True)
-async def _close_shared_client():
-    yield
-    await aclose_clients()
+pytestmark = pytest.mark.usefixtures("close_shared_clients")
 
 
 def context(*messages, prompt: str = "You are terse.", tools: list[Tool] | None = None) -> Context:

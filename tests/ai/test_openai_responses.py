@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from pi_coder.ai._http import aclose_clients
 from pi_coder.ai.options import StreamOptions
 from pi_coder.ai.providers import openai_responses
 from pi_coder.ai.types import (
@@ -35,10 +34,7 @@ DATA = Path(__file__).parent / "data"
 PI16 = json.loads((DATA / "pi16_responses_body.json").read_text())
 
 
-@pytest.fixture(autouse=True)
-async def _close_shared_client():
-    yield
-    await aclose_clients()
+pytestmark = pytest.mark.usefixtures("close_shared_clients")
 
 
 def sse_turn(name: str, **kw) -> Turn:

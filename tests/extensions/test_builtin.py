@@ -108,7 +108,8 @@ def test_plan_mode_flag_makes_the_run_read_only(pi: PiHome) -> None:
     run = pi.run("-e", "builtin:plan-mode", "--plan", "-p", "fix the bug")
     assert run.returncode == 0, run.stderr
     first = pi.server.requests[0].json
-    assert sorted(t["name"] for t in first["tools"]) == ["bash", "read"]  # the default four, minus edit/write
+    # read-only built-ins, also those off by default (as Pi's plan mode)
+    assert sorted(t["name"] for t in first["tools"]) == ["bash", "find", "grep", "ls", "read"]
     assert PLAN_PROMPT.strip() in _system(first)
     assert not (pi.project / "made").exists()
     assert _tool_results(pi.server.requests[1].json)[0][1] is True

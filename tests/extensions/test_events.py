@@ -44,7 +44,7 @@ def test_recorder_sees_the_order_of_one_prompt(pi: PiHome) -> None:
     )
     (pi.project / "f.txt").write_text("x")
     pi.server.enqueue(Turn([ToolCall("read", {"path": "f.txt"})]), Turn([Text("done")]))
-    run = pi.run("-e", str(rec), "-p", "go")
+    run = pi.run("-e", str(rec), "--no-subagents", "-p", "go")  # no extension tool: no tool declaration
     assert run.returncode == 0, run.stderr
     assert (pi.project / "events.log").read_text().split() == [
         "session_start", "input", "before_agent_start", "agent_start",

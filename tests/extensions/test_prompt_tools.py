@@ -85,10 +85,10 @@ def test_tool_patterns_and_relative_entries_cover_extension_tools(pi: PiHome) ->
     assert sorted(_tools(pi, 0)) == ["git_config", "read"]
     run = pi.run("-e", str(ext), "-t", "-quiet,-bash", "-p", "hi")
     assert run.returncode == 0, run.stderr
-    assert sorted(_tools(pi, 1)) == ["edit", "git_config", "read", "write"]
+    assert sorted(_tools(pi, 1)) == ["edit", "git_config", "read", "task", "write"]
     run = pi.run("-e", str(ext), "-nbt", "-p", "hi")
     assert run.returncode == 0, run.stderr
-    assert sorted(_tools(pi, 2)) == ["git_config", "quiet"]
+    assert sorted(_tools(pi, 2)) == ["git_config", "quiet", "task"]
     assert "Unknown tool" not in run.stderr
 
 

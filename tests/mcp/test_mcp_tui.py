@@ -8,11 +8,11 @@ from pathlib import Path
 from pi_coder.ai.providers.faux import faux_message
 from pi_coder.mcp.config import load_servers
 from pi_coder.mcp.manager import McpManager
-from pi_coder.tui.app import PiApp
 from tests.mcp.conftest import HANG, PY, tiny, write_mcp
 from tests.tui.conftest import make_session, project  # noqa: F401 (fixtures)
 from tests.tui.helpers import type_text, wait_until
 from tests.tui.screen_text import screen_text
+from tests.tui.screens_support import make_app
 
 
 def _attach(session, config_file: Path) -> McpManager:
@@ -26,10 +26,6 @@ def _attach(session, config_file: Path) -> McpManager:
     return manager
 
 
-def _app(session) -> PiApp:
-    return PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
-
-
 async def _send(pilot, text: str) -> None:
     await type_text(pilot, text)
     await pilot.press("enter")
@@ -39,7 +35,7 @@ async def test_mcp_command_lists_and_disables(make_session, tmp_path: Path) -> N
     session, _ = make_session([])
     write_mcp(tmp_path / "mcp.json", {"tiny": tiny()})
     manager = _attach(session, tmp_path / "mcp.json")
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(120, 50)) as pilot:
         await wait_until(pilot, lambda: "mcp__tiny__add" in session.tool_names, what="tools", timeout=30)
         await _send(pilot, "/mcp")
@@ -54,7 +50,7 @@ async def test_hanging_server_does_not_block_the_first_prompt(make_session, tmp_
     session, faux = make_session([faux_message("answer")])
     write_mcp(tmp_path / "mcp.json", {"hang": {"command": PY, "args": [HANG], "timeout": 1}})
     manager = _attach(session, tmp_path / "mcp.json")
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(120, 40)) as pilot:
         started = time.monotonic()
         await _send(pilot, "hello")

@@ -84,3 +84,20 @@ def test_gc_usage_and_empty_store(tmp_path: Path, sse_server: SSEServer) -> None
     empty = pi.run("checkpoints", "gc")
     assert empty.returncode == 0, empty.stderr
     assert empty.stdout.strip() == "No checkpoints stored"
+
+
+def test_gc_removes_the_stores_of_folders_that_no_longer_exist(tmp_path: Path, sse_server: SSEServer) -> None:
+    """Before: "cannot run git" for each such store, and the store stayed."""
+    pi = PiHome(tmp_path, sse_server)
+    (pi.project / "a.txt").write_text("original\n")
+    sse_server.enqueue(
+        Turn([ToolCall("write", {"path": "a.txt", "content": "changed\n"}, id="w1")]), Turn([Text("Done.")])
+    )
+    assert pi.run("-p", "change it").returncode == 0
+    store = _shadow_git(pi).parent
+    shutil.rmtree(pi.project)
+    gc = pi.run("checkpoints", "gc", cwd=tmp_path)
+    assert gc.returncode == 0, gc.stderr
+    assert gc.stderr == ""
+    assert "removed the stores of 1 folders that no longer exist" in gc.stdout
+    assert not store.exists()

@@ -40,7 +40,7 @@ def test_tool_turn_event_order(pi: PiHome) -> None:
         Turn([Text("Reading."), ToolCall("read", {"path": "a.txt"}, id="call_1")]),
         Turn([Text("It says hello.")]),
     )
-    run = pi.run("--mode", "json", "read a.txt")
+    run = pi.run("--mode", "json", "--no-subagents", "read a.txt")  # no extension tool: no tool declaration
     assert run.returncode == 0, run.stderr
     events = _lines(run.stdout)
     header = events[0]
@@ -99,7 +99,7 @@ def test_model_error_is_in_the_stream_and_exit_is_zero(pi: PiHome) -> None:
 
 def test_json_mode_with_piped_stdin_stays_json(pi: PiHome) -> None:
     pi.server.enqueue(Turn([Text("ok")]))
-    run = pi.run("--mode", "json", input="from stdin")
+    run = pi.run("--mode", "json", "--no-subagents", input="from stdin")
     assert run.returncode == 0, run.stderr
     events = _lines(run.stdout)
     user = next(e for e in events if e["type"] == "message_end")["message"]

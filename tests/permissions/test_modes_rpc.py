@@ -207,3 +207,24 @@ def test_rpc_permissions_command_switches_mode(pi: PiHome) -> None:
     finally:
         rpc.close()
     assert (pi.project / "w.txt").read_text() == "x"
+
+
+def test_rpc_ask_unanswered_is_refused_after_the_timeout(pi: PiHome) -> None:
+    """A client that never answers: the question expires (permissions.rpc_dialog_timeout), the call is refused."""
+    (pi.home / "settings.toml").write_text("[permissions]\nrpc_dialog_timeout = 1\n")
+    pi.server.enqueue(
+        Turn([ToolCall("write", {"path": "late.txt", "content": "1"}, id="c1")]),
+        Turn([Text("Done.")]),
+    )
+    rpc = RpcClient(pi, "--permission-mode", "ask")
+    try:
+        rpc.send({"type": "prompt", "message": "write"})
+        request = rpc.wait_for(
+            lambda line: line.get("type") == "extension_ui_request" and line.get("method") == "select"
+        )
+        assert request["timeout"] == 1000
+        _idle(rpc)  # no answer is ever sent
+    finally:
+        rpc.close()
+    assert not (pi.project / "late.txt").exists()
+    assert "No one approved this call in time" in all_text(pi.server.requests[-1].json)

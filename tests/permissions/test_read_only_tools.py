@@ -50,6 +50,9 @@ def pi(tmp_path: Path, sse_server: SSEServer) -> PiHome:
     (home.project / "data.txt").write_text("original\n")
     (tmp_path / "ext.py").write_text(textwrap.dedent(EXT))
     write_mcp(home.home / "mcp.json", {"ro": {"command": sys.executable, "args": [SERVER], "timeout": 30}})
+    # The first prompt waits for the server (returning as soon as it is up); the default 10 s is
+    # not enough for a Python MCP server to start on a machine loaded to 15+ on 2 cores.
+    (home.home / "settings.toml").write_text("[mcp]\nstartup_wait = 60\n")
     return home
 
 

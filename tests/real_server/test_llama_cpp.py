@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from pi_coder.ai._http import aclose_clients
 from pi_coder.ai.errors import is_context_overflow
 from pi_coder.ai.options import StreamOptions
 from pi_coder.ai.providers import anthropic, openai_completions
@@ -36,6 +35,7 @@ from tests.real_server.llama import (
 
 PATHS, WHY = llama_paths()
 pytestmark = [
+    pytest.mark.usefixtures("close_shared_clients"),
     pytest.mark.skipif(PATHS is None, reason=f"no llama.cpp server for the real-server tests: {WHY}"),
     pytest.mark.timeout(900),
 ]
@@ -85,12 +85,6 @@ def wire(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def home(tmp_path: Path, llama: Running, wire: str) -> LlamaHome:
     return LlamaHome(tmp_path, llama.proxy, wire)
-
-
-@pytest.fixture(autouse=True)
-async def _close_shared_clients() -> Any:
-    yield
-    await aclose_clients()
 
 
 def json_events(stdout: str) -> list[dict[str, Any]]:

@@ -13,21 +13,13 @@ from pi_coder.ai.providers.faux import FauxProvider, faux_provider
 from pi_coder.core import AgentSession, create_agent_session
 from pi_coder.settings import load_settings
 
-KEY_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY")
-
 SessionFactory = Callable[..., tuple[AgentSession, FauxProvider]]
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty project folder, with PI_CODER_HOME pointing at a fresh home next to it."""
-    home = tmp_path / "home"
-    home.mkdir()
-    cwd = tmp_path / "project"
-    cwd.mkdir()
-    monkeypatch.setenv("PI_CODER_HOME", str(home))
-    for var in KEY_VARS:
-        monkeypatch.delenv(var, raising=False)
+def project(cwd: Path) -> Path:
+    """The root ``cwd`` fixture's empty project (no provider key set), with its home folder created."""
+    (cwd.parent / "home").mkdir(exist_ok=True)
     return cwd
 
 

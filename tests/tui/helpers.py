@@ -23,6 +23,18 @@ async def wait_until(pilot: Pilot, condition: Callable[[], bool], timeout: float
         await pilot.pause(0.02)
 
 
+async def wait_for_dialog(pilot: Pilot, kind: type, what: str = "the dialog") -> Any:
+    """Wait until a dialog of ``kind`` is on screen *and drawn*: a dialog ignores keys sent before
+    its first frame (pi_coder/tui/key_guard.py), as a user could not have seen it yet."""
+    app = pilot.app
+    await wait_until(
+        pilot,
+        lambda: isinstance(app.screen, kind) and getattr(app.screen, "drawn_at", 0) is not None,
+        what=what,
+    )
+    return app.screen
+
+
 async def type_text(pilot: Pilot, text: str) -> None:
     """Insert ``text`` at the editor's cursor as typing would (one edit instead of a key per character)."""
     from pi_coder.tui.widgets.prompt_editor import PromptEditor

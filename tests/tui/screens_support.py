@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -145,11 +146,29 @@ def keyless_provider(name: str = "locked", model_id: str = "locked-model") -> Pr
 
 
 def make_app(session: AgentSession, **options: Any) -> PiApp:
+    """The app every TUI test drives: version 0.0.0, folder ``~/project``, no branch, no animation."""
     options.setdefault("version", "0.0.0")
     options.setdefault("cwd_display", "~/project")
     options.setdefault("branch", "")
     options.setdefault("animate", False)
     return PiApp(session, **options)
+
+
+def make_app_with_extensions(
+    session: AgentSession, project: Path, specs: list[str], files: dict[str, str] | None = None, **options: Any
+) -> PiApp:
+    """:func:`make_app` with the extensions ``specs`` loaded and bound (``files``: name -> source, written first)."""
+    from pi_coder.extensions.loader import discover, load_extensions
+    from pi_coder.extensions.runner import ExtensionRunner
+
+    for name, source in (files or {}).items():
+        (project / name).write_text(textwrap.dedent(source))
+    runner = ExtensionRunner(str(project), models=session.models)
+    sources, problems = discover(cli_specs=specs, cwd=str(project), config_dir=project / "none")
+    assert not problems, problems
+    load_extensions(runner, sources)
+    runner.bind(session)
+    return make_app(session, **options)
 
 
 def session_for(project: Path, models: Models, model: Model | None, **kwargs: Any) -> AgentSession:

@@ -9,19 +9,11 @@ from typing import Any
 
 from pi_coder.ai.providers.faux import faux_message, faux_tool_call
 from pi_coder.ai.types import Usage
-from pi_coder.tui.app import PiApp
 from pi_coder.tui.widgets.bash_block import BashBlock
 from pi_coder.tui.widgets.status_bar import StatusBar
 from tests.tui.helpers import type_text, user_texts, wait_until
 from tests.tui.screen_text import screen_text
-
-
-def _app(session, **kwargs) -> PiApp:
-    kwargs.setdefault("version", "0.0.0")
-    kwargs.setdefault("cwd_display", "~/project")
-    kwargs.setdefault("branch", "")
-    kwargs.setdefault("animate", False)
-    return PiApp(session, **kwargs)
+from tests.tui.screens_support import make_app
 
 
 async def _send(pilot, text: str) -> None:
@@ -32,7 +24,7 @@ async def _send(pilot, text: str) -> None:
 async def test_bang_runs_a_command_and_adds_it_to_the_context(make_session) -> None:
     """``!cmd`` shows a command block with output and exit code; the next request carries it."""
     session, faux = make_session([faux_message("seen it")])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "!echo hello-from-bash")
         await wait_until(pilot, lambda: any(not b.running for b in app.query(BashBlock)), what="bash end")
@@ -49,7 +41,7 @@ async def test_bang_runs_a_command_and_adds_it_to_the_context(make_session) -> N
 
 async def test_double_bang_keeps_the_output_out_of_the_context(make_session) -> None:
     session, faux = make_session([faux_message("ok")])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "!!echo secret-output; exit 3")
         await wait_until(pilot, lambda: any(not b.running for b in app.query(BashBlock)), what="bash end")
@@ -63,7 +55,7 @@ async def test_double_bang_keeps_the_output_out_of_the_context(make_session) -> 
 
 async def test_escape_cancels_a_running_command(make_session) -> None:
     session, _ = make_session([])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "!sleep 30")
         await wait_until(pilot, lambda: session.is_bash_running, what="bash running")
@@ -77,7 +69,7 @@ async def test_prompt_streams_answer_and_footer_shows_usage(make_session) -> Non
     usage = Usage(input=12_345, output=678, cache_read=2_000, cache_write=100, total_tokens=15_123)
     usage.cost.total = 0.0421
     session, _ = make_session([faux_message("The **answer** is 42.", usage=usage)])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "question")
         await wait_until(pilot, lambda: not session.is_streaming and len(session.messages) >= 3, what="reply")
@@ -94,7 +86,7 @@ async def test_prompt_streams_answer_and_footer_shows_usage(make_session) -> Non
 
 async def test_history_up_on_empty_editor_browses_prompts(make_session) -> None:
     session, _ = make_session(["one", "two"])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "first prompt")
         await wait_until(pilot, lambda: not session.is_streaming and len(session.messages) >= 3, what="reply 1")
@@ -118,7 +110,7 @@ async def test_history_is_prefilled_when_resuming(make_session, project: Path) -
     path = first.session_file
     await first.close()
     resumed, _ = make_session([], no_session=False, store=SessionStore.open(path))
-    app = _app(resumed)
+    app = make_app(resumed)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause(0.1)
         text = screen_text(app)
@@ -129,7 +121,7 @@ async def test_history_is_prefilled_when_resuming(make_session, project: Path) -
 
 async def test_trailing_backslash_and_ctrl_j_insert_newlines(make_session) -> None:
     session, faux = make_session(["ok"])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"line one\\")  # real key presses, one per character
         await pilot.press("enter")
@@ -148,7 +140,7 @@ async def test_paste_with_newlines_does_not_submit(make_session) -> None:
     from textual import events
 
     session, faux = make_session(["ok"])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         app.editor.post_message(events.Paste("a\nb\r\nc\n"))
         await pilot.pause(0.1)
@@ -158,7 +150,7 @@ async def test_paste_with_newlines_does_not_submit(make_session) -> None:
 
 async def test_ctrl_c_clears_then_quits_and_ctrl_d_quits_on_empty(make_session) -> None:
     session, _ = make_session([])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "some text")
         await pilot.press("ctrl+c")
@@ -173,7 +165,7 @@ async def test_ctrl_c_clears_then_quits_and_ctrl_d_quits_on_empty(make_session) 
     assert app.return_code == 0
 
     session2, _ = make_session([])
-    app2 = _app(session2)
+    app2 = make_app(session2)
     async with app2.run_test(size=(100, 30)) as pilot:
         await pilot.press("ctrl+d")
         await pilot.pause(0.2)
@@ -185,7 +177,7 @@ async def test_ctrl_c_clears_then_quits_and_ctrl_d_quits_on_empty(make_session) 
 
 async def test_unknown_slash_word_is_sent_as_text(make_session) -> None:
     session, faux = make_session(["ok"])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "/etc/hosts is the file")
         await wait_until(pilot, lambda: faux.state.call_count == 1 and not session.is_streaming, what="sent")
@@ -196,7 +188,7 @@ async def test_session_name_and_hotkeys_commands(make_session) -> None:
     usage = Usage(input=1000, output=200, total_tokens=1200)
     usage.cost.total = 0.5
     session, _ = make_session([faux_message("hi", usage=usage)])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 60)) as pilot:
         await _send(pilot, "hello")
         await wait_until(pilot, lambda: not session.is_streaming and len(session.messages) >= 3, what="reply")
@@ -219,7 +211,7 @@ async def test_session_name_and_hotkeys_commands(make_session) -> None:
 
 async def test_copy_puts_last_answer_on_the_clipboard(make_session) -> None:
     session, _ = make_session(["copy **me**"])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "/copy")
         await wait_until(pilot, lambda: "No agent messages to copy yet." in screen_text(app), what="nothing")
@@ -231,7 +223,7 @@ async def test_copy_puts_last_answer_on_the_clipboard(make_session) -> None:
 
 async def test_new_command_clears_the_transcript(make_session) -> None:
     session, _ = make_session(["old answer"])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "old question")
         await wait_until(pilot, lambda: "old answer" in screen_text(app), what="reply")
@@ -244,7 +236,7 @@ async def test_new_command_clears_the_transcript(make_session) -> None:
 
 async def test_compact_with_nothing_to_compact_warns(make_session) -> None:
     session, _ = make_session([])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "/compact")
         await wait_until(pilot, lambda: "Nothing to compact" in screen_text(app), what="warning")
@@ -252,7 +244,7 @@ async def test_compact_with_nothing_to_compact_warns(make_session) -> None:
 
 async def test_quit_command_exits(make_session) -> None:
     session, _ = make_session([])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "/quit")
         await pilot.pause(0.3)
@@ -261,7 +253,7 @@ async def test_quit_command_exits(make_session) -> None:
 
 async def test_slash_completion_offers_commands(make_session) -> None:
     session, _ = make_session([])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "/ses")
         await pilot.pause(0.05)
@@ -277,7 +269,7 @@ async def test_at_completion_lists_project_files(make_session, project: Path) ->
     (project / ".gitignore").write_text("ignored.txt\n")
     (project / "ignored.txt").write_text("no\n")
     session, _ = make_session([])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "look at @pars")
         await pilot.pause(0.1)
@@ -290,7 +282,7 @@ async def test_tab_completes_paths(make_session, project: Path) -> None:
     (project / "docs").mkdir()
     (project / "docs" / "guide.md").write_text("x\n")
     session, _ = make_session([])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "see ./do")
         await pilot.press("tab")
@@ -307,7 +299,7 @@ async def test_no_model_shows_how_to_configure(project: Path) -> None:
     models = create_models(include_builtin=False, env={}, models_toml=Path("/nonexistent/models.toml"))
     session = create_agent_session(str(project), settings=load_settings(str(project)), models=models, no_session=True)
     assert session.model is None
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.pause(0.1)
         text = screen_text(app)
@@ -334,7 +326,7 @@ async def test_tool_call_block_appears_while_arguments_stream(make_session, proj
         return await result if inspect.isawaitable(result) else result
 
     session.agent.before_tool_call = held
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 60)) as pilot:
         await _send(pilot, "read big.txt")
         from pi_coder.tui.widgets.tool_call import ToolCallBlock
@@ -352,11 +344,10 @@ async def test_tool_call_block_appears_while_arguments_stream(make_session, proj
         assert "line 30" in screen_text(app)
 
 
-
 async def test_initial_messages_are_sent_in_order(make_session) -> None:
     """``pi "a" "b"``: each message is sent once the previous run has finished."""
     session, faux = make_session(["answer one", "answer two"])
-    app = _app(session, initial_messages=["first", "second"])
+    app = make_app(session, initial_messages=["first", "second"])
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: faux.state.call_count == 2 and not session.is_streaming, what="both")
         await pilot.pause(0.1)
@@ -378,7 +369,7 @@ async def test_resumed_session_renders_tool_calls_with_results(make_session, pro
     path = first.session_file
     await first.close()
     resumed, _ = make_session([], no_session=False, store=SessionStore.open(path), tool_names=["read"])
-    app = _app(resumed)
+    app = make_app(resumed)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause(0.2)
         text = screen_text(app)
@@ -399,7 +390,7 @@ async def test_text_and_enter_arriving_in_one_burst_are_kept_in_order(make_sessi
     from textual import events
 
     session, faux = make_session([faux_message("one"), faux_message("two")])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         for burst in ("alpha beta", "gamma"):
             for char in burst:
@@ -422,7 +413,7 @@ def user_texts_of(session) -> list[str]:
 async def test_export_writes_the_session_as_html(make_session, tmp_path: Path) -> None:
     """``/export <file>`` writes the transcript to an HTML page and says where."""
     session, faux = make_session([faux_message("the answer is 42")])
-    app = _app(session)
+    app = make_app(session)
     target = tmp_path / "out" / "page.html"
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "what is the answer?")
@@ -437,7 +428,7 @@ async def test_export_writes_the_session_as_html(make_session, tmp_path: Path) -
 async def test_footer_estimates_context_while_the_first_answer_streams(make_session) -> None:
     """Before any usage arrives the footer shows chars/4 of the context, not 0.0 %."""
     session, _ = make_session([faux_message("streaming " * 400)], faux_options={"chunk_delay": 0.02})
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "x" * 51_200)  # 12,800 tokens = 10.0 % of 128k
         await wait_until(pilot, lambda: session.is_streaming, what="streaming")
@@ -452,7 +443,7 @@ async def test_footer_estimates_context_while_the_first_answer_streams(make_sess
 async def test_bang_output_counts_in_the_context_figure(make_session) -> None:
     """``!`` output after a reply adds to the reply's usage; ``!!`` output does not."""
     session, _ = make_session([faux_message("ok", usage=Usage(input=100, total_tokens=100))])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "hi")
         await wait_until(pilot, lambda: not session.is_streaming and len(session.messages) >= 2, what="reply")
@@ -472,7 +463,7 @@ async def test_slash_menu_lists_commands_in_pis_order_with_a_count(make_session)
     from pi_coder.tui.widgets.completion_menu import CompletionMenu
 
     session, _ = make_session([])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "/")
         menu = app.query_one(CompletionMenu)
@@ -500,7 +491,7 @@ async def test_code_block_indent_setting_indents_code_blocks(make_session) -> No
 
     session, _ = make_session([faux_message("Look:\n\n```\nmarker_line()\n```\n")])
     session.settings.markdown.code_block_indent = "      "
-    app = _app(session)
+    app = make_app(session)
     try:
         async with app.run_test(size=(100, 30)) as pilot:
             await _send(pilot, "code?")
@@ -517,7 +508,7 @@ async def test_code_block_indent_setting_indents_code_blocks(make_session) -> No
 async def test_editor_padding_x_setting_pads_the_editor(make_session) -> None:
     session, _ = make_session([])
     session.settings.editor_padding_x = 2
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "padded-text")
         await pilot.pause(0.05)
@@ -528,7 +519,7 @@ async def test_editor_padding_x_setting_pads_the_editor(make_session) -> None:
 async def test_idle_app_runs_no_timers_even_with_animations_on(make_session) -> None:
     """An idle TUI draws nothing: the editor's cursor is steady (as Pi's), so no blink timer repaints."""
     session, _ = make_session([])
-    app = _app(session, animate=True)
+    app = make_app(session, animate=True)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause(0.2)
         assert app.editor.cursor_blink is False

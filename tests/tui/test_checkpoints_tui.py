@@ -50,6 +50,28 @@ def _written_session(tmp_path: Path, server: SSEServer) -> tuple[PiHome, Path]:
     return pi, session_file
 
 
+
+BEFORE = {"a.txt": "original\n", "new.txt": None, "gone.txt": "kept\n"}
+"""The files of :func:`_written_session` before its run (None: no such file)."""
+AFTER = {"a.txt": "changed\n", "new.txt": "created\n", "gone.txt": None}
+"""The files of :func:`_written_session` after its run."""
+
+
+def _files(root: Path) -> dict[str, str | None]:
+    """a.txt, new.txt and gone.txt as they are now, None for a missing one.
+
+    A restore writes and removes the files one by one while the app runs, so a test waits for the
+    whole state (never for one file and then reads the others, which may not be there yet).
+    """
+    state: dict[str, str | None] = {}
+    for name in BEFORE:
+        try:
+            state[name] = (root / name).read_text()
+        except FileNotFoundError:
+            state[name] = None
+    return state
+
+
 def _prompt_id(store: SessionStore) -> str:
     return next(e.id for e in store.get_branch() if isinstance(e, MessageEntry) and e.role == "user")
 
@@ -90,9 +112,7 @@ async def test_tree_offers_code_and_conversation_restores(
             assert not any(isinstance(e, MessageEntry) for e in session.store.get_branch())
         else:
             await wait_until(pilot, lambda: not isinstance(app.screen, ChoiceDialog), what="dialog closed")
-            await wait_until(
-                pilot, lambda: (pi.project / "a.txt").read_text() == "original\n", what="code restored"
-            )
+            await wait_until(pilot, lambda: _files(pi.project) == BEFORE, what="code restored")
             assert session.store.get_entry(leaf) in session.store.get_branch()  # conversation stayed
             assert app.editor.text == ""
         await pilot.pause(0.2)
@@ -122,15 +142,11 @@ async def test_fork_with_code_restores_files_then_branches(
         await wait_until(pilot, lambda: app.editor.text == "change it", what="forked")
         forked = session.session_file
         assert forked != str(session_file)
-        assert (pi.project / "a.txt").read_text() == "original\n"
-        assert not (pi.project / "new.txt").exists()
-        assert (pi.project / "gone.txt").read_text() == "kept\n"
+        await wait_until(pilot, lambda: _files(pi.project) == BEFORE, what="code restored")
         # The restore is undoable in the new session: /redo brings the files back, the fork stays.
         app.editor.set_text("")
         await _command(app, pilot, "/redo")
-        await wait_until(pilot, lambda: (pi.project / "a.txt").read_text() == "changed\n", what="redo")
-        assert (pi.project / "new.txt").read_text() == "created\n"
-        assert not (pi.project / "gone.txt").exists()
+        await wait_until(pilot, lambda: _files(pi.project) == AFTER, what="redo")
         assert session.session_file == forked
 
 
@@ -170,20 +186,24 @@ async def test_undo_and_redo_in_the_tui(project: Path, make_session) -> None:
     app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _command(app, pilot, "please change a.txt")
-        await wait_until(pilot, lambda: (project / "a.txt").read_text() == "changed\n", what="write")
+        await wait_until(pilot, lambda: _files(project)["a.txt"] == "changed\n", what="write")
         await wait_until(
             pilot, lambda: not session.is_streaming and session.checkpoints.list(), what="checkpoint"
         )
         assert app.editor.text == ""
 
         await _command(app, pilot, "/undo")
-        await wait_until(pilot, lambda: (project / "a.txt").read_text() == "original\n", what="undo")
+        await wait_until(pilot, lambda: _files(project)["a.txt"] == "original\n", what="undo")
         await wait_until(pilot, lambda: app.editor.text == "please change a.txt", what="prompt in the editor")
         assert not any(isinstance(e, MessageEntry) for e in session.store.get_branch())
 
         await _command(app, pilot, "/redo")
-        await wait_until(pilot, lambda: (project / "a.txt").read_text() == "changed\n", what="redo")
-        assert any(isinstance(e, MessageEntry) and e.role == "user" for e in session.store.get_branch())
+        await wait_until(pilot, lambda: _files(project)["a.txt"] == "changed\n", what="redo")
+        await wait_until(
+            pilot,
+            lambda: any(isinstance(e, MessageEntry) and e.role == "user" for e in session.store.get_branch()),
+            what="the prompt back on the branch",
+        )
 
 
 async def _pick_in_tree(app, pilot, entry_id: str, presses: list[str]) -> None:
@@ -211,6 +231,7 @@ async def test_tree_code_restore_lists_hand_edits_and_asks(
     async with app.run_test(size=(100, 34)) as pilot:
         await _pick_in_tree(app, pilot, prompt_id, ["down", "down"])  # Code only
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="hand-edit confirmation")
+        await wait_until(pilot, lambda: "changed by hand" in screen_text(app), what="the list of hand edits")
         text = screen_text(app)
         assert "changed by hand" in text and "a.txt" in text and "new.txt" not in text
         if answer == "keep":
@@ -222,11 +243,7 @@ async def test_tree_code_restore_lists_hand_edits_and_asks(
             assert len(session.store.get_entries()) == entries  # nothing recorded
         else:
             await pilot.press("enter")
-            await wait_until(
-                pilot, lambda: (pi.project / "a.txt").read_text() == "original\n", what="overwritten"
-            )
-            assert not (pi.project / "new.txt").exists()
-            assert (pi.project / "gone.txt").read_text() == "kept\n"
+            await wait_until(pilot, lambda: _files(pi.project) == BEFORE, what="overwritten")
 
 
 async def test_tree_conversation_and_code_with_hand_edit_kept_changes_nothing(
@@ -265,14 +282,13 @@ async def test_a_tree_restore_is_itself_undoable_with_redo(
             await wait_until(pilot, lambda: "Summarize branch?" in screen_text(app), what="summary question")
             await pilot.press("enter")
             await wait_until(pilot, lambda: app.editor.text == "change it", what="moved")
-        await wait_until(pilot, lambda: (pi.project / "a.txt").read_text() == "original\n", what="restored")
-        assert (pi.project / "gone.txt").exists()
+        await wait_until(pilot, lambda: _files(pi.project) == BEFORE, what="restored")
         app.editor.set_text("")
         await _command(app, pilot, "/redo")
-        await wait_until(pilot, lambda: (pi.project / "a.txt").read_text() == "changed\n", what="redo")
-        assert (pi.project / "new.txt").read_text() == "created\n"
-        assert not (pi.project / "gone.txt").exists()
-        assert session.store.get_entry(leaf) in session.store.get_branch()  # the conversation is back too
+        await wait_until(pilot, lambda: _files(pi.project) == AFTER, what="redo")
+        await wait_until(  # the conversation is back too
+            pilot, lambda: session.store.get_entry(leaf) in session.store.get_branch(), what="conversation back"
+        )
 
 
 @pytest.mark.parametrize("choice", ["conversation", "code"])
@@ -296,11 +312,9 @@ async def test_fork_conversation_only_and_code_only(
             assert (pi.project / "a.txt").read_text() == "changed\n"
             assert not (pi.project / "gone.txt").exists()
         else:
-            await wait_until(pilot, lambda: (pi.project / "a.txt").read_text() == "original\n", what="restored")
+            await wait_until(pilot, lambda: _files(pi.project) == BEFORE, what="restored")
             assert session.session_file == str(session_file)  # no fork: the conversation stays
             assert session.store.get_entry(leaf) in session.store.get_branch()
-            assert not (pi.project / "new.txt").exists()
-            assert (pi.project / "gone.txt").read_text() == "kept\n"
             assert app.editor.text == ""
 
 
@@ -341,9 +355,28 @@ async def test_fork_with_code_keeps_hand_edits_when_refused(
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="restore question")
         await pilot.press("enter")  # Conversation and code
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="hand-edit confirmation")
-        assert "a.txt" in screen_text(app)
+        await wait_until(pilot, lambda: "a.txt" in screen_text(app), what="the hand-edited file listed")
         await pilot.press("escape")
         await wait_until(pilot, lambda: "Restore cancelled" in screen_text(app), what="cancel notice")
         assert session.session_file == str(session_file)  # no fork either
         assert (pi.project / "a.txt").read_text() == "mine\n"
         assert (pi.project / "new.txt").exists()
+
+
+async def test_redo_after_a_tree_restore_says_it_reversed_the_restore(
+    tmp_path: Path, project: Path, sse_server: SSEServer, make_session
+) -> None:
+    """/tree "Code only", then /redo: not "Redid the last undone prompt" (no prompt was undone)."""
+    pi, session_file = _written_session(tmp_path, sse_server)
+    session, _ = make_session([], store=SessionStore.open(session_file), model=None)
+    prompt_id = _prompt_id(session.store)
+    app = make_app(session)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await _pick_in_tree(app, pilot, prompt_id, ["down", "down"])  # Code only
+        await wait_until(pilot, lambda: (pi.project / "a.txt").read_text() == "original\n", what="restored")
+        await wait_until(pilot, lambda: "Restored" in screen_text(app), what="the restore done")
+        app.editor.set_text("")
+        await _command(app, pilot, "/redo")
+        await wait_until(pilot, lambda: "Reversed the last restore" in screen_text(app), what="redo notice")
+        assert "undone prompt" not in screen_text(app)
+        assert (pi.project / "a.txt").read_text() == "changed\n"

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
-from pi_coder.extensions.loader import discover, load_extensions
-from pi_coder.extensions.runner import ExtensionRunner
 from pi_coder.tui.app import PiApp
 from tests.tui.helpers import type_text, wait_until
+from tests.tui.screens_support import make_app_with_extensions
 
 EXT = """
 def extension(pi):
@@ -20,19 +18,9 @@ def extension(pi):
 """
 
 
-def _app(session, project: Path, specs: list[str]) -> PiApp:
-    (project / "ext.py").write_text(textwrap.dedent(EXT))
-    runner = ExtensionRunner(str(project), models=session.models)
-    sources, problems = discover(cli_specs=specs, cwd=str(project), config_dir=project / "none")
-    assert not problems
-    load_extensions(runner, sources)
-    runner.bind(session)
-    return PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
-
-
 async def test_shortcut_runs_handler_and_is_listed(make_session, project: Path) -> None:
     session, _ = make_session([])
-    app = _app(session, project, ["ext.py"])
+    app = make_app_with_extensions(session, project, ["ext.py"], {"ext.py": EXT})
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: bool(getattr(app, "extension_shortcut_list", None)), what="bound")
         assert [key for key, _ in app.extension_shortcut_list] == [
@@ -48,7 +36,7 @@ async def test_shortcut_runs_handler_and_is_listed(make_session, project: Path) 
 
 async def test_plan_mode_shortcut(make_session, project: Path) -> None:
     session, _ = make_session([])
-    app = _app(session, project, ["builtin:plan-mode"])
+    app = make_app_with_extensions(session, project, ["builtin:plan-mode"], {"ext.py": EXT})
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: bool(getattr(app, "extension_shortcut_list", None)), what="bound")
         assert [key for key, _ in app.extension_shortcut_list] == ["alt+ctrl+p"]
@@ -65,7 +53,7 @@ async def test_permissions_alt_m_cycles_mode(make_session, project: Path, monkey
     policy = Policy("auto", RuleSet(), str(project))
     monkeypatch.setattr(gate, "_policy", policy)
     session, _ = make_session([])
-    app = _app(session, project, ["builtin:permissions"])
+    app = make_app_with_extensions(session, project, ["builtin:permissions"], {"ext.py": EXT})
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: bool(getattr(app, "extension_shortcut_list", None)), what="bound")
         assert [key for key, _ in app.extension_shortcut_list] == ["alt+m"]

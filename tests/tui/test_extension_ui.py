@@ -7,12 +7,12 @@ from pathlib import Path
 
 from pi_coder.extensions.loader import discover, load_extensions
 from pi_coder.extensions.runner import ExtensionRunner
-from pi_coder.tui.app import PiApp
 from pi_coder.tui.extension_ui import ConfirmScreen, SelectScreen
 from pi_coder.tui.widgets.panels import ExtensionWidgets
 from pi_coder.tui.widgets.status_bar import StatusBar
-from tests.tui.helpers import type_text, wait_until
+from tests.tui.helpers import type_text, wait_for_dialog, wait_until
 from tests.tui.screen_text import screen_text
+from tests.tui.screens_support import make_app, make_app_with_extensions
 
 EXT = """
 def extension(pi):
@@ -43,35 +43,25 @@ def extension(pi):
 """
 
 
-def _app(session, project: Path) -> PiApp:
-    (project / "ext.py").write_text(textwrap.dedent(EXT))
-    runner = ExtensionRunner(str(project), models=session.models)
-    sources, problems = discover(cli_specs=["ext.py"], cwd=str(project), config_dir=project / "none")
-    assert not problems
-    load_extensions(runner, sources)
-    runner.bind(session)
-    return PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
-
-
 async def test_hello_select_puts_text_in_editor(make_session, project: Path) -> None:
     session, _ = make_session([])
-    app = _app(session, project)
+    app = make_app_with_extensions(session, project, ["ext.py"], {"ext.py": EXT})
     async with app.run_test(size=(100, 30)) as pilot:
         assert "hello" in {c.name for c in app.commands}
         await type_text(pilot, "/hello")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, SelectScreen), what="select dialog")
+        await wait_for_dialog(pilot, SelectScreen, what="select dialog")
         await pilot.press("down", "enter")
         await wait_until(pilot, lambda: app.editor.text == "good morning", what="editor text")
 
 
 async def test_confirm_escape_is_false_and_status_shows(make_session, project: Path) -> None:
     session, _ = make_session([])
-    app = _app(session, project)
+    app = make_app_with_extensions(session, project, ["ext.py"], {"ext.py": EXT})
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "/sure")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm dialog")
+        await wait_for_dialog(pilot, ConfirmScreen, what="confirm dialog")
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is app.screen_stack[0], what="dialog closed")
         ui = session.extensions.ui
@@ -84,7 +74,7 @@ async def test_widgets_status_title_and_working_message(make_session, project: P
     from pi_coder.agent.events import AgentStart
 
     session, _ = make_session([])
-    app = _app(session, project)
+    app = make_app_with_extensions(session, project, ["ext.py"], {"ext.py": EXT})
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "/deco")
         await pilot.press("enter")
@@ -137,22 +127,13 @@ def extension(pi):
 """
 
 
-def _renderer_app(session, project: Path) -> PiApp:
-    (project / "draw.py").write_text(textwrap.dedent(RENDERER))
-    runner = ExtensionRunner(str(project), models=session.models)
-    sources, _ = discover(cli_specs=["draw.py"], cwd=str(project), config_dir=project / "none")
-    load_extensions(runner, sources)
-    runner.bind(session)
-    return PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
-
-
 async def test_message_renderer_live_and_resumed(make_session, project: Path) -> None:
     from pi_coder.session.store import SessionStore
     from pi_coder.tui.extension_ui import CustomMessageBlock
 
     store = SessionStore.create(str(project), str(project / "sessions"))
     session, _ = make_session([], store=store, no_session=False)
-    app = _renderer_app(session, project)
+    app = make_app_with_extensions(session, project, ["draw.py"], {"draw.py": RENDERER})
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "/shout hey")
         await pilot.press("enter")
@@ -165,7 +146,7 @@ async def test_message_renderer_live_and_resumed(make_session, project: Path) ->
     assert path is not None
     # Resumed: the stored custom_message entries are drawn by the renderer again.
     resumed, _ = make_session([], store=SessionStore.open(path), no_session=False)
-    app = _renderer_app(resumed, project)
+    app = make_app_with_extensions(resumed, project, ["draw.py"], {"draw.py": RENDERER})
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: "** HEY **" in screen_text(app), what="resumed rendering")
         text = screen_text(app)
@@ -215,16 +196,6 @@ def extension(pi):
 """
 
 
-def _tool_renderer_app(session, project: Path) -> PiApp:
-    (project / "stamp.py").write_text(textwrap.dedent(TOOL_RENDERER))
-    runner = ExtensionRunner(str(project), models=session.models)
-    sources, problems = discover(cli_specs=["stamp.py"], cwd=str(project), config_dir=project / "none")
-    assert not problems
-    load_extensions(runner, sources)
-    runner.bind(session)
-    return PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
-
-
 async def test_tool_render_call_and_result_live_and_resumed(make_session, project: Path) -> None:
     """An extension tool's ``render_call`` draws the block's header, ``render_result`` its body
     (``partial`` while it runs, ``expanded`` with Ctrl+O); a raising or None renderer keeps the
@@ -239,7 +210,7 @@ async def test_tool_render_call_and_result_live_and_resumed(make_session, projec
         faux_message("stamped"),
     ]
     session, _ = make_session(script, store=store, no_session=False)
-    app = _tool_renderer_app(session, project)
+    app = make_app_with_extensions(session, project, ["stamp.py"], {"stamp.py": TOOL_RENDERER})
     async with app.run_test(size=(100, 40)) as pilot:
         await type_text(pilot, "stamp it")
         await pilot.press("enter")
@@ -259,7 +230,7 @@ async def test_tool_render_call_and_result_live_and_resumed(make_session, projec
     path = session.session_file
     assert path is not None
     resumed, _ = make_session([], store=SessionStore.open(path), no_session=False)
-    app = _tool_renderer_app(resumed, project)
+    app = make_app_with_extensions(resumed, project, ["stamp.py"], {"stamp.py": TOOL_RENDERER})
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_until(pilot, lambda: "STAMP <hello>" in screen_text(app), what="resumed header")
         text = screen_text(app)
@@ -291,7 +262,7 @@ async def test_docs_tool_rendering_example_draws_in_the_tui(make_session, projec
     assert not problems
     load_extensions(runner, sources)
     runner.bind(session)
-    app = PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "roll")
         await pilot.press("enter")
@@ -338,7 +309,7 @@ async def test_resources_discover_theme_paths_join_the_theme_list(make_session, 
     assert not problems
     load_extensions(runner, sources)
     runner.bind(session)
-    app = PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert app.themes.theme is not None and app.themes.theme.name == "ocean"

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 from pi_coder.ai.providers.faux import faux_message, faux_tool_call
-from pi_coder.tui.app import PiApp
 from pi_coder.tui.widgets.panels import PendingMessages
 from tests.tui.helpers import BlockingTool, roles, type_text, user_texts, wait_until
 from tests.tui.screen_text import screen_text
-
-
-def _app(session) -> PiApp:
-    return PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+from tests.tui.screens_support import make_app
 
 
 async def test_enter_while_working_steers_after_the_tool_batch(make_session) -> None:
@@ -23,7 +19,7 @@ async def test_enter_while_working_steers_after_the_tool_batch(make_session) -> 
         ],
         tools=[blocker.tool],
     )
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "start")
         await pilot.press("enter")
@@ -57,7 +53,7 @@ async def test_alt_enter_queues_a_follow_up_delivered_at_the_end(make_session) -
         ],
         tools=[blocker.tool],
     )
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "start")
         await pilot.press("enter")
@@ -83,7 +79,7 @@ async def test_escape_aborts_and_restores_both_queues_into_the_editor(make_sessi
         [faux_message(faux_tool_call("wait", {"label": "one"})), faux_message("never")],
         tools=[blocker.tool],
     )
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "start")
         await pilot.press("enter")
@@ -112,7 +108,7 @@ async def test_alt_up_pulls_queued_messages_back_without_aborting(make_session) 
         [faux_message(faux_tool_call("wait", {})), faux_message("done")],
         tools=[blocker.tool],
     )
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "start")
         await pilot.press("enter")

@@ -8,19 +8,15 @@ from pathlib import Path
 
 from pi_coder.ai.providers.faux import faux_message, faux_thinking, faux_tool_call
 from pi_coder.ai.types import Usage
-from pi_coder.tui.app import PiApp
 from tests.tui.helpers import BlockingTool, type_text, wait_until
+from tests.tui.screens_support import make_app
 
 SIZE = (100, 34)
 
 
-def _app(session) -> PiApp:
-    return PiApp(session, version="0.1.0", cwd_display="~/project", branch="", animate=False)
-
-
 def test_idle_screen(snap_compare, make_session) -> None:
     session, _ = make_session([])
-    assert snap_compare(_app(session), terminal_size=SIZE)
+    assert snap_compare(make_app(session, version="0.1.0"), terminal_size=SIZE)
 
 
 def test_streamed_answer_with_tool_call_and_diff(snap_compare, make_session, project: Path) -> None:
@@ -46,7 +42,7 @@ def test_streamed_answer_with_tool_call_and_diff(snap_compare, make_session, pro
         await wait_until(pilot, lambda: faux.state.call_count == 2 and not session.is_streaming, what="done")
         await pilot.pause(0.2)
 
-    assert snap_compare(_app(session), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(session, version="0.1.0"), terminal_size=SIZE, run_before=run_before)
 
 
 def test_queue_with_steering_and_follow_up(snap_compare, make_session) -> None:
@@ -68,7 +64,7 @@ def test_queue_with_steering_and_follow_up(snap_compare, make_session) -> None:
         await pilot.pause(0.2)
 
     try:
-        assert snap_compare(_app(session), terminal_size=SIZE, run_before=run_before)
+        assert snap_compare(make_app(session, version="0.1.0"), terminal_size=SIZE, run_before=run_before)
     finally:
         blocker.release()
 
@@ -90,7 +86,7 @@ def test_error_reply(snap_compare, make_session) -> None:
         await wait_until(pilot, lambda: not session.is_streaming and len(session.messages) >= 3, what="error")
         await pilot.pause(0.2)
 
-    assert snap_compare(_app(session), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(session, version="0.1.0"), terminal_size=SIZE, run_before=run_before)
 
 
 def test_markdown_as_pi_draws_it(snap_compare, make_session) -> None:
@@ -111,4 +107,4 @@ def test_markdown_as_pi_draws_it(snap_compare, make_session) -> None:
         await wait_until(pilot, lambda: not session.is_streaming and "Done." in pilot.app.transcript.query_one("StreamingMarkdown").source, what="done")
         await pilot.pause(0.2)
 
-    assert snap_compare(_app(session), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(session, version="0.1.0"), terminal_size=SIZE, run_before=run_before)

@@ -14,7 +14,6 @@ from pi_coder.ai.providers.faux import faux_message, faux_provider, faux_thinkin
 from pi_coder.ai.types import TextContent
 from pi_coder.core import create_agent_session
 from pi_coder.settings import load_settings
-from pi_coder.tui.app import PiApp
 from pi_coder.tui.widgets.assistant_message import ThinkingBlock
 from pi_coder.tui.widgets.bash_block import SummaryBlock
 from pi_coder.tui.widgets.panels import StatusLine
@@ -22,10 +21,7 @@ from pi_coder.tui.widgets.tool_call import ToolCallBlock
 from pi_coder.tui.widgets.transcript import JumpMarker, Transcript
 from tests.tui.helpers import type_text, wait_until
 from tests.tui.screen_text import screen_text
-
-
-def _app(session, **kwargs) -> PiApp:
-    return PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False, **kwargs)
+from tests.tui.screens_support import make_app
 
 
 async def _send(pilot, text: str) -> None:
@@ -36,7 +32,7 @@ async def _send(pilot, text: str) -> None:
 async def test_scrolled_up_view_stays_put_while_streaming_and_end_jumps_back(make_session) -> None:
     long_answer = "\n\n".join(f"Paragraph {i}: " + "words " * 30 for i in range(120))
     session, faux = make_session([long_answer], faux_options={"chunk_delay": 0.002})
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "write a lot")
         transcript = app.query_one(Transcript)
@@ -59,7 +55,7 @@ async def test_scrolled_up_view_stays_put_while_streaming_and_end_jumps_back(mak
 
 async def test_ctrl_t_hides_and_shows_thinking(make_session) -> None:
     session, _ = make_session([faux_message(faux_thinking("secret pondering"), "the answer")])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "think")
         await wait_until(pilot, lambda: not session.is_streaming and "the answer" in screen_text(app), what="reply")
@@ -94,7 +90,7 @@ async def test_edit_preview_is_shown_before_the_edit_runs(make_session, project:
         [faux_message(faux_tool_call("edit", {"path": "app.py", "oldText": "y = 2", "newText": "y = 3"})), "ok"],
         tools=[tool],
     )
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "change y")
         await wait_until(pilot, lambda: bool(app.query(ToolCallBlock)), what="block")
@@ -121,7 +117,7 @@ async def test_edit_preview_reports_a_failing_edit(make_session, project: Path) 
 
 async def test_failed_compaction_is_reported_once(make_session) -> None:
     session, _ = make_session(["first answer"])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "hello")
         await wait_until(pilot, lambda: "first answer" in screen_text(app) and not session.is_streaming, what="reply")
@@ -136,7 +132,7 @@ async def test_compact_command_shows_the_summary_block(make_session, project: Pa
     (project / ".pi" / "settings.toml").write_text("[compaction]\nkeep_recent_tokens = 1\n")
     summary = "The conversation so far: greeting."
     session, _ = make_session(["first answer", "second answer", summary, summary, summary])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "hello " * 50)
         await wait_until(pilot, lambda: "first answer" in screen_text(app) and not session.is_streaming, what="reply")
@@ -157,7 +153,7 @@ async def test_retry_countdown_in_status_line_and_escape_cancels(make_session, p
     session, _ = make_session(
         [faux_message("", stop_reason="error", error_message="529 overloaded_error: Overloaded"), "never"]
     )
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "hello")
         status = app.query_one(StatusLine)
@@ -185,7 +181,7 @@ def _two_model_session(project: Path):
 
 async def test_shift_tab_cycles_thinking_and_ctrl_p_cycles_models(project: Path) -> None:
     session = _two_model_session(project)
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert screen_text(app).rstrip().endswith("model-a • low")
@@ -206,7 +202,7 @@ async def test_shift_tab_cycles_thinking_and_ctrl_p_cycles_models(project: Path)
 
 async def test_page_keys_scroll_the_transcript(make_session) -> None:
     session, _ = make_session(["\n\n".join(f"Line {i}" for i in range(80))])
-    app = _app(session)
+    app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "long")
         transcript = app.query_one(Transcript)

@@ -62,7 +62,7 @@ def test_shorten_home_and_git_branch(tmp_path: Path, monkeypatch) -> None:
 
 def test_token_context_and_fuzzy() -> None:
     assert token_context("/se", 3, 0).kind == "slash"
-    assert token_context("/se x", 5, 0) is None
+    assert token_context("/se x", 5, 0).kind == "argument"  # a command's argument completions
     assert token_context("/se", 3, 1) is None  # only on the first line
     ctx = token_context("look @src/pa", 12, 0)
     assert (ctx.kind, ctx.query, ctx.start) == ("file", "src/pa", 5)

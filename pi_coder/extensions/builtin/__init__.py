@@ -1,1 +1,1 @@
-"""First-party extensions (extensions §8), off by default: ``pi -e builtin:<name>``."""
+"""First-party extensions (docs/extensions-runtime.md#first-party-extensions), off by default: ``pi -e builtin:<name>``."""

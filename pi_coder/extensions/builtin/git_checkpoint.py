@@ -1,4 +1,4 @@
-"""git-checkpoint (extensions §8.4): a ``git stash create`` snapshot per turn, offered back on fork.
+"""git-checkpoint (docs/extensions-runtime.md#first-party-extensions): a ``git stash create`` snapshot per turn, offered back on fork.
 
 ``-e builtin:git-checkpoint``. Each ``turn_start`` records the working tree (a stash commit that
 touches neither the index nor the stash list) for the current leaf entry. Forking from an entry

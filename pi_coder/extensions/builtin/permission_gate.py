@@ -1,4 +1,4 @@
-"""permission-gate (extensions §8.1): ask before dangerous bash commands; block them without a UI.
+"""permission-gate (docs/extensions-runtime.md#first-party-extensions): ask before dangerous bash commands; block them without a UI.
 
 ``-e builtin:permission-gate``. Patterns (regular expressions) come from ``[permission_gate]
 patterns`` in settings.toml, else the defaults below. A small example to copy: the full

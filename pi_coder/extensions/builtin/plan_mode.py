@@ -1,4 +1,4 @@
-"""plan-mode (extensions §8.3): a read-only mode that asks the model for a numbered plan first.
+"""plan-mode (docs/extensions-runtime.md#first-party-extensions): a read-only mode that asks the model for a numbered plan first.
 
 ``-e builtin:plan-mode``; toggled by ``/plan``, ``ctrl+alt+p`` or started with ``--plan``. While on:
 only read, grep, find, ls and an allowlist of bash commands; ``before_agent_start`` asks for a

@@ -1,8 +1,10 @@
-"""protected-paths (extensions §8.2): ``write`` and ``edit`` never touch secrets or tool folders.
+"""protected-paths (docs/extensions-runtime.md#first-party-extensions): ``write`` and ``edit`` never touch secrets or tool folders.
 
 ``-e builtin:protected-paths``. Globs from ``[protected_paths] globs``, else ``.env``, ``.env.*``,
 ``.git/**``, ``.venv/**``, ``node_modules/**``; matched against the real target, relative to the
-working directory, and against its file name.
+working directory, and against its file name. The target is the argument's real path
+(``tools._paths.real_path``: ``@``, ``~``, ``..``, ``//``, ``/proc/self/root``, symlinks), and the
+path as spelled is checked too, so no spelling slips past.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import fnmatch
 import os
 from typing import TYPE_CHECKING, Any
+
+from pi_coder.tools._paths import lexical_path, real_path
 
 if TYPE_CHECKING:
     from pi_coder.extensions import ExtensionAPI
@@ -37,10 +41,10 @@ def extension(pi: ExtensionAPI) -> None:
         path = str(event.input.get("path") or event.input.get("file_path") or "")
         if not path:
             return None
-        real = os.path.realpath(os.path.join(ctx.cwd, os.path.expanduser(path)))
-        relative = os.path.relpath(real, os.path.realpath(ctx.cwd)).replace(os.sep, "/")
         table = pi.get_settings().get("protected_paths") or {}
-        if not _matches(relative, list(table.get("globs") or DEFAULT_GLOBS)):
+        globs = list(table.get("globs") or DEFAULT_GLOBS)
+        spellings = ((str(real_path(path, ctx.cwd)), os.path.realpath(ctx.cwd)), (lexical_path(path, ctx.cwd), ctx.cwd))
+        if not any(_matches(os.path.relpath(p, base).replace(os.sep, "/"), globs) for p, base in spellings):
             return None
         ctx.ui.notify(f"Blocked {event.tool_name} of protected path {path}", "warning")
         return {"block": True, "reason": f"Path {path} is protected"}

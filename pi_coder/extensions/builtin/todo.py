@@ -1,4 +1,4 @@
-"""todo (extensions §8.5): a ``todo`` tool whose list lives in tool-result ``details``.
+"""todo (docs/extensions-runtime.md#first-party-extensions): a ``todo`` tool whose list lives in tool-result ``details``.
 
 ``-e builtin:todo``. The list follows the session branch: on ``session_start`` and
 ``session_tree`` it is rebuilt from the last ``todo`` result on ``ctx.session.branch()``. ``/todos``

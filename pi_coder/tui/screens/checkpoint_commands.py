@@ -72,6 +72,8 @@ async def ask_restore_mode(app: CommandContext, entry_id: str, action: str) -> s
 
     feature = _feature(app)
     try:
+        if feature is not None:
+            await feature.settled()  # the last run's entry is written in the background
         changes = feature is not None and feature.changes_code(entry_id)
     except Exception:  # an unreadable checkpoint: offer the conversation as before
         changes = False
@@ -203,6 +205,7 @@ async def checkpoints_command(app: CommandContext, args: str) -> None:
     if feature is None:
         await app.notice("Checkpoints are not available in this session", "warning")
         return
+    await feature.settled()
     infos = [info for info in feature.list() if info.on_branch]
     if not infos:
         await app.notice("No checkpoints yet: nothing on this branch changed files")

@@ -8,6 +8,7 @@ tail of the answer (see that module for why Textual's ``Markdown`` widget is not
 from __future__ import annotations
 
 import time
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -94,6 +95,9 @@ class ThinkingBlock(Widget):
     ThinkingBlock.-hidden > StreamingMarkdown { display: none; }
     """
 
+    hidden_label: ClassVar[str] = "Thinking..."
+    """The line shown while thinking is hidden (an extension's ``ctx.ui.set_hidden_thinking_label``)."""
+
     def __init__(self, text: str = "", *, hidden: bool = False) -> None:
         super().__init__(classes="-hidden" if hidden else "")
         self._initial = text.strip()
@@ -105,7 +109,7 @@ class ThinkingBlock(Widget):
         return self._view.source if self._view is not None else self._initial
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("Thinking...", style="italic"))
+        yield Static(Text(self.hidden_label, style="italic"))
         self._view = StreamingMarkdown(self._initial)
         yield self._view
 
@@ -120,6 +124,12 @@ class ThinkingBlock(Widget):
 
     def set_hidden(self, hidden: bool) -> None:
         self.set_class(hidden, "-hidden")
+
+    def relabel(self) -> None:
+        """Show the current ``hidden_label``."""
+        for label in self.query(Static).results():
+            if label.parent is self:
+                label.update(Text(self.hidden_label, style="italic"))
 
     async def finish(self) -> None:
         await self._throttle.flush()

@@ -94,7 +94,7 @@ class PendingMessages(Static):
 
 class ExtensionWidgets(Static):
     """Lines extensions set with ``ctx.ui.set_widget(key, lines)``, by key in first-set order
-    (extensions §4.2); hidden while there is none."""
+    (docs/extensions-runtime.md#ui-per-mode); hidden while there is none."""
 
     DEFAULT_CSS = """
     ExtensionWidgets { height: auto; padding: 0 1; display: none; }

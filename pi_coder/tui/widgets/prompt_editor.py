@@ -288,7 +288,7 @@ class PromptEditor(TextArea):
             assert self.menu is not None
             item, context = self.menu.selected(), self.menu.context
             if item is not None and context is not None:
-                if context.kind == "slash" and self.text.strip() == item.replacement.strip():
+                if context.kind in ("slash", "argument") and self.text.strip() == item.replacement.strip():
                     self.menu.close()  # already complete: Enter sends it
                 else:
                     self._apply(item, context)

@@ -1,0 +1,1 @@
+"""Packages: extensions, skills, prompts and themes shared as Python distributions, git repositories or folders (docs/packages.md)."""

@@ -1,0 +1,1 @@
+"""Subagents: the ``task`` tool, agent definition files and run budgets (``docs/subagents.md``)."""
