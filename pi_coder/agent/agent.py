@@ -15,9 +15,21 @@ from collections.abc import Callable, Iterable, Mapping
 from itertools import compress
 from operator import attrgetter
 from types import CoroutineType
-from typing import Any
+from typing import Any, assert_never
 
-from pi_coder.agent.events import AgentEnd, AgentEvent, MessageEnd, MessageStart, TurnEnd
+from pi_coder.agent.events import (
+    AgentEnd,
+    AgentEvent,
+    AgentStart,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+    TurnEnd,
+    TurnStart,
+)
 from pi_coder.agent.loop import (
     _NO_DEFAULT,
     StreamFn,
@@ -455,22 +467,26 @@ class Agent:
 
     async def _process_event(self, event: AgentEvent, signal: AbortSignal) -> None:
         state = self._state
-        kind = event.type
-        if kind == "message_update" or kind == "message_start":
-            state._streaming_message = event.message  # type: ignore[union-attr]
-        elif kind == "message_end":
-            state._streaming_message = None
-            state._messages.append(event.message)  # type: ignore[union-attr]
-        elif kind == "tool_execution_start":
-            state._pending_tool_calls = state._pending_tool_calls | {event.tool_call_id}  # type: ignore[union-attr]
-        elif kind == "tool_execution_end":
-            state._pending_tool_calls = state._pending_tool_calls - {event.tool_call_id}  # type: ignore[union-attr]
-        elif kind == "turn_end":
-            message = event.message  # type: ignore[union-attr]
-            if isinstance(message, AssistantMessage) and message.error_message:
-                state._error_message = message.error_message
-        elif kind == "agent_end":
-            state._streaming_message = None
+        match event:
+            case MessageUpdate() | MessageStart():
+                state._streaming_message = event.message
+            case MessageEnd():
+                state._streaming_message = None
+                state._messages.append(event.message)
+            case ToolExecutionStart():
+                state._pending_tool_calls = state._pending_tool_calls | {event.tool_call_id}
+            case ToolExecutionEnd():
+                state._pending_tool_calls = state._pending_tool_calls - {event.tool_call_id}
+            case TurnEnd():
+                message = event.message
+                if isinstance(message, AssistantMessage) and message.error_message:
+                    state._error_message = message.error_message
+            case AgentEnd():
+                state._streaming_message = None
+            case AgentStart() | TurnStart() | ToolExecutionUpdate():
+                pass
+            case _:
+                assert_never(event)
         for listener in tuple(self._listeners.values()):
             result = listener(event, signal)
             if result is not None and (type(result) is CoroutineType or inspect.isawaitable(result)):
