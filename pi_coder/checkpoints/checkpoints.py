@@ -173,7 +173,7 @@ class Checkpoints(CheckpointRestore):
         if (
             kind == "message_end"
             and self._prompt_id is None
-            and getattr(event.message, "role", None) == "user"
+            and event.message.role == "user"
         ):
             leaf = self.session.store.get_leaf_entry()
             if isinstance(leaf, MessageEntry) and leaf.role == "user":

@@ -23,6 +23,7 @@ import json
 import os
 import shutil
 import stat
+import subprocess
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -161,14 +162,17 @@ class ShadowRepo:
         Raises:
             GitError: git exited non-zero (with ``check``) or could not be started.
         """
+        # Popen here and communicate() in a thread, not asyncio's subprocess: on Python 3.11 a
+        # task cancelled while asyncio connects a child's pipes never ends, and a background
+        # snapshot is exactly what a closing loop (asyncio.run's end, a test's teardown) cancels.
+        # A cancelled call stops git with SIGTERM (it removes its lock files) and the thread ends
+        # with it.
         try:
-            proc = await asyncio.create_subprocess_exec(
-                "git",
-                *self._config_args(),
-                *args,
-                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
+            proc = subprocess.Popen(  # noqa: ASYNC220 (see above)
+                ["git", *self._config_args(), *args],
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 env={k: v for k, v in self._env().items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
                 if bare
                 else self._env(),
@@ -177,12 +181,11 @@ class ShadowRepo:
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from exc
         try:
-            out, err = await proc.communicate(stdin)
+            out, err = await asyncio.to_thread(proc.communicate, stdin)
         except asyncio.CancelledError:
-            # A snapshot nobody needs any more: SIGTERM lets git remove its lock files itself.
-            if proc.returncode is None:
+            # A snapshot nobody needs any more.
+            if proc.poll() is None:
                 proc.terminate()
-                await proc.wait()
             raise
         if check and proc.returncode != 0:
             text = err.decode(errors="replace").strip().splitlines()
