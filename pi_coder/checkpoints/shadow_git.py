@@ -18,6 +18,7 @@ subprocesses, so the event loop never waits on git.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -183,9 +184,12 @@ class ShadowRepo:
         try:
             out, err = await asyncio.to_thread(proc.communicate, stdin)
         except asyncio.CancelledError:
-            # A snapshot nobody needs any more.
+            # A snapshot nobody needs any more: stop git and let it remove its lock files before
+            # the next git call (a closing loop may cancel this wait too; git still exits).
             if proc.poll() is None:
                 proc.terminate()
+            with contextlib.suppress(asyncio.CancelledError, subprocess.TimeoutExpired):
+                await asyncio.to_thread(proc.wait, 10)
             raise
         if check and proc.returncode != 0:
             text = err.decode(errors="replace").strip().splitlines()
