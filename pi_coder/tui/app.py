@@ -10,10 +10,12 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, assert_never
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
+from textual.screen import Screen
 from textual.widgets import Static
 
 from pi_coder.agent.events import (
@@ -219,6 +221,12 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         from pi_coder.tui.theming import default_theme_variables
 
         return {**super().get_theme_variable_defaults(), **default_theme_variables()}
+
+    def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
+        """Textual's frame writer; a dialog's guard opens once a frame of it was written."""
+        super()._display(screen, renderable)
+        if renderable is not None and isinstance(screen, KeyGuard):
+            screen._drawn()
 
     async def on_event(self, event: events.Event) -> None:
         # A dialog ignores keys sent before it was drawn (tui/key_guard.py).
