@@ -882,7 +882,12 @@ class AgentSession:
         return cancelled
 
     async def navigate_tree(
-        self, entry_id: str, summarize: bool = False, instructions: str | None = None
+        self,
+        entry_id: str,
+        summarize: bool = False,
+        instructions: str | None = None,
+        *,
+        replace_instructions: bool = False,
     ) -> str | None:
         """Move to another point of the session tree (same file), optionally summarising the branch left.
 
@@ -926,7 +931,12 @@ class AgentSession:
 
         try:
             result = await ops.navigate(
-                self._store, entry_id, summarizer=summarizer, instructions=instructions, controller=controller
+                self._store,
+                entry_id,
+                summarizer=summarizer,
+                instructions=instructions,
+                controller=controller,
+                replace_instructions=replace_instructions,
             )
         finally:
             self._summary_controller = None

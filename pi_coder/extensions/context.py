@@ -365,13 +365,17 @@ class ExtensionCommandContext(ExtensionContext):
         *,
         summarize: bool = False,
         custom_instructions: str | None = None,
+        replace_instructions: bool = False,
         label: str | None = None,
     ) -> ReplaceResult:
         """Move to ``target_id`` in this session's tree (``session_before_tree``/``session_tree`` fire);
-        cancelled when nothing changed. ``label`` labels the target entry."""
+        cancelled when nothing changed. ``custom_instructions`` add to the default summary prompt,
+        or replace it with ``replace_instructions=True``; ``label`` labels the target entry."""
         session = self._live().session
         before = session.store.leaf_id
-        await session.navigate_tree(target_id, summarize, custom_instructions)
+        await session.navigate_tree(
+            target_id, summarize, custom_instructions, replace_instructions=replace_instructions
+        )
         moved = session.store.leaf_id != before
         if moved and label is not None:
             session.store.append_label(target_id, label)

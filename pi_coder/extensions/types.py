@@ -56,10 +56,12 @@ EVENT_NAMES: frozenset[str] = frozenset(
         "message_update",
         "message_end",
         "context",
+        "context_with_system",
         # providers and models
         "before_provider_request",
         "before_provider_headers",
         "after_provider_response",
+        "provider_stream_event",
         "model_select",
         "thinking_level_select",
         # tools
@@ -80,8 +82,6 @@ PI_ONLY_EVENTS: frozenset[str] = frozenset(
         "session_info_changed",
         "mcp_servers_change",
         "cache_warming_decision",
-        "context_with_system",
-        "provider_stream_event",
         "ui_prompt_start",
         "ui_prompt_end",
     }
