@@ -779,13 +779,21 @@ class AgentSession:
         await self.wait_for_idle()
         self._pending_bash.clear()
 
-    async def new_session(self) -> bool:
-        """Start a new session file (created lazily); queues are cleared. True when an extension cancelled."""
+    async def new_session(self, *, setup: Callable[[SessionStore], Any] | None = None) -> bool:
+        """Start a new session file (created lazily); queues are cleared. True when an extension cancelled.
+
+        ``setup(store)`` (sync or async) may append entries to the new session before it is loaded
+        and ``session_start`` fires (an extension's ``ctx.new_session(setup=)``).
+        """
         previous = self.session_file
         if self.extensions is not None and not await self.extensions.before_replace("new"):
             return True
         await self._stop()
         self._store.new_session()
+        if setup is not None:
+            prepared = setup(self._store)
+            if inspect.isawaitable(prepared):
+                await prepared
         self._attach(self.model, self.thinking_level, explicit=True)
         await self.emit(SessionSwitched(reason="new", session_file=self.session_file))
         if self.extensions is not None:

@@ -329,10 +329,14 @@ class ExtensionCommandContext(ExtensionContext):
     async def wait_for_idle(self) -> None:
         await self._live().session.wait_for_idle()
 
-    async def new_session(self, *, with_session: Callable[[Any], Any] | None = None) -> ReplaceResult:
-        """Like ``/new``. ``with_session(ctx)`` runs afterwards with a command context of the new
-        session (this ``ctx`` is stale by then)."""
-        cancelled = await self._live().replace_session("new")
+    async def new_session(
+        self, *, setup: Callable[[Any], Any] | None = None, with_session: Callable[[Any], Any] | None = None
+    ) -> ReplaceResult:
+        """Like ``/new``. ``setup(store)`` (sync or async) appends entries to the new session's
+        ``SessionStore`` (``append_message``, ``append_custom``, ...) before it is loaded and
+        ``session_start`` fires; ``with_session(ctx)`` runs afterwards with a command context of
+        the new session (this ``ctx`` is stale by then)."""
+        cancelled = await self._live().replace_session("new", setup=setup)
         return await self._after(cancelled, with_session)
 
     async def switch_session(self, path: str, *, with_session: Callable[[Any], Any] | None = None) -> ReplaceResult:

@@ -595,11 +595,13 @@ class ExtensionRunner(SessionSeams):
 
     # ------------------------------------------------------------------ replacement and reload
 
-    async def replace_session(self, kind: str, *, path: str | None = None, entry_id: str | None = None) -> bool:
+    async def replace_session(
+        self, kind: str, *, path: str | None = None, entry_id: str | None = None, setup: Callable[[Any], Any] | None = None
+    ) -> bool:
         """A command's ``ctx.new_session/switch_session/fork``; True when an extension cancelled."""
         session = self.session
         if kind == "new":
-            return bool(await session.new_session())
+            return bool(await session.new_session(setup=setup))
         if kind == "resume" and path is not None:
             return bool(await session.switch_session(path))
         if kind == "fork" and entry_id is not None:
