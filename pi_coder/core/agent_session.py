@@ -56,6 +56,7 @@ from pi_coder.settings import LoadedSettings, Settings
 if TYPE_CHECKING:
     from pi_coder.core.host import ExtensionHooks
     from pi_coder.permissions.trust import TrustDecision
+    from pi_coder.resources.system_prompt import SystemPromptOptions
 
 __all__ = ["AgentSession", "Listener"]
 
@@ -634,6 +635,17 @@ class AgentSession:
             return self._build_prompt(self.tool_names)
         tools, guidelines = self.extensions.prompt_tools(self.tool_names)
         return self._build_prompt(tools, guidelines)
+
+    def system_prompt_options(self) -> SystemPromptOptions:
+        """The base inputs of the current system prompt (a copy; docs/extensions.md)."""
+        from pi_coder.resources.system_prompt import PromptBuilder, SystemPromptOptions
+
+        ext = self.extensions
+        tools, guidelines = ext.prompt_tools(self.tool_names) if ext is not None else (list(self.tool_names), [])
+        if isinstance(self._build_prompt, PromptBuilder):
+            return self._build_prompt.options(tools, guidelines)
+        names = [spec if isinstance(spec, str) else spec[0] for spec in tools]
+        return SystemPromptOptions(cwd=self.cwd, selected_tools=names, prompt_guidelines=list(guidelines))
 
     def refresh_system_prompt(self) -> None:
         """Rebuild the leading system message's text after the active tools changed (its tool

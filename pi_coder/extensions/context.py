@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pi_coder.extensions.host import RunnerHost
     from pi_coder.extensions.theme import ThemeView
     from pi_coder.extensions.types import Extension
+    from pi_coder.resources.system_prompt import SystemPromptOptions
 
 __all__ = [
     "BoundUI",
@@ -249,6 +250,13 @@ class ExtensionContext:
     def get_system_prompt(self) -> str:
         runner = self._live()
         return runner.run_system_prompt or runner.session.system_prompt
+
+    def get_system_prompt_options(self) -> SystemPromptOptions:
+        """The base inputs of the system prompt: ``cwd``, ``custom_prompt``, ``append_prompt``,
+        ``selected_tools``, ``tool_snippets``, ``prompt_guidelines``, ``context_files`` (with their
+        full text: keep them out of logs) and ``skills``. A copy; per-run changes
+        (``before_agent_start``, ``context``) are not in it."""
+        return self._live().session.system_prompt_options()
 
     def is_project_trusted(self) -> bool:
         return self._runner.project_trusted

@@ -91,3 +91,50 @@ def test_new_session_setup_writes_entries_before_session_start(pi: PiHome) -> No
         client.close()
     sent = json.dumps(pi.server.requests[0].json["messages"])
     assert "Context from previous session" in sent and "go on" in sent
+
+
+def test_get_system_prompt_options_lists_the_prompt_inputs(pi: PiHome) -> None:
+    (pi.project / "AGENTS.md").write_text("Project rule: be brief.\n")
+    ext = write_ext(
+        pi.project,
+        "opts",
+        """
+        import json
+        from pathlib import Path
+        from pydantic import BaseModel
+
+        class Args(BaseModel):
+            pass
+
+        def extension(pi):
+            from pi_coder.extensions import ToolDefinition
+
+            pi.register_tool(ToolDefinition(name="hello", label="Hello", description="Say hello", parameters=Args,
+                                            execute=lambda *a: None, prompt_snippet="Greets the user",
+                                            prompt_guidelines=["Greet only when asked"]))
+
+            @pi.on("before_agent_start")
+            def seen(event, ctx):
+                options = ctx.get_system_prompt_options()
+                options.selected_tools.clear()  # a copy
+                again = ctx.get_system_prompt_options()
+                Path(ctx.cwd, "options.json").write_text(json.dumps({
+                    "cwd": again.cwd,
+                    "append": again.append_prompt,
+                    "tools": again.selected_tools,
+                    "snippet": again.tool_snippets.get("hello"),
+                    "guidelines": again.prompt_guidelines,
+                    "context": [(str(f.path), f.content) for f in again.context_files],
+                }))
+        """,
+    )
+    pi.server.enqueue(Turn([Text("ok")]))
+    run = pi.run("-e", str(ext), "--no-subagents", "--append-system-prompt", "EXTRA RULE", "-p", "hi")
+    assert run.returncode == 0, run.stderr
+    options = json.loads((pi.project / "options.json").read_text())
+    assert options["cwd"] == str(pi.project)
+    assert options["append"] == "EXTRA RULE"
+    assert "read" in options["tools"] and "hello" in options["tools"]
+    assert options["snippet"] == "Greets the user"
+    assert "Greet only when asked" in options["guidelines"]
+    assert [content for path, content in options["context"] if path.endswith("AGENTS.md")] == ["Project rule: be brief.\n"]
