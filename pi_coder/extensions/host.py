@@ -34,6 +34,8 @@ class RunnerHost(Protocol):
     sources: list[Source]
     rediscover: Callable[[], list[Source]] | None
     reload_warnings: list[str]
+    mcp_servers: dict[str, tuple[Extension, Any]]
+    mcp_changed: Callable[[], None] | None
     _starting: bool
     interrupted: bool
     last_model: Any

@@ -99,6 +99,10 @@ class ExtensionRunner(SessionSeams):
         self.rediscover: Callable[[], list[Source]] | None = None
         """Finds the sources again on ``/reload`` (new or removed files); None: reload the same ones."""
         self.reload_warnings: list[str] = []
+        self.mcp_servers: dict[str, tuple[Extension, Any]] = {}
+        """MCP servers extensions registered: name -> (extension, ``ServerConfig``)."""
+        self.mcp_changed: Callable[[], None] | None = None
+        """Set by the MCP host: applies ``mcp_servers`` after a change (None before set-up)."""
         """Problems found re-reading settings, templates, skills and context files on the last reload."""
 
     # ------------------------------------------------------------------ session
