@@ -131,6 +131,15 @@ class BoundUI:
         """The line shown for a thinking block while thinking is hidden (None: the default)."""
         self._ui.set_hidden_thinking_label(label)
 
+    def set_working_indicator(self, frames: Sequence[str] | None = None, interval_ms: int | None = None) -> None:
+        """The TUI spinner's frames while a run is active (ANSI styling kept; ``theme.fg`` works):
+        None restores the default, ``[]`` hides it; ``interval_ms`` between frames (default 100)."""
+        self._ui.set_working_indicator(frames, interval_ms)
+
+    def set_working_visible(self, visible: bool) -> None:
+        """Show or hide the TUI's working/status line entirely."""
+        self._ui.set_working_visible(visible)
+
 
 class SessionView:
     """``ctx.session``: read-only access to the session store."""

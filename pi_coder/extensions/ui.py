@@ -74,6 +74,10 @@ class UIProtocol(Protocol):
 
     def set_hidden_thinking_label(self, label: str | None) -> None: ...
 
+    def set_working_indicator(self, frames: Sequence[str] | None = None, interval_ms: int | None = None) -> None: ...
+
+    def set_working_visible(self, visible: bool) -> None: ...
+
 
 class UIDefaults:
     """What a mode without a terminal offers for the TUI-only members of ``ctx.ui``: ``custom``
@@ -115,6 +119,12 @@ class UIDefaults:
         pass
 
     def set_hidden_thinking_label(self, label: str | None) -> None:
+        pass
+
+    def set_working_indicator(self, frames: Sequence[str] | None = None, interval_ms: int | None = None) -> None:
+        pass
+
+    def set_working_visible(self, visible: bool) -> None:
         pass
 
 

@@ -111,6 +111,12 @@ class TuiExtras:
         if bool(self._app.tools_expanded) != expanded:
             self._app.action_toggle_tools()
 
+    def set_working_indicator(self, frames: Sequence[str] | None = None, interval_ms: int | None = None) -> None:
+        self._app.status_line.set_indicator(frames, interval_ms)
+
+    def set_working_visible(self, visible: bool) -> None:
+        self._app.status_line.display = bool(visible)
+
     def set_hidden_thinking_label(self, label: str | None) -> None:
         from pi_coder.tui.widgets.assistant_message import ThinkingBlock
 
