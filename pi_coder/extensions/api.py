@@ -269,6 +269,17 @@ class ExtensionAPI:
                 out.append({"name": name, "source": "extension", "state": "pending", "config": config})
         return out
 
+    def register_markdown_transformer(
+        self, transformer: Callable[..., Any], *, message_types: Sequence[str] | None = None
+    ) -> None:
+        """Change Markdown before the TUI draws it: ``transformer(markdown, ctx) -> str`` where
+        ``ctx`` has ``message_type`` (``assistant``, ``assistant-thinking``), ``is_streaming`` and
+        ``available_width``. Display only; runs per rendered block of paragraphs; one per
+        extension (registering again replaces it)."""
+        self._live()
+        types = frozenset(message_types) if message_types is not None else frozenset({"assistant", "assistant-thinking"})
+        self._ext.markdown_transformer = (transformer, types)
+
     def register_message_renderer(self, custom_type: str, renderer: Callable[..., Any]) -> None:
         """TUI rendering of ``custom_message`` entries of ``custom_type``: ``fn(message, *, expanded, theme)``."""
         self._live()

@@ -376,6 +376,28 @@ async def reload_extensions(app: CommandContext, builtins: Sequence[SlashCommand
     return True
 
 
+def _install_markdown_transformers(runner: Any) -> None:
+    """Chain the extensions' Markdown transformers (load order); one that raises is skipped."""
+    from pi_coder.tui.widgets.markdown_view import MarkdownContext, set_markdown_transform
+
+    def transform(text: str, context: MarkdownContext) -> str:
+        for ext in runner.extensions:
+            entry = ext.markdown_transformer
+            if entry is None or context.message_type not in entry[1]:
+                continue
+            try:
+                value = entry[0](text, context)
+            except Exception as exc:
+                runner.report(ext, "markdown_transformer", exc)
+                continue
+            if isinstance(value, str):
+                text = value
+        return text
+
+    if any(ext.markdown_transformer is not None for ext in runner.extensions):
+        set_markdown_transform(transform)
+
+
 async def start_extensions(app: CommandContext) -> None:
     """Commands into ``/``, the TUI's ``ctx.ui``, load errors as warnings, then ``session_start``."""
     from pi_coder.extensions.events import SessionStartEvent
@@ -386,6 +408,7 @@ async def start_extensions(app: CommandContext) -> None:
     app.commands = [*app.commands, *extension_commands(app)]
     runner.set_ui(TuiUI(app), "tui")
     bind_shortcuts(app)
+    _install_markdown_transformers(runner)
 
     def warn(record: Any) -> None:
         name = record.extension_path.rsplit("/", 1)[-1].removesuffix(".py").removeprefix("builtin:")
