@@ -140,6 +140,12 @@ class BoundUI:
         """Show or hide the TUI's working/status line entirely."""
         self._ui.set_working_visible(visible)
 
+    def add_autocomplete_provider(self, provider: Callable[[str], Any], trigger_characters: Sequence[str]) -> None:
+        """Complete editor tokens that start with one of ``trigger_characters`` (TUI only):
+        ``provider(token)`` returns the items (``Completion``, dicts or strings) whose value
+        replaces the token, or None to leave it to an earlier provider. The newest answers first."""
+        self._ui.add_autocomplete_provider(provider, list(trigger_characters))
+
 
 class SessionView:
     """``ctx.session``: read-only access to the session store."""

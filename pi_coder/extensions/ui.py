@@ -78,6 +78,8 @@ class UIProtocol(Protocol):
 
     def set_working_visible(self, visible: bool) -> None: ...
 
+    def add_autocomplete_provider(self, provider: Callable[[str], Any], trigger_characters: Sequence[str]) -> None: ...
+
 
 class UIDefaults:
     """What a mode without a terminal offers for the TUI-only members of ``ctx.ui``: ``custom``
@@ -125,6 +127,9 @@ class UIDefaults:
         pass
 
     def set_working_visible(self, visible: bool) -> None:
+        pass
+
+    def add_autocomplete_provider(self, provider: Callable[[str], Any], trigger_characters: Sequence[str]) -> None:
         pass
 
 

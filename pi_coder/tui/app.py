@@ -155,6 +155,8 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         self.history = PromptHistory(history)
         self.controller: TranscriptController | None = None
         self.working_message: str | None = None
+        self.autocomplete_providers: list[tuple[Any, str]] = []
+        """``ctx.ui.add_autocomplete_provider``: ``(provider, trigger characters)``, newest first."""
         """``ctx.ui.set_working_message``: the status line's text while a run is active."""
         """``ctx.ui.set_status`` texts by key, shown in the footer."""
 
@@ -487,6 +489,10 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             from pi_coder.tui.extension_ui import argument_completions
 
             return argument_completions(self, context)
+        if context.kind == "extension":
+            from pi_coder.tui.extension_ui import provider_completions
+
+            return provider_completions(self, context)
         return []
 
     # ------------------------------------------------------------------ submitting

@@ -111,6 +111,12 @@ class TuiExtras:
         if bool(self._app.tools_expanded) != expanded:
             self._app.action_toggle_tools()
 
+    def add_autocomplete_provider(self, provider: Callable[[str], Any], trigger_characters: Sequence[str]) -> None:
+        triggers = "".join(trigger_characters)
+        self._app.autocomplete_providers.insert(0, (provider, triggers))
+        editor = self._app.editor
+        editor.trigger_characters = "".join(dict.fromkeys(editor.trigger_characters + triggers))
+
     def set_working_indicator(self, frames: Sequence[str] | None = None, interval_ms: int | None = None) -> None:
         self._app.status_line.set_indicator(frames, interval_ms)
 

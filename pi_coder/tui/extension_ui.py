@@ -260,6 +260,40 @@ def _draw(app: Any, runner: Any, ext: Any, renderer: Any, custom_type: str, mess
         return None
 
 
+def provider_completions(app: Any, context: Any) -> list[Any]:
+    """The menu for a token starting with a trigger character: the newest provider that answers
+    (``provider(token)`` -> items replacing the token; None lets the next one answer)."""
+    from pi_coder.tui.completion import Completion
+
+    for provider, triggers in app.autocomplete_providers:
+        if context.query[:1] not in triggers:
+            continue
+        try:
+            items = provider(context.query)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            runner = app.session.extensions
+            if runner is not None:
+                runner.report(None, "autocomplete", exc)
+            continue
+        if items is None:
+            continue
+        out = []
+        for item in items:
+            if isinstance(item, str):
+                value, label, description = item, item, ""
+            elif isinstance(item, dict):
+                value = str(item.get("value", ""))
+                label, description = str(item.get("label") or value), str(item.get("description") or "")
+            else:
+                value = str(item.value)
+                label, description = item.label or value, item.description or ""
+            out.append(Completion(label, value, description))
+        return out
+    return []
+
+
 def argument_completions(app: Any, context: Any) -> list[Any]:
     """The menu for ``/name args``: the command's ``get_argument_completions(prefix)`` (a list of
     ``Completion``, dicts with ``value``/``label``/``description``, or strings; None: no menu)."""
