@@ -140,6 +140,12 @@ class BoundUI:
         """Show or hide the TUI's working/status line entirely."""
         self._ui.set_working_visible(visible)
 
+    def on_terminal_input(self, handler: Callable[[str, str | None], Any]) -> Callable[[], None]:
+        """See every key in the TUI before pi does: ``handler(key, character)`` (Textual's key name,
+        e.g. ``ctrl+x``, and the printable character or None); returning True (or
+        ``{"consume": True}``) swallows the key. Returns an unsubscribe function; nothing outside the TUI."""
+        return self._ui.on_terminal_input(handler)
+
     def add_autocomplete_provider(self, provider: Callable[[str], Any], trigger_characters: Sequence[str]) -> None:
         """Complete editor tokens that start with one of ``trigger_characters`` (TUI only):
         ``provider(token)`` returns the items (``Completion``, dicts or strings) whose value

@@ -78,6 +78,8 @@ class UIProtocol(Protocol):
 
     def set_working_visible(self, visible: bool) -> None: ...
 
+    def on_terminal_input(self, handler: Callable[[str, str | None], Any]) -> Callable[[], None]: ...
+
     def add_autocomplete_provider(self, provider: Callable[[str], Any], trigger_characters: Sequence[str]) -> None: ...
 
 
@@ -128,6 +130,9 @@ class UIDefaults:
 
     def set_working_visible(self, visible: bool) -> None:
         pass
+
+    def on_terminal_input(self, handler: Callable[[str, str | None], Any]) -> Callable[[], None]:
+        return lambda: None
 
     def add_autocomplete_provider(self, provider: Callable[[str], Any], trigger_characters: Sequence[str]) -> None:
         pass

@@ -117,6 +117,16 @@ class TuiExtras:
         editor = self._app.editor
         editor.trigger_characters = "".join(dict.fromkeys(editor.trigger_characters + triggers))
 
+    def on_terminal_input(self, handler: Callable[[str, str | None], Any]) -> Callable[[], None]:
+        handlers = self._app.terminal_input_handlers
+        handlers.append(handler)
+
+        def unsubscribe() -> None:
+            if handler in handlers:
+                handlers.remove(handler)
+
+        return unsubscribe
+
     def set_working_indicator(self, frames: Sequence[str] | None = None, interval_ms: int | None = None) -> None:
         self._app.status_line.set_indicator(frames, interval_ms)
 
