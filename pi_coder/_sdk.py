@@ -207,7 +207,7 @@ class Session:
     @property
     def messages(self) -> list[Any]:
         """The conversation so far (user, assistant and tool-result messages, ...)."""
-        return [m for m in self.agent_session.messages if getattr(m, "role", None) != "system"]
+        return [m for m in self.agent_session.messages if m.role != "system"]
 
     @property
     def last_assistant_text(self) -> str | None:

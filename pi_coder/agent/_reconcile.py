@@ -31,10 +31,10 @@ def _decl_json(tool: AgentTool | Tool) -> dict[str, Any]:
     return out
 
 
-def _replay(state: dict[str, Tool], message: AgentMessage) -> bool:
+def _replay(state: dict[str, Tool], message: SystemMessage) -> bool:
     """Apply one system message's tool delta to ``state``; True if it had one."""
-    removed = getattr(message, "tools_removed", None)
-    added = getattr(message, "tools_added", None)
+    removed = message.tools_removed
+    added = message.tools_added
     if not (removed or added):
         return False
     for ref in removed or ():
@@ -65,7 +65,7 @@ class ToolLedger:
     def __init__(self) -> None:
         self._messages: list[AgentMessage] | None = None
         self._scanned = 0
-        self._last: AgentMessage = None
+        self._last: AgentMessage | None = None
         self._state: dict[str, Tool] = {}
         self._json: dict[str, dict[str, Any]] = {}
         self._version = 0
@@ -83,7 +83,7 @@ class ToolLedger:
         changed = False
         for i in range(scanned, len(messages)):
             message = messages[i]
-            if getattr(message, "role", None) == "system" and _replay(self._state, message):
+            if isinstance(message, SystemMessage) and _replay(self._state, message):
                 changed = True
         if changed:
             self._version += 1
@@ -101,7 +101,7 @@ class ToolLedger:
         if pending is not None:
             state = dict(self._state)
             for message in pending:
-                if getattr(message, "role", None) == "system":
+                if isinstance(message, SystemMessage):
                     _replay(state, message)
             return _diff({name: _decl_json(t) for name, t in state.items()}, tools)
         key = (self._version, tuple(tools))
@@ -125,16 +125,17 @@ def declare_tool_changes(
     ledger = ledger or ToolLedger()
     last = -1
     for i, message in enumerate(pending):
-        if getattr(message, "role", None) == "system":
+        if isinstance(message, SystemMessage):
             last = i
     if last < 0:
         added, removed = ledger.changes(context)
         if not added and not removed:
             return pending
         declared = SystemMessage(content="", tools_added=added or None, tools_removed=removed or None)
-        at = next((i for i, m in enumerate(pending) if getattr(m, "role", None) != "system"), len(pending))
+        at = next((i for i, m in enumerate(pending) if m.role != "system"), len(pending))
         return [*pending[:at], declared, *pending[at:]]
     message = pending[last]
+    assert isinstance(message, SystemMessage)
     added, removed = ledger.changes(context, [*pending[:last], *pending[last + 1 :]])
     if not added and not removed and not message.tools_added and not message.tools_removed:
         return pending

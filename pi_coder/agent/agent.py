@@ -15,9 +15,21 @@ from collections.abc import Callable, Iterable, Mapping
 from itertools import compress
 from operator import attrgetter
 from types import CoroutineType
-from typing import Any
+from typing import Any, assert_never
 
-from pi_coder.agent.events import AgentEnd, AgentEvent, MessageEnd, MessageStart, TurnEnd
+from pi_coder.agent.events import (
+    AgentEnd,
+    AgentEvent,
+    AgentStart,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+    TurnEnd,
+    TurnStart,
+)
 from pi_coder.agent.loop import (
     _NO_DEFAULT,
     StreamFn,
@@ -45,7 +57,9 @@ from pi_coder.ai.types import (
     AssistantMessage,
     ImageContent,
     Model,
+    SystemMessage,
     TextContent,
+    ToolResultMessage,
     Usage,
     UserMessage,
 )
@@ -55,6 +69,7 @@ __all__ = ["Agent", "AgentState", "default_convert_to_llm", "placeholder_model"]
 Listener = Callable[[AgentEvent, AbortSignal], Any]
 
 _LLM_ROLES = frozenset({"system", "user", "assistant", "toolResult"})
+_LLM_MESSAGES = (SystemMessage, UserMessage, AssistantMessage, ToolResultMessage)
 _role = attrgetter("role")
 _PROMPT_BUSY = (
     "Agent is already processing a prompt. Use steer() or follow_up() to queue messages, or wait for completion."
@@ -68,8 +83,8 @@ def default_convert_to_llm(messages: list[AgentMessage]) -> list[AgentMessage]:
     # Runs over the whole transcript before every request, so the common cases stay in C.
     try:
         roles = list(map(_role, messages))
-    except AttributeError:
-        return [m for m in messages if getattr(m, "role", None) in _LLM_ROLES]
+    except AttributeError:  # an object outside the AgentMessage union: keep only model messages
+        return [m for m in messages if isinstance(m, _LLM_MESSAGES)]
     if _LLM_ROLES.issuperset(roles):
         return list(messages)
     return list(compress(messages, map(_LLM_ROLES.__contains__, roles)))
@@ -341,7 +356,7 @@ class Agent:
         if self._active is not None:
             raise AgentError(_CONTINUE_BUSY)
         messages = self._state._messages
-        if not any(getattr(m, "role", None) != "system" for m in messages):
+        if not any(m.role != "system" for m in messages):
             raise AgentError("No messages to continue from")
         if getattr(messages[-1], "role", None) == "assistant":
             steering = self._steering.drain()
@@ -454,22 +469,26 @@ class Agent:
 
     async def _process_event(self, event: AgentEvent, signal: AbortSignal) -> None:
         state = self._state
-        kind = event.type
-        if kind == "message_update" or kind == "message_start":
-            state._streaming_message = event.message  # type: ignore[union-attr]
-        elif kind == "message_end":
-            state._streaming_message = None
-            state._messages.append(event.message)  # type: ignore[union-attr]
-        elif kind == "tool_execution_start":
-            state._pending_tool_calls = state._pending_tool_calls | {event.tool_call_id}  # type: ignore[union-attr]
-        elif kind == "tool_execution_end":
-            state._pending_tool_calls = state._pending_tool_calls - {event.tool_call_id}  # type: ignore[union-attr]
-        elif kind == "turn_end":
-            message = event.message  # type: ignore[union-attr]
-            if getattr(message, "role", None) == "assistant" and message.error_message:
-                state._error_message = message.error_message
-        elif kind == "agent_end":
-            state._streaming_message = None
+        match event:
+            case MessageUpdate() | MessageStart():
+                state._streaming_message = event.message
+            case MessageEnd():
+                state._streaming_message = None
+                state._messages.append(event.message)
+            case ToolExecutionStart():
+                state._pending_tool_calls = state._pending_tool_calls | {event.tool_call_id}
+            case ToolExecutionEnd():
+                state._pending_tool_calls = state._pending_tool_calls - {event.tool_call_id}
+            case TurnEnd():
+                message = event.message
+                if isinstance(message, AssistantMessage) and message.error_message:
+                    state._error_message = message.error_message
+            case AgentEnd():
+                state._streaming_message = None
+            case AgentStart() | TurnStart() | ToolExecutionUpdate():
+                pass
+            case _:
+                assert_never(event)
         for listener in tuple(self._listeners.values()):
             result = listener(event, signal)
             if result is not None and (type(result) is CoroutineType or inspect.isawaitable(result)):

@@ -11,17 +11,28 @@ import copy
 import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeAlias
 
 from pydantic import BaseModel
+from typing_extensions import TypeVar
 
 from pi_coder.ai.abort import AbortSignal
 from pi_coder.ai.options import StreamOptions
-from pi_coder.ai.types import AssistantMessage, ImageContent, TextContent, Tool, ToolCall, Usage
+from pi_coder.ai.types import (
+    AssistantMessage,
+    ImageContent,
+    SystemMessage,
+    TextContent,
+    Tool,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
 from pi_coder.errors import PiError
 
 if TYPE_CHECKING:
-    from pi_coder.ai.types import Model, ToolResultMessage
+    from pi_coder.ai.types import Model
 
 __all__ = [
     "AfterToolCallContext",
@@ -34,6 +45,7 @@ __all__ = [
     "AgentTool",
     "AgentToolResult",
     "AgentTurnContext",
+    "AppMessage",
     "BeforeToolCallContext",
     "BeforeToolCallResult",
     "FinishTurnResult",
@@ -47,9 +59,23 @@ __all__ = [
 ToolExecutionMode: TypeAlias = Literal["sequential", "parallel"]
 QueueMode: TypeAlias = Literal["one-at-a-time", "all"]
 
-AgentMessage: TypeAlias = Any
-"""A model-visible message (system, user, assistant, toolResult) or any application message
-object with a ``role`` attribute (for example ``custom`` or ``bashExecution``)."""
+class AppMessage(Protocol):
+    """An application message the agent carries but the model never sees as such.
+
+    The coding layer's ``custom``, ``bashExecution``, ``branchSummary`` and
+    ``compactionSummary`` messages (``pi_coder.session.messages``) are of this kind; its
+    ``convert_to_llm`` turns them into model-visible messages before each request.
+    """
+
+    @property
+    def role(self) -> str: ...
+
+    def to_json_dict(self) -> dict[str, Any]: ...
+
+
+AgentMessage: TypeAlias = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage | AppMessage
+"""A model-visible message (system, user, assistant, toolResult) or an application message
+(``AppMessage``: any object with a ``role``, for example ``custom`` or ``bashExecution``)."""
 
 
 class AgentError(PiError):
@@ -86,25 +112,27 @@ def parameters_schema(parameters: type[BaseModel]) -> dict[str, Any]:
 
 
 ToolUpdateCallback: TypeAlias = Callable[[AgentToolResult], Any]
-ToolExecute: TypeAlias = Callable[
-    [str, Any, AbortSignal | None, ToolUpdateCallback | None], Awaitable[AgentToolResult]
-]
+
+P = TypeVar("P", bound=BaseModel, default=BaseModel, covariant=True)
+"""A tool's parameters model. Covariant so that tools of different parameter models share one
+``list[AgentTool]`` (``AgentTool`` alone means ``AgentTool[BaseModel]``)."""
 
 
 @dataclass(slots=True, kw_only=True)
-class AgentTool:
+class AgentTool(Generic[P]):
     """An executable tool: a model-visible declaration plus ``execute``.
 
     ``parameters`` is a pydantic model class; its JSON schema is what the model sees and it
-    validates (with coercion) the model's arguments before ``execute`` runs. ``execute``
-    raises on failure; the loop turns the exception message into an error result.
+    validates (with coercion) the model's arguments before ``execute`` runs, so ``execute``
+    receives an instance of ``parameters``. ``execute`` raises on failure; the loop turns the
+    exception message into an error result.
     """
 
     name: str
     label: str
     description: str
-    parameters: type[BaseModel]
-    execute: ToolExecute
+    parameters: type[P]
+    execute: Callable[[str, P, AbortSignal | None, ToolUpdateCallback | None], Awaitable[AgentToolResult]]
     execution_mode: ToolExecutionMode | None = None
     prepare_arguments: Callable[[Any], Any] | None = None
     constrained_sampling: bool | None = None

@@ -57,7 +57,7 @@ def transform_messages(
     id_map: dict[str, str] = {}
     converted: list[Any] = []
     for message in messages:
-        role = getattr(message, "role", None)
+        role = message.role
         if role == "assistant":
             converted.append(_convert_assistant(message, model, normalize_tool_call_id, id_map))
         elif role == "toolResult" and id_map.get(message.tool_call_id, message.tool_call_id) != message.tool_call_id:
@@ -140,7 +140,7 @@ def _fill_missing_results(messages: list[Any]) -> list[Any]:
         answered.clear()
 
     for message in messages:
-        role = getattr(message, "role", None)
+        role = message.role
         if role == "assistant":
             flush()
             if message.stop_reason in ("error", "aborted"):

@@ -94,6 +94,11 @@ class Checkpoints(CheckpointRestore):
         """The run's snapshot, started with the prompt (in parallel with the model's answer)."""
         self._recording: asyncio.Task[None] | None = None
         """The run's closing snapshot and entry, written after the run settled (off its path)."""
+        self._paths: list[str] | None = []
+        """The folder's paths this run's file-changing calls named, while all were ``write``/``edit``
+        (None once another kind ran): the closing snapshot then looks at these alone."""
+        self._warm: asyncio.Task[str | None] | None = None
+        """A folder's first snapshot, started with the session (see :meth:`warm_up`)."""
 
     # ------------------------------------------------------------------ wiring
 
@@ -137,6 +142,21 @@ class Checkpoints(CheckpointRestore):
         self.session.add_run_hook(self)
         self.session.subscribe(self._on_event)
 
+    def warm_up(self) -> None:
+        """Start a folder's first snapshot (all its files) in the background, if it has no store yet.
+
+        Called by the TUI and RPC modes once they run (``pi -p`` prompts at once: its prompt's
+        own snapshot is the first). The first prompt is not delayed by it: its own snapshot waits for this one (the shadow's
+        lock), and then only adds what changed meanwhile. Closing the session cancels it; what it
+        added by then is kept for the next start.
+        """
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if self.enabled and git_available() and not self.repo.has_snapshot():
+            self._warm = loop.create_task(self._snapshot())
+
     async def _notice(self, key: str, text: str) -> None:
         if key in self._warned:
             return
@@ -153,7 +173,7 @@ class Checkpoints(CheckpointRestore):
         if (
             kind == "message_end"
             and self._prompt_id is None
-            and getattr(event.message, "role", None) == "user"
+            and event.message.role == "user"
         ):
             leaf = self.session.store.get_leaf_entry()
             if isinstance(leaf, MessageEntry) and leaf.role == "user":
@@ -164,6 +184,7 @@ class Checkpoints(CheckpointRestore):
 
     def _reset_run(self) -> None:
         self._before, self._prompt_id, self._outside, self._off_run = None, None, {}, None
+        self._paths = []
 
     def abort(self) -> None:
         return None
@@ -191,6 +212,14 @@ class Checkpoints(CheckpointRestore):
     async def settled(self) -> None:
         """Wait until the last run's checkpoint entry is written (listings, restores, closing)."""
         await self._ready()
+        warm, self._warm = self._warm, None
+        if warm is not None and not warm.done():
+            warm.cancel()  # nobody waits for it: a prompt's own snapshot would (see warm_up)
+        if warm is not None:
+            try:
+                await warm
+            except (GitError, OSError, asyncio.CancelledError):
+                pass
 
     def _mutating(self, name: str) -> bool:
         if name in READ_ONLY_TOOLS:
@@ -219,6 +248,9 @@ class Checkpoints(CheckpointRestore):
                 path = getattr(args, "path", None) or (args.get("path") if isinstance(args, dict) else None)
                 if isinstance(path, str):
                     targets.append(path)
+                    await self._note_path(path)
+                else:
+                    self._paths = None
             elif name == "bash":
                 command = getattr(args, "command", None) or (
                     args.get("command") if isinstance(args, dict) else None
@@ -227,6 +259,8 @@ class Checkpoints(CheckpointRestore):
                     from pi_coder.checkpoints.bash_targets import outside_targets
 
                     targets += await asyncio.to_thread(outside_targets, command, self.session.cwd)
+            if name not in ("write", "edit"):
+                self._paths = None  # bash and other tools may change any file: a full scan after
             for target in targets:
                 why = await self._keep_outside(target)
                 if why is not None:
@@ -254,6 +288,17 @@ class Checkpoints(CheckpointRestore):
         finally:
             self._reset_run()
 
+    async def _note_path(self, path: str) -> None:
+        """Remember a ``write``/``edit`` target inside the folder (see ``_paths``)."""
+        if self._paths is None:
+            return
+        full = await asyncio.to_thread(_resolve, self.session.cwd, path)
+        root = self.repo.cwd.rstrip(os.sep) + os.sep
+        if full.startswith(root):
+            self._paths.append(full[len(root) :])
+        elif full == self.repo.cwd:
+            self._paths = None
+
     async def _keep_outside(self, path: str) -> str | None:
         """Keep a target outside the folder; returns "path (why)" when it cannot be kept."""
         full = await asyncio.to_thread(_resolve, self.session.cwd, path)
@@ -266,7 +311,7 @@ class Checkpoints(CheckpointRestore):
             self._outside[full] = kept
         return None
 
-    async def _snapshot(self) -> str | None:
+    async def _snapshot(self, only: list[str] | None = None) -> str | None:
         settings = self.session.settings.checkpoints
         if not git_available():
             await self._disable(
@@ -281,7 +326,7 @@ class Checkpoints(CheckpointRestore):
                 await self._too_many(settings.max_files)
                 return None
         self._counted = True
-        snap = await self.repo.snapshot(self._max_bytes())
+        snap = await self.repo.snapshot(self._max_bytes(), only=only)
         if snap.added > settings.max_files:
             await self._too_many(settings.max_files)
             return None
@@ -323,6 +368,7 @@ class Checkpoints(CheckpointRestore):
 
     async def _record_run(self, store: Any) -> None:
         before, self._before = self._before, None
+        paths, self._paths = self._paths, []
         off = self._off_run if before is None else None if self.enabled else self._off_reason
         if off is not None and store.is_persisted:
             # So an undo of this prompt says its files were not recorded instead of pretending.
@@ -331,7 +377,7 @@ class Checkpoints(CheckpointRestore):
         if before is None or off is not None:
             return
         try:
-            after = await self._snapshot()
+            after = await self._snapshot(only=paths)
             if after is None:
                 store.append_checkpoint(
                     {"kind": "off", "promptId": self._prompt_id, "reason": self._off_reason}
@@ -377,7 +423,15 @@ class Checkpoints(CheckpointRestore):
             except OSError:  # first use of this shadow repository: nothing old to prune yet
                 marker.touch()
                 due = False
-            if due or (limit and await asyncio.to_thread(self.repo.disk_bytes) > limit):
+            # Measuring the store walks all its files: at most once an hour, not every process.
+            sized = self.repo.dir / "sized"
+            try:
+                measure = time.time() - sized.stat().st_mtime > 3600
+            except OSError:
+                measure = True
+            if measure and limit:
+                sized.touch()
+            if due or (measure and limit and await asyncio.to_thread(self.repo.disk_bytes) > limit):
                 marker.touch()
                 await self.repo.prune(settings.max_age_days, limit)
         except (GitError, OSError) as exc:

@@ -278,7 +278,7 @@ def redo_step(store: SessionStore) -> tuple[str, Redo] | None:
 
 def user_text(message: Any) -> str:
     """The text of a user message (text blocks joined), or ``""`` (as ``core._queue.user_text``)."""
-    if getattr(message, "role", None) != "user":
+    if message.role != "user":
         return ""
     content = message.content
     if isinstance(content, str):

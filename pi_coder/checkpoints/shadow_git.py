@@ -18,11 +18,13 @@ subprocesses, so the event loop never waits on git.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
 import shutil
 import stat
+import subprocess
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -57,6 +59,8 @@ _PERMS = "pi-perms: "
 """Commit message line: JSON ``{path: permission bits}`` of files not at the umask's default."""
 _BULK_FROM = 200
 """Past this many files to add, a snapshot writes one pack rather than loose objects."""
+_BATCH = 2500
+"""Paths per ``update-index`` call."""
 
 
 class GitError(Exception):
@@ -101,6 +105,7 @@ class ShadowRepo:
         self.dir = (root or shadow_root()) / f"{Path(self.cwd).name or 'root'}-{key}"
         self.git_dir = self.dir / "git"
         self._lock = asyncio.Lock()
+        self._init_lock = asyncio.Lock()
         self._ready = False
         self._perm_cache: tuple[str, dict[str, int]] | None = None
         self._excludes: tuple[str, ...] | None = None
@@ -158,14 +163,17 @@ class ShadowRepo:
         Raises:
             GitError: git exited non-zero (with ``check``) or could not be started.
         """
+        # Popen here and communicate() in a thread, not asyncio's subprocess: on Python 3.11 a
+        # task cancelled while asyncio connects a child's pipes never ends, and a background
+        # snapshot is exactly what a closing loop (asyncio.run's end, a test's teardown) cancels.
+        # A cancelled call stops git with SIGTERM (it removes its lock files) and the thread ends
+        # with it.
         try:
-            proc = await asyncio.create_subprocess_exec(
-                "git",
-                *self._config_args(),
-                *args,
-                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
+            proc = subprocess.Popen(  # noqa: ASYNC220 (see above)
+                ["git", *self._config_args(), *args],
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 env={k: v for k, v in self._env().items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
                 if bare
                 else self._env(),
@@ -174,12 +182,14 @@ class ShadowRepo:
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from exc
         try:
-            out, err = await proc.communicate(stdin)
+            out, err = await asyncio.to_thread(proc.communicate, stdin)
         except asyncio.CancelledError:
-            # A snapshot nobody needs any more: SIGTERM lets git remove its lock files itself.
-            if proc.returncode is None:
+            # A snapshot nobody needs any more: stop git and let it remove its lock files before
+            # the next git call (a closing loop may cancel this wait too; git still exits).
+            if proc.poll() is None:
                 proc.terminate()
-                await proc.wait()
+            with contextlib.suppress(asyncio.CancelledError, subprocess.TimeoutExpired):
+                await asyncio.to_thread(proc.wait, 10)
             raise
         if check and proc.returncode != 0:
             text = err.decode(errors="replace").strip().splitlines()
@@ -190,13 +200,29 @@ class ShadowRepo:
         """Create the shadow repository on first use."""
         if self._ready:
             return
+        async with self._init_lock:  # a first snapshot and a prompt's own may both start here
+            if not self._ready:
+                await self._create()
+                self._ready = True
+
+    async def _create(self) -> None:
         if not (self.git_dir / "HEAD").is_file():
             await asyncio.to_thread(private_dirs, self.dir)
-            await self.git("init", "-q", "--bare", str(self.git_dir), bare=True)
+            # Made beside and renamed into place: an init cut short (pi closed while its first
+            # snapshot was starting) never leaves a half-made repository behind.
+            fresh = self.dir / "git.new"
+            await asyncio.to_thread(shutil.rmtree, fresh, True)
+            await self.git("init", "-q", "--bare", str(fresh), bare=True)
             (self.dir / "cwd").write_text(self.cwd + "\n")
+            await asyncio.to_thread(shutil.rmtree, self.git_dir, True)
+            try:
+                os.replace(fresh, self.git_dir)
+            except OSError:
+                if not (self.git_dir / "HEAD").is_file():
+                    raise
+                await asyncio.to_thread(shutil.rmtree, fresh, True)  # another pi made it meanwhile
         elif stat.S_IMODE(self.dir.stat().st_mode) & 0o077:  # a store made by an earlier version
             await asyncio.to_thread(private_dirs, self.dir)
-        self._ready = True
 
     # ------------------------------------------------------------------ snapshots
 
@@ -206,17 +232,27 @@ class ShadowRepo:
         out = await self.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
         return min(out.count(b"\0"), limit + 1)
 
-    async def snapshot(self, max_file_bytes: int, message: str = "pi checkpoint") -> Snapshot:
+    async def snapshot(
+        self, max_file_bytes: int, message: str = "pi checkpoint", only: Sequence[str] | None = None
+    ) -> Snapshot:
         """Record the folder as git sees it; files over ``max_file_bytes`` are left out.
+
+        ``only``: the paths (relative to the folder) known to be the only ones changed since the
+        last snapshot; git then looks at those alone instead of every file (ignore rules still
+        apply). An empty list: nothing to look at (the last snapshot).
 
         Returns:
             The snapshot (an existing one when nothing changed since the last snapshot).
         """
         async with self._lock:
             await self.ensure()
-            raw = await self.git(
-                "ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"
-            )
+            if only is not None and not only and self._last_snapshot() is not None:
+                raw = b""
+            else:
+                limit = ["--", *[":(literal)" + p for p in only]] if only else []
+                raw = await self.git(
+                    "ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard", *limit
+                )
             names = raw.decode("utf-8", "surrogateescape").split("\0")
             changed = list(
                 dict.fromkeys(p for p in names if p and not p.endswith("/"))
@@ -252,14 +288,18 @@ class ShadowRepo:
                     perms.pop(rel, None)
             if add or gone:
                 (self.dir / "last").unlink(missing_ok=True)  # a crash from here on: no shortcut
-                if gone:  # first, so a file that became a folder (or back) never clashes
-                    await self.git("update-index", "-z", "--force-remove", "--stdin", stdin=_z(gone))
+                # One update-index for both: ``--remove`` drops a listed path that is gone or now
+                # a folder (listed first, so a path that changed type never clashes) and
+                # ``--add --replace`` adds the rest.
                 # Many new blobs (a first snapshot): stream them into one pack instead of one loose
                 # object file each, which is what makes a first snapshot slow (3-15 s for 10,000
                 # files on a busy disk, about 1 s this way). The threshold is for this call only,
                 # so diffs and later repacks are unaffected.
+                # In batches, so a first snapshot that is cancelled (pi closed meanwhile) keeps
+                # what it added: the next one continues from there.
                 bulk = ["-c", "core.bigFileThreshold=1"] if len(add) > _BULK_FROM else []
-                if add:
+                paths = gone + add
+                for start in range(0, len(paths), _BATCH):
                     await self.git(
                         *bulk,
                         "update-index",
@@ -268,11 +308,11 @@ class ShadowRepo:
                         "--remove",
                         "--replace",
                         "--stdin",
-                        stdin=_z(add),
+                        stdin=_z(paths[start : start + _BATCH]),
                     )
             tree = (await self.git("write-tree")).decode().strip()
             if last is not None and last[1] == tree and perms == await self._perms(last[0]):
-                (self.dir / "last").write_text(f"{last[0]} {tree}\n")
+                self._write_last(last[0], tree, perms)
                 return Snapshot(commit=last[0], tree=tree, skipped_large=skipped)
             if perms:
                 message += "\n\n" + _PERMS + json.dumps(perms, sort_keys=True, separators=(",", ":"))
@@ -281,7 +321,7 @@ class ShadowRepo:
             now = int(time.time())
             # A loose ref file, as update-ref would write it (the name is new, so no lock race).
             await asyncio.to_thread(self._write_ref, f"refs/pi/s/{now}-{commit}", commit)
-            (self.dir / "last").write_text(f"{commit} {tree}\n")
+            self._write_last(commit, tree, perms)
             return Snapshot(commit=commit, tree=tree, skipped_large=skipped, added=len(add))
 
     async def _perms(self, commit: str) -> dict[str, int]:
@@ -331,11 +371,27 @@ class ShadowRepo:
         temp.write_text(sha + "\n")
         os.replace(temp, path)
 
+    def _write_last(self, commit: str, tree: str, perms: dict[str, int]) -> None:
+        """Record the snapshot the index was written for (and its permission bits: no ``cat-file``
+        for them in the next process)."""
+        data = json.dumps(perms, sort_keys=True, separators=(",", ":"))
+        temp = self.dir / "last.tmp"
+        temp.write_text(f"{commit} {tree} {data}\n")
+        os.replace(temp, self.dir / "last")
+        self._perm_cache = (commit, perms)
+
     def _last_snapshot(self) -> tuple[str, str] | None:
         try:
-            commit, tree = (self.dir / "last").read_text().split()
+            commit, tree, *rest = (self.dir / "last").read_text().split(maxsplit=2)
         except (OSError, ValueError):
             return None
+        if rest and (self._perm_cache is None or self._perm_cache[0] != commit):
+            try:
+                loaded = json.loads(rest[0])
+            except ValueError:
+                loaded = None
+            if isinstance(loaded, dict):
+                self._perm_cache = (commit, {str(k): int(v) for k, v in loaded.items()})
         return commit, tree
 
     async def store_blob(self, path: str, max_bytes: int) -> str | Unsaved | None:

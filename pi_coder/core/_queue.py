@@ -15,7 +15,7 @@ QueueKind = Literal["steer", "follow_up"]
 
 def user_text(message: Any) -> str:
     """The text of a user message (text blocks joined), or ``""``."""
-    if getattr(message, "role", None) != "user":
+    if message.role != "user":
         return ""
     content = message.content
     if isinstance(content, str):

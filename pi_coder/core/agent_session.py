@@ -28,7 +28,7 @@ from pi_coder.ai.abort import AbortController
 from pi_coder.ai.context import create_initial_system_message
 from pi_coder.ai.models import Models
 from pi_coder.ai.options import StreamOptions
-from pi_coder.ai.types import AssistantMessage, ImageContent, Model, TextContent, UserMessage
+from pi_coder.ai.types import AssistantMessage, ImageContent, Model, SystemMessage, TextContent, UserMessage
 from pi_coder.checkpoints.checkpoints import Checkpoints
 from pi_coder.core import _session_ops as ops
 from pi_coder.core._model_controls import ModelControls
@@ -48,6 +48,7 @@ from pi_coder.core.events import (
 from pi_coder.core.no_model import no_model_text
 from pi_coder.core.retry import AutoRetry
 from pi_coder.core.session_hooks import BranchSummarizer, BranchSummaryRequest, BranchSummaryResult, RunHook
+from pi_coder.core.session_resources import DiscoveredPaths, LoadedResources, SessionResources
 from pi_coder.core.stats import SessionStats, UsageTotals, compute_stats
 from pi_coder.session.messages import BashExecutionMessage, CustomMessage
 from pi_coder.session.store import SessionStore
@@ -55,7 +56,9 @@ from pi_coder.settings import LoadedSettings, Settings
 
 if TYPE_CHECKING:
     from pi_coder.core.host import ExtensionHooks
+    from pi_coder.mcp.manager import McpManager
     from pi_coder.permissions.trust import TrustDecision
+    from pi_coder.resources.skills import Skill, SkillSet
     from pi_coder.resources.system_prompt import SystemPromptOptions
 
 __all__ = ["AgentSession", "Listener"]
@@ -91,7 +94,9 @@ class AgentSession:
         context_files: Sequence[str] = (),
         startup_notices: Sequence[str] = (),
         session_dir: str | None = None,
+        resources: SessionResources | None = None,
     ) -> None:
+        resources = resources if resources is not None else SessionResources()
         self.cwd = cwd
         self.agent = agent
         self.models = models
@@ -106,14 +111,14 @@ class AgentSession:
         self._session_dir = session_dir
         self.project_trust: TrustDecision | None = None
         """How trust in the project folder was decided (``permissions/trust.py``); None: not checked."""
-        self.skills: Any = None
+        self.skills: SkillSet | Sequence[Skill] | None = resources.skills
         """The ``resources.skills.SkillSet`` (or a list of skills) for ``/skill:name``; None: no skills."""
         self.theme_paths: tuple[str, ...] | None = None
         """This run's theme files or folders (``--theme``, ``--no-themes``); None: the ``themes`` setting."""
         self.discover_themes = True
         """False (``--no-themes``): no config or ``.pi/themes`` folder themes; set by the factory."""
-        self.resource_loader: Callable[[], Any] | None = None
-        """Re-reads context files, SYSTEM files, templates and skills (``/reload``); set by the factory."""
+        self.resource_loader: Callable[[], LoadedResources] | None = resources.loader
+        """Re-reads context files, SYSTEM files, templates and skills (``/reload``); None: nothing to re-read."""
         self._listeners: list[Listener] = []
         self._background: set[asyncio.Task[Any]] = set()
         self._queued = QueuedTexts()
@@ -145,14 +150,15 @@ class AgentSession:
             emit_nowait=self.emit_nowait,
             save=self._save,
         )
-        self.discovered_paths: Any = None
+        self.discovered_paths: DiscoveredPaths | None = resources.discovered_paths
+        """Skill, template and theme paths from ``resources_discover``."""
         self.make_builtin_tool: Callable[[str], Any] | None = None
         """Builds a built-in tool that is not active (``pi.set_active_tools`` can enable every built-in)."""
-        """``factory.DiscoveredPaths``: skill, template and theme paths from ``resources_discover``."""
         self.extensions: ExtensionHooks | None = None
         """The loaded extensions (``pi_coder.extensions``), bound by the modes' start-up; None without any."""
-        self.mcp: Any = None
-        """The MCP servers (``pi_coder.mcp.manager.McpManager``, set by ``modes/mcp_host``); None without any."""
+        self.mcp: McpManager | None = None
+        """The MCP servers, set by ``modes/mcp_host`` once the session exists (the manager is bound to it,
+        and may first appear on ``/reload``); None without any."""
         self.reload_hooks: list[Callable[[], list[str]]] = []
         """Called by ``reload_resources`` after settings were re-read (MCP servers); each returns warnings."""
         agent.subscribe(self._on_agent_event)
@@ -364,7 +370,7 @@ class AgentSession:
         if self.extensions is not None:
             event = await self.extensions.on_agent_event(event)
         kind = event.type
-        if kind == "message_start" and getattr(event.message, "role", None) == "user":
+        if kind == "message_start" and event.message.role == "user":
             if self._queued.delivered(user_text(event.message)):
                 await self.emit(self._queue_event())
         elif kind == "message_end":
@@ -389,7 +395,7 @@ class AgentSession:
             self.emit_nowait(notice)
 
     def _persist(self, message: Any) -> None:
-        role = getattr(message, "role", None)
+        role = message.role
         if isinstance(message, CustomMessage):
             self._store.append_custom_message(message.custom_type, message.content, message.display, message.details)
         elif role in ("user", "assistant", "toolResult", "bashExecution"):
@@ -560,7 +566,7 @@ class AgentSession:
 
     def _last_run_aborted(self) -> bool:
         for message in reversed(self.agent.state.messages):
-            role = getattr(message, "role", None)
+            role = message.role
             if role == "assistant":
                 return getattr(message, "stop_reason", None) == "aborted"
             if role in ("user", "toolResult"):
@@ -601,8 +607,8 @@ class AgentSession:
     def drop_last_assistant(self) -> AssistantMessage | None:
         """Remove a trailing assistant message from the in-memory context (it stays in the file)."""
         messages = self.agent.state.messages
-        if messages and isinstance(messages[-1], AssistantMessage):
-            last: AssistantMessage = messages.pop()
+        if messages and isinstance(last := messages[-1], AssistantMessage):
+            messages.pop()
             return last
         return None
 
@@ -652,7 +658,7 @@ class AgentSession:
         declarations stay: the next request announces the difference)."""
         messages = self.agent.state.messages
         for index, message in enumerate(messages):
-            if getattr(message, "role", None) == "system":
+            if isinstance(message, SystemMessage):
                 prompt = self._prompt_text()
                 if message.content != prompt:
                     messages[index] = message.model_copy(update={"content": prompt})

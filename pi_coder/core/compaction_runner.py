@@ -101,7 +101,7 @@ class AutoCompaction(RunHook):
 
     def on_event(self, event: Any) -> None:
         """Session listener: a queued user message delivered mid-run is a new request."""
-        if event.type != "message_start" or getattr(event.message, "role", None) != "user":
+        if event.type != "message_start" or event.message.role != "user":
             return
         if self._expect_prompt:
             self._expect_prompt = False

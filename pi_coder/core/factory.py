@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, overload
@@ -10,6 +9,7 @@ from typing import TYPE_CHECKING, Any, overload
 from pi_coder.ai.models import Models
 from pi_coder.ai.types import Model
 from pi_coder.core.agent_session import AgentSession
+from pi_coder.core.session_resources import DiscoveredPaths, LoadedResources, SessionResources
 from pi_coder.core.shell_env import SessionMarkers, secret_env_names
 from pi_coder.core.startup import PlanOptions, StartupPlan, plan_startup
 from pi_coder.session.store import SessionStore
@@ -19,7 +19,7 @@ from pi_coder.tools import ALL_TOOL_NAMES, DEFAULT_TOOL_NAMES
 if TYPE_CHECKING:
     from pi_coder.permissions.trust import TrustDecision
 
-__all__ = ["DEFAULT_TOOL_NAMES", "create_agent_session", "plan_for", "tool_settings_from"]
+__all__ = ["DEFAULT_TOOL_NAMES", "DiscoveredPaths", "create_agent_session", "plan_for", "tool_settings_from"]
 
 
 def tool_settings_from(settings: Settings, **extra: Any) -> Any:
@@ -154,7 +154,7 @@ def create_agent_session(plan: StartupPlan | str | os.PathLike[str], **legacy: A
 
     discovered = DiscoveredPaths()
 
-    def resources() -> _Resources:
+    def resources() -> LoadedResources:
         return _load_resources(cwd, plain, plan, trusted=trusted, discovered=discovered)
 
     res = resources()
@@ -182,12 +182,10 @@ def create_agent_session(plan: StartupPlan | str | os.PathLike[str], **legacy: A
         context_files=res.context_files,
         startup_notices=notices,
         session_dir=plan.session_dir,
+        resources=SessionResources(skills=res.skills, loader=resources, discovered_paths=discovered),
     )
     session.project_trust = plan.project_trust
     session.theme_paths, session.discover_themes = plan.theme_paths, plan.discover_themes
-    session.skills = res.skills
-    session.resource_loader = resources
-    session.discovered_paths = discovered
     session.make_builtin_tool = make_tool
     markers.session = session
     if plan.session_name is not None and plan.store.name != plan.session_name:
@@ -205,33 +203,9 @@ def _apply_run_overrides(plan: StartupPlan, plain: Settings) -> None:
         plain.quiet_startup = False
 
 
-@dataclasses.dataclass(slots=True)
-class DiscoveredPaths:
-    """Skill, prompt-template and theme paths extensions add (``resources_discover``, see
-    docs/extensions-runtime.md#event-catalogue): skills and templates are read with the other resources at start and on ``/reload``,
-    themes join the TUI's theme list."""
-
-    skills: list[str] = dataclasses.field(default_factory=list)
-    prompts: list[str] = dataclasses.field(default_factory=list)
-    themes: list[str] = dataclasses.field(default_factory=list)
-    package_themes: list[str] = dataclasses.field(default_factory=list)
-    """The installed packages' themes (``pi_coder.packages``), set with the other resources."""
-    packages: list[str] = dataclasses.field(default_factory=list)
-    """One line per configured package (name, version, source, what it contributes)."""
-
-
-@dataclasses.dataclass(slots=True)
-class _Resources:
-    build_prompt: Callable[..., str]
-    templates: dict[str, Any]
-    skills: Any
-    context_files: list[str]
-    notices: list[str]
-
-
 def _load_resources(
     cwd: str, plain: Settings, plan: StartupPlan, *, trusted: bool, discovered: DiscoveredPaths | None = None
-) -> _Resources:
+) -> LoadedResources:
     """Context files, SYSTEM/APPEND_SYSTEM, templates and skills: read at start and on ``/reload``."""
     from pi_coder.resources.context_files import load_project_context, read_prompt_argument
     from pi_coder.resources.system_prompt import PromptBuilder
@@ -282,7 +256,7 @@ def _load_resources(
         project_trusted=trusted,
         discover=plan.discover_prompt_templates,
     )
-    return _Resources(build_prompt, templates, found, [str(f.path) for f in project.context_files], notices)
+    return LoadedResources(build_prompt, templates, found, [str(f.path) for f in project.context_files], notices)
 
 
 def _build_tools(cwd: str, names: list[str], tool_settings: Any) -> list[Any]:

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+from pi_coder.core.startup_options import StartupOptions
 from pi_coder.errors import UserError
 from pi_coder.settings import LoadedSettings, Settings
 from pi_coder.tools import ALL_TOOL_NAMES, DEFAULT_TOOL_NAMES
@@ -30,60 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["PlanOptions", "StartupOptions", "StartupPlan", "plan_startup", "select_tools"]
 
 
-class StartupOptions(Protocol):
-    """The command-line choices the plan reads (``CliOptions`` has these attributes)."""
-
-    @property
-    def thinking(self) -> str | None: ...
-    @property
-    def tools(self) -> list[str] | None: ...
-    @property
-    def no_tools(self) -> bool: ...
-    @property
-    def no_builtin_tools(self) -> bool: ...
-    @property
-    def exclude_tools(self) -> list[str]: ...
-    @property
-    def system_prompt(self) -> str | None: ...
-    @property
-    def append_system_prompt(self) -> list[str]: ...
-    @property
-    def no_context_files(self) -> bool: ...
-    @property
-    def prompt_templates(self) -> list[str]: ...
-    @property
-    def no_prompt_templates(self) -> bool: ...
-    @property
-    def themes(self) -> list[str]: ...
-    @property
-    def use_theme(self) -> str | None: ...
-    @property
-    def no_themes(self) -> bool: ...
-    @property
-    def name(self) -> str | None: ...
-    @property
-    def verbose(self) -> bool: ...
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PlanOptions:
-    """A :class:`StartupOptions` for callers without a command line (tests, embedding)."""
-
-    thinking: str | None = None
-    tools: list[str] | None = None
-    no_tools: bool = False
-    no_builtin_tools: bool = False
-    exclude_tools: list[str] = field(default_factory=list)
-    system_prompt: str | None = None
-    append_system_prompt: list[str] = field(default_factory=list)
-    no_context_files: bool = False
-    prompt_templates: list[str] = field(default_factory=list)
-    no_prompt_templates: bool = False
-    themes: list[str] = field(default_factory=list)
-    use_theme: str | None = None
-    no_themes: bool = False
-    name: str | None = None
-    verbose: bool = False
+PlanOptions = StartupOptions
+"""The options of a plan without a command line (tests, embedding): the same class as ``CliOptions``' base."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -119,8 +119,10 @@ def usage_tokens(usage: Usage) -> int:
 
 def _role(message: Any) -> str | None:
     if isinstance(message, dict):
-        return message.get("role")
-    return getattr(message, "role", None)
+        role = message.get("role")
+        return role if isinstance(role, str) else None
+    role = message.role
+    return role if isinstance(role, str) else None
 
 
 def _get(message: Any, name: str, default: Any = None) -> Any:

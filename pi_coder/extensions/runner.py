@@ -498,7 +498,9 @@ class ExtensionRunner(SessionSeams):
                     "sourceInfo": {"path": str(template.path), "scope": template.source},
                 }
             )
-        skills = getattr(session.skills, "skills", session.skills) or ()
+        from pi_coder.resources.skills import SkillSet
+
+        skills = session.skills.skills if isinstance(session.skills, SkillSet) else session.skills or ()
         if session.settings.enable_skill_commands:
             for skill in skills:
                 records.append(

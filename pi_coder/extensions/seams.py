@@ -14,6 +14,8 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pi_coder.ai.types import AssistantMessage
+
 if TYPE_CHECKING:
     from pi_coder.agent.types import AgentTool
     from pi_coder.core.agent_session import AgentSession
@@ -138,8 +140,8 @@ def install(runner: RunnerHost, session: AgentSession) -> None:
         if prompt is not None:
             messages = _with_prompt(messages, prompt)
         if runner.has("context"):
-            head = [m for m in messages if getattr(m, "role", None) == "system"]
-            event = E.ContextEvent(messages=[_copy_message(m) for m in messages if getattr(m, "role", None) != "system"])
+            head = [m for m in messages if m.role == "system"]
+            event = E.ContextEvent(messages=[_copy_message(m) for m in messages if m.role != "system"])
             async for _ext, ok, result in runner.results("context", event, E.ContextResult):
                 if ok and result is not None:
                     event.messages = list(result.messages)
@@ -260,7 +262,7 @@ def _apply_input(session: AgentSession, ctx: Any, values: dict[str, Any]) -> str
 
 def _with_prompt(messages: list[Any], prompt: str) -> list[Any]:
     for index, message in enumerate(messages):
-        if getattr(message, "role", None) == "system":
+        if message.role == "system":
             out = list(messages)
             out[index] = message.model_copy(update={"content": prompt})
             return out
@@ -442,7 +444,8 @@ class SessionSeams:
         async for ext, ok, result in self.results("message_end", event, E.MessageEndResult):
             if not ok or result is None:
                 continue
-            if getattr(result.message, "role", None) != getattr(current, "role", None):
+            # An extension's return value is unchecked: it may not be a message at all.
+            if getattr(result.message, "role", None) != current.role:
                 self.report(ext, "message_end", TypeError("message_end must return a message of the same role"))
                 continue
             current = event.message = result.message
@@ -571,8 +574,8 @@ class SessionSeams:
         if not self.has("agent_before_settle"):
             return False
         session = self.session
-        last = next((m for m in reversed(session.agent.state.messages) if getattr(m, "role", None) == "assistant"), None)
-        stop = getattr(last, "stop_reason", None)
+        last = next((m for m in reversed(session.agent.state.messages) if isinstance(m, AssistantMessage)), None)
+        stop = last.stop_reason if last is not None else None
         if stop == "aborted":
             return False
         event = E.AgentBeforeSettleEvent(outcome="error" if stop == "error" else "completed")

@@ -73,7 +73,7 @@ def settled_event(messages: list[Any]) -> dict[str, Any]:
     """Pi's ``agent_settled`` record for a finished prompt, given the session's messages."""
     aborted = False
     for message in reversed(messages):
-        role = getattr(message, "role", None)
+        role = message.role
         if role == "assistant":
             aborted = getattr(message, "stop_reason", None) == "aborted"
             break

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 from pi_coder.ai.types import ThinkingLevel
+from pi_coder.core.startup_options import StartupOptions
 from pi_coder.tools import ALL_TOOL_NAMES
 
 __all__ = ["MODES", "THINKING_LEVELS", "VALID_TOOLS", "CliOptions", "RunMode", "StartupExit"]
@@ -35,8 +36,10 @@ class StartupExit(Exception):
 
 
 @dataclass(slots=True, kw_only=True)
-class CliOptions:
-    """The parsed command line. ``None`` means "not given" for every optional value."""
+class CliOptions(StartupOptions):
+    """The parsed command line. ``None`` means "not given" for every optional value.
+
+    The choices the start-up plan reads are declared in the base class, :class:`StartupOptions`."""
 
     print: bool = False
     mode: str | None = None
@@ -50,42 +53,15 @@ class CliOptions:
     """``--session-id``: open this folder's session with the id, or start one with it."""
     fork: str | None = None
     """``--fork``: copy this session (path or id) into a new session here."""
-    name: str | None = None
-    """``-n/--name``: the session's display name."""
     session_dir: str | None = None
     no_session: bool = False
     provider: str | None = None
     model: str | None = None
     models: list[str] | None = None
     """``--models`` patterns, split on commas."""
-    thinking: str | None = None
-    tools: list[str] | None = None
-    """``-t/--tools`` entries split on commas: names (built-in or an extension's), ``*`` patterns, ``+name``/``-name``, ``mcp__...``."""
-    no_tools: bool = False
-    no_builtin_tools: bool = False
-    """``-nbt``: no built-in tools by default; extension tools stay."""
-    exclude_tools: list[str] = field(default_factory=list)
-    """``-xt/--exclude-tools`` names, split on commas."""
     offline: bool = False
     """``--offline``: accepted; pi makes no network call at start."""
     api_key: str | None = None
-    system_prompt: str | None = None
-    append_system_prompt: list[str] = field(default_factory=list)
-    """``--append-system-prompt`` texts or files, in order (repeatable)."""
-    no_context_files: bool = False
-    """``-nc``: no AGENTS.md/CLAUDE.md."""
-    prompt_templates: list[str] = field(default_factory=list)
-    """``--prompt-template`` files or folders (repeatable)."""
-    no_prompt_templates: bool = False
-    """``-np``: only the ``--prompt-template`` templates."""
-    themes: list[str] = field(default_factory=list)
-    """``--theme`` files or folders (repeatable)."""
-    use_theme: str | None = None
-    """``--use-theme``: the theme for this run (not saved)."""
-    no_themes: bool = False
-    """``--no-themes``: no discovered or configured themes (built-ins; ``--theme`` paths still load)."""
-    verbose: bool = False
-    """``--verbose``: start-up diagnostics on stderr."""
     list_models: str | bool | None = None
     """``True`` for ``--list-models`` alone, the search text when one follows."""
     export: str | None = None

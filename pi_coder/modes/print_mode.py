@@ -227,7 +227,7 @@ def _last_assistant(session: AgentSession) -> AssistantMessage | None:
     for message in reversed(session.messages):
         if isinstance(message, AssistantMessage):
             return message
-        if getattr(message, "role", None) in ("user", "toolResult"):
+        if message.role in ("user", "toolResult"):
             return None
     return None
 

@@ -1,25 +1,22 @@
 """The RPC command handlers (Pi's ``docs/rpc.md`` names and response data).
 
-Each handler takes the server and the command object and returns the response ``data``
-(``None`` for none), or ``HANDLED`` when it responds itself. Raising reports an error.
+Each handler takes the server and its typed command (``pi_coder.modes.rpc_types``, parsed once by
+the server) and returns the response ``data`` (``None`` for none), or ``HANDLED`` when it responds
+itself. Raising reports an error.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar, cast
 
 from pi_coder.modes import mcp_host
-from pi_coder.modes.options import THINKING_LEVELS
+from pi_coder.modes import rpc_types as t
 from pi_coder.modes.rpc_protocol import HANDLED, NULL, Handler, RpcError, RpcHost
-
-if TYPE_CHECKING:
-    from pi_coder.ai.types import ImageContent
 
 __all__ = ["COMMANDS", "COMPACT_WHILE_STREAMING", "state_data"]
 
-_QUEUE_MODES = ("all", "one-at-a-time")
 _BUSY = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
 
 COMPACT_WHILE_STREAMING = (
@@ -30,43 +27,23 @@ COMPACT_WHILE_STREAMING = (
 COMMANDS: dict[str, Handler] = {}
 
 
-def _command(name: str) -> Callable[[Callable[..., Awaitable[Any]]], Callable[..., Awaitable[Any]]]:
-    def register(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
-        COMMANDS[name] = handler
+C = TypeVar("C", bound=t.Command)
+
+
+def _command(
+    model: type[C],
+) -> Callable[[Callable[[RpcHost, C], Awaitable[Any]]], Callable[[RpcHost, C], Awaitable[Any]]]:
+    """Register the handler of the commands ``model`` parses (the server dispatches on ``type``)."""
+
+    def register(handler: Callable[[RpcHost, C], Awaitable[Any]]) -> Callable[[RpcHost, C], Awaitable[Any]]:
+        COMMANDS[str(model.model_fields["type"].default)] = cast(Handler, handler)
         return handler
 
     return register
 
 
-def _str(command: dict[str, Any], key: str, *, allow_empty: bool = False) -> str:
-    value = command.get(key)
-    if not isinstance(value, str) or (not allow_empty and not value.strip()):
-        raise RpcError(f'"{key}" must be a non-empty string')
-    return value
-
-
-def _images(command: dict[str, Any]) -> list[ImageContent] | None:
-    """``images``: Pi's ImageContent (``data``, ``mimeType``), or ``source: {data, mediaType}``."""
-    from pi_coder.ai.types import ImageContent
-
-    raw = command.get("images")
-    if raw is None:
-        return None
-    if not isinstance(raw, list):
-        raise RpcError('"images" must be a list')
-    images: list[ImageContent] = []
-    for item in raw:
-        source = item.get("source") if isinstance(item, dict) else None
-        if isinstance(source, dict):
-            item = {"data": source.get("data"), "mimeType": source.get("mediaType") or source.get("mimeType")}
-        if not isinstance(item, dict) or not isinstance(item.get("data"), str) or not item.get("mimeType"):
-            raise RpcError("each image needs base64 data and a mimeType")
-        images.append(ImageContent(data=item["data"], mime_type=str(item["mimeType"])))
-    return images or None
-
-
 def _message_dicts(server: RpcHost) -> list[Any]:
-    return [m.to_json_dict() for m in server.session.messages if getattr(m, "role", None) != "system"]
+    return [m.to_json_dict() for m in server.session.messages if m.role != "system"]
 
 
 def state_data(server: RpcHost) -> dict[str, Any]:
@@ -95,17 +72,11 @@ def state_data(server: RpcHost) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- prompting
 
 
-@_command("prompt")
-async def _prompt(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.PromptCommand)
+async def _prompt(server: RpcHost, command: t.PromptCommand) -> Any:
     import asyncio
 
-    text = _str(command, "message", allow_empty=True)
-    images = _images(command)
-    if not text.strip() and not images:  # a provider would reject the empty message mid-run
-        raise RpcError('"message" must be a non-empty string (or send images)')
-    behavior = command.get("streamingBehavior")
-    if behavior not in (None, "steer", "followUp", "follow_up"):
-        raise RpcError(f'Invalid streamingBehavior "{behavior}": use "steer" or "followUp"')
+    text, images, behavior = command.message, command.images, command.streaming_behavior
     session = server.session
     if mcp_host.handles(session, text):  # `/mcp`: the server table as a notify, no model call (docs/mcp.md#commands)
         server.spawn(_mcp_command(server, text))
@@ -127,7 +98,7 @@ async def _prompt(server: RpcHost, command: dict[str, Any]) -> Any:
         else:
             session.follow_up(text, images)
         return {"disposition": "queued"}
-    request_id = command.get("id")
+    request_id = command.id
     server.respond("prompt", request_id, data={"disposition": "started"})
 
     async def run() -> None:
@@ -145,17 +116,17 @@ async def _prompt(server: RpcHost, command: dict[str, Any]) -> Any:
     return HANDLED
 
 
-@_command("steer")
-async def _steer(server: RpcHost, command: dict[str, Any]) -> Any:
-    _no_extension_command(server, _str(command, "message"))
-    server.session.steer(_str(command, "message"), _images(command))
+@_command(t.SteerCommand)
+async def _steer(server: RpcHost, command: t.SteerCommand) -> Any:
+    _no_extension_command(server, command.message)
+    server.session.steer(command.message, command.images)
     return {"disposition": "queued"}
 
 
-@_command("follow_up")
-async def _follow_up(server: RpcHost, command: dict[str, Any]) -> Any:
-    _no_extension_command(server, _str(command, "message"))
-    server.session.follow_up(_str(command, "message"), _images(command))
+@_command(t.FollowUpCommand)
+async def _follow_up(server: RpcHost, command: t.FollowUpCommand) -> Any:
+    _no_extension_command(server, command.message)
+    server.session.follow_up(command.message, command.images)
     return {"disposition": "queued"}
 
 
@@ -173,8 +144,8 @@ def _no_extension_command(server: RpcHost, text: str) -> None:
         raise RpcError("Extension commands cannot be queued: send them with prompt")
 
 
-@_command("get_commands")
-async def _get_commands(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.GetCommandsCommand)
+async def _get_commands(server: RpcHost, command: t.GetCommandsCommand) -> Any:
     """Pi's shape: extension commands, prompt templates, then ``skill:<name>`` (docs/extensions-runtime.md#commands)."""
     session = server.session
     records = list(session.extensions.command_records()) if session.extensions is not None else []
@@ -196,7 +167,9 @@ async def _get_commands(server: RpcHost, command: dict[str, Any]) -> Any:
                 "sourceInfo": {"path": "builtin:mcp", "scope": "builtin"},
             }
         )
-    skills = getattr(session.skills, "skills", session.skills) or ()
+    from pi_coder.resources.skills import SkillSet
+
+    skills = session.skills.skills if isinstance(session.skills, SkillSet) else session.skills or ()
     if session.settings.enable_skill_commands:
         for skill in skills:
             records.append(
@@ -210,44 +183,44 @@ async def _get_commands(server: RpcHost, command: dict[str, Any]) -> Any:
     return {"commands": records}
 
 
-@_command("clear_queue")
-async def _clear_queue(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.ClearQueueCommand)
+async def _clear_queue(server: RpcHost, command: t.ClearQueueCommand) -> Any:
     steering, follow_up = server.session.clear_queue()
     return {"steering": steering, "followUp": follow_up}
 
 
-@_command("abort")
-async def _abort(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.AbortCommand)
+async def _abort(server: RpcHost, command: t.AbortCommand) -> Any:
     server.session.abort()
     await server.session.wait_for_idle()
 
 
-@_command("get_state")
-async def _get_state(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.GetStateCommand)
+async def _get_state(server: RpcHost, command: t.GetStateCommand) -> Any:
     return state_data(server)
 
 
-@_command("get_messages")
-async def _get_messages(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.GetMessagesCommand)
+async def _get_messages(server: RpcHost, command: t.GetMessagesCommand) -> Any:
     return {"messages": _message_dicts(server)}
 
 
-@_command("get_last_assistant_text")
-async def _last_text(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.GetLastAssistantTextCommand)
+async def _last_text(server: RpcHost, command: t.GetLastAssistantTextCommand) -> Any:
     return {"text": server.session.last_assistant_text()}
 
 
 # ---------------------------------------------------------------------------- sessions
 
 
-def _in_background(server: RpcHost, command: dict[str, Any], work: Callable[[], Awaitable[Any]]) -> Any:
+def _in_background(server: RpcHost, command: t.Command, work: Callable[[], Awaitable[Any]]) -> Any:
     """With extensions, a session replacement runs as a task: its ``session_before_*`` handlers may open
     dialogs, whose answers arrive on stdin while it waits. The response follows when it is done."""
     if server.session.extensions is None:
         return work()
 
     async def run() -> None:
-        kind, request_id = command["type"], command.get("id")
+        kind, request_id = command.type, command.id
         try:
             data = await work()
         except Exception as exc:
@@ -262,17 +235,17 @@ def _in_background(server: RpcHost, command: dict[str, Any], work: Callable[[], 
     return spawned()
 
 
-@_command("new_session")
-async def _new_session(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.NewSessionCommand)
+async def _new_session(server: RpcHost, command: t.NewSessionCommand) -> Any:
     async def work() -> Any:
         return {"cancelled": bool(await server.session.new_session())}
 
     return await _in_background(server, command, work)
 
 
-@_command("switch_session")
-async def _switch_session(server: RpcHost, command: dict[str, Any]) -> Any:
-    path = _existing_file(_str(command, "sessionPath"))
+@_command(t.SwitchSessionCommand)
+async def _switch_session(server: RpcHost, command: t.SwitchSessionCommand) -> Any:
+    path = _existing_file(command.session_path)
 
     async def work() -> Any:
         return {"cancelled": bool(await server.session.switch_session(path))}
@@ -280,9 +253,9 @@ async def _switch_session(server: RpcHost, command: dict[str, Any]) -> Any:
     return await _in_background(server, command, work)
 
 
-@_command("fork")
-async def _fork(server: RpcHost, command: dict[str, Any]) -> Any:
-    entry_id = _str(command, "entryId")
+@_command(t.ForkCommand)
+async def _fork(server: RpcHost, command: t.ForkCommand) -> Any:
+    entry_id = command.entry_id
 
     async def work() -> Any:
         text = await server.session.fork(entry_id)
@@ -291,22 +264,20 @@ async def _fork(server: RpcHost, command: dict[str, Any]) -> Any:
     return await _in_background(server, command, work)
 
 
-@_command("clone")
-async def _clone(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.CloneCommand)
+async def _clone(server: RpcHost, command: t.CloneCommand) -> Any:
     async def work() -> Any:
         return {"cancelled": bool(await server.session.clone())}
 
     return await _in_background(server, command, work)
 
 
-@_command("get_entries")
-async def _get_entries(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.GetEntriesCommand)
+async def _get_entries(server: RpcHost, command: t.GetEntriesCommand) -> Any:
     store = server.session.store
     entries = store.get_entries()
-    since = command.get("since")
+    since = command.since
     if since is not None:
-        if not isinstance(since, str):
-            raise RpcError('"since" must be an entry id')
         index = next((i for i, entry in enumerate(entries) if entry.id == since), None)
         if index is None:
             raise RpcError(f"Entry not found: {since}")
@@ -327,8 +298,8 @@ def _tree_node(node: Any, labels: dict[str, str | None]) -> dict[str, Any]:
     return data
 
 
-@_command("get_tree")
-async def _get_tree(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.GetTreeCommand)
+async def _get_tree(server: RpcHost, command: t.GetTreeCommand) -> Any:
     store = server.session.store
     stamps: dict[str, str | None] = {}
     for entry in store.get_entries():
@@ -338,27 +309,24 @@ async def _get_tree(server: RpcHost, command: dict[str, Any]) -> Any:
     return {"tree": [_tree_node(node, stamps) for node in store.get_tree()], "leafId": store.leaf_id}
 
 
-@_command("get_fork_messages")
-async def _fork_messages(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.GetForkMessagesCommand)
+async def _fork_messages(server: RpcHost, command: t.GetForkMessagesCommand) -> Any:
     return {"messages": [{"entryId": i, "text": t} for i, t in server.session.fork_candidates()]}
 
 
-@_command("set_session_name")
-async def _set_name(server: RpcHost, command: dict[str, Any]) -> Any:
-    server.session.set_session_name(_str(command, "name").strip())
+@_command(t.SetSessionNameCommand)
+async def _set_name(server: RpcHost, command: t.SetSessionNameCommand) -> Any:
+    server.session.set_session_name(command.name.strip())
 
 
-@_command("get_session_stats")
-async def _stats(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.GetSessionStatsCommand)
+async def _stats(server: RpcHost, command: t.GetSessionStatsCommand) -> Any:
     return server.session.stats().to_json_dict()
 
 
-@_command("export_html")
-async def _export(server: RpcHost, command: dict[str, Any]) -> Any:
-    output = command.get("outputPath")
-    if output is not None and not isinstance(output, str):
-        raise RpcError('"outputPath" must be a string')
-    return {"path": _export_sync(server, output)}
+@_command(t.ExportHtmlCommand)
+async def _export(server: RpcHost, command: t.ExportHtmlCommand) -> Any:
+    return {"path": _export_sync(server, command.output_path)}
 
 
 def _existing_file(arg: str) -> str:
@@ -379,9 +347,9 @@ def _export_sync(server: RpcHost, output: str | None) -> str:
 # ---------------------------------------------------------------------------- model and thinking
 
 
-@_command("set_model")
-async def _set_model(server: RpcHost, command: dict[str, Any]) -> Any:
-    provider, model_id = _str(command, "provider"), _str(command, "modelId")
+@_command(t.SetModelCommand)
+async def _set_model(server: RpcHost, command: t.SetModelCommand) -> Any:
+    provider, model_id = command.provider, command.model_id
     model = server.session.models.get_model(provider, model_id)
     if model is None:
         raise RpcError(f"Model not found: {provider}/{model_id}")
@@ -389,71 +357,63 @@ async def _set_model(server: RpcHost, command: dict[str, Any]) -> Any:
     return model.to_json_dict()
 
 
-@_command("cycle_model")
-async def _cycle_model(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.CycleModelCommand)
+async def _cycle_model(server: RpcHost, command: t.CycleModelCommand) -> Any:
     result = server.session.cycle_model()
     if result is None:
         return NULL
     model, level = result
-    return {"model": model.to_json_dict(), "thinkingLevel": level, "isScoped": bool(server.session.scoped_models)}
+    return {
+        "model": model.to_json_dict(),
+        "thinkingLevel": level,
+        "isScoped": bool(server.session.scoped_models),
+    }
 
 
-@_command("get_available_models")
-async def _models(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.GetAvailableModelsCommand)
+async def _models(server: RpcHost, command: t.GetAvailableModelsCommand) -> Any:
     return {"models": [m.to_json_dict() for m in server.session.available_models()]}
 
 
-@_command("set_thinking_level")
-async def _set_thinking(server: RpcHost, command: dict[str, Any]) -> Any:
-    level = _str(command, "level")
-    if level not in THINKING_LEVELS:
-        raise RpcError(f'Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVELS)}')
-    server.session.set_thinking_level(level)
+@_command(t.SetThinkingLevelCommand)
+async def _set_thinking(server: RpcHost, command: t.SetThinkingLevelCommand) -> Any:
+    server.session.set_thinking_level(command.level)
 
 
-@_command("cycle_thinking_level")
-async def _cycle_thinking(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.CycleThinkingLevelCommand)
+async def _cycle_thinking(server: RpcHost, command: t.CycleThinkingLevelCommand) -> Any:
     level = server.session.cycle_thinking_level()
     return {"level": level} if level is not None else NULL
 
 
-@_command("get_available_thinking_levels")
-async def _thinking_levels(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.GetAvailableThinkingLevelsCommand)
+async def _thinking_levels(server: RpcHost, command: t.GetAvailableThinkingLevelsCommand) -> Any:
     return {"levels": server.session.available_thinking_levels()}
 
 
-@_command("set_steering_mode")
-async def _steering_mode(server: RpcHost, command: dict[str, Any]) -> Any:
-    server.session.set_steering_mode(_queue_mode(command))
+@_command(t.SetSteeringModeCommand)
+async def _steering_mode(server: RpcHost, command: t.SetSteeringModeCommand) -> Any:
+    server.session.set_steering_mode(command.mode)
 
 
-@_command("set_follow_up_mode")
-async def _follow_up_mode(server: RpcHost, command: dict[str, Any]) -> Any:
-    server.session.set_follow_up_mode(_queue_mode(command))
-
-
-def _queue_mode(command: dict[str, Any]) -> Any:
-    mode = _str(command, "mode")
-    if mode not in _QUEUE_MODES:
-        raise RpcError(f'Invalid mode "{mode}": use "all" or "one-at-a-time"')
-    return mode
+@_command(t.SetFollowUpModeCommand)
+async def _follow_up_mode(server: RpcHost, command: t.SetFollowUpModeCommand) -> Any:
+    server.session.set_follow_up_mode(command.mode)
 
 
 # ---------------------------------------------------------------------------- compaction and bash
 
 
-@_command("compact")
-async def _compact(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.CompactCommand)
+async def _compact(server: RpcHost, command: t.CompactCommand) -> Any:
     compact = getattr(server.session, "compact", None)
     if compact is None:
         raise RpcError("Compaction is not available in this version")
-    instructions = command.get("customInstructions")
-    if instructions is not None and not isinstance(instructions, str):
-        raise RpcError('"customInstructions" must be a string')
+    instructions = command.custom_instructions
     if server.busy():
         # Compacting would abort the run and drop the queued messages: refuse instead.
         raise RpcError(COMPACT_WHILE_STREAMING)
-    request_id = command.get("id")
+    request_id = command.id
 
     async def run() -> None:
         try:
@@ -468,33 +428,29 @@ async def _compact(server: RpcHost, command: dict[str, Any]) -> Any:
     return HANDLED
 
 
-@_command("set_auto_compaction")
-async def _auto_compaction(server: RpcHost, command: dict[str, Any]) -> Any:
-    enabled = command.get("enabled")
-    if not isinstance(enabled, bool):
-        raise RpcError('"enabled" must be true or false')
+@_command(t.SetAutoCompactionCommand)
+async def _auto_compaction(server: RpcHost, command: t.SetAutoCompactionCommand) -> Any:
+    enabled = command.enabled
     server.session.set_auto_compaction(enabled)
 
 
-@_command("set_auto_retry")
-async def _auto_retry(server: RpcHost, command: dict[str, Any]) -> Any:
-    enabled = command.get("enabled")
-    if not isinstance(enabled, bool):
-        raise RpcError('"enabled" must be true or false')
+@_command(t.SetAutoRetryCommand)
+async def _auto_retry(server: RpcHost, command: t.SetAutoRetryCommand) -> Any:
+    enabled = command.enabled
     server.session.set_auto_retry(enabled)
 
 
-@_command("abort_retry")
-async def _abort_retry(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.AbortRetryCommand)
+async def _abort_retry(server: RpcHost, command: t.AbortRetryCommand) -> Any:
     await server.session.abort_retry()
 
 
-@_command("bash")
-async def _bash(server: RpcHost, command: dict[str, Any]) -> Any:
-    text = _str(command, "command")
+@_command(t.BashCommand)
+async def _bash(server: RpcHost, command: t.BashCommand) -> Any:
+    text = command.command
     if server.session.is_bash_running:
         raise RpcError("A bash command is already running; send abort_bash first")
-    request_id = command.get("id")
+    request_id = command.id
 
     async def run() -> None:
         try:
@@ -519,8 +475,8 @@ async def _bash(server: RpcHost, command: dict[str, Any]) -> Any:
     return HANDLED
 
 
-@_command("abort_bash")
-async def _abort_bash(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.AbortBashCommand)
+async def _abort_bash(server: RpcHost, command: t.AbortBashCommand) -> Any:
     server.session.abort_bash()
 
 
@@ -535,47 +491,42 @@ def _restored(result: Any) -> Any:
     return result.to_json_dict()
 
 
-@_command("get_checkpoints")
-async def _get_checkpoints(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.GetCheckpointsCommand)
+async def _get_checkpoints(server: RpcHost, command: t.GetCheckpointsCommand) -> Any:
     await server.session.checkpoints.settled()  # the last run's entry may still be being written
     return {"checkpoints": [info.to_json_dict() for info in server.session.checkpoints.list()]}
 
 
-@_command("get_checkpoint_diff")
-async def _checkpoint_diff(server: RpcHost, command: dict[str, Any]) -> Any:
-    checkpoint = _str(command, "checkpointId")
+@_command(t.GetCheckpointDiffCommand)
+async def _checkpoint_diff(server: RpcHost, command: t.GetCheckpointDiffCommand) -> Any:
+    checkpoint = command.checkpoint_id
     try:
         return {"diff": await server.session.checkpoints.diff(checkpoint)}
     except KeyError:
         raise RpcError(f"Checkpoint {checkpoint} not found") from None
 
 
-@_command("restore_checkpoint")
-async def _restore_checkpoint(server: RpcHost, command: dict[str, Any]) -> Any:
-    target = command.get("checkpointId") or command.get("entryId")
-    if not isinstance(target, str) or not target:
-        raise RpcError('"checkpointId" (or "entryId") must be a non-empty string')
-    mode = command.get("mode", "both")
-    if mode not in ("code", "conversation", "both"):
-        raise RpcError('"mode" must be "code", "conversation" or "both"')
+@_command(t.RestoreCheckpointCommand)
+async def _restore_checkpoint(server: RpcHost, command: t.RestoreCheckpointCommand) -> Any:
+    target, mode = command.target, command.mode
     if server.busy():
         raise RpcError("Cannot restore while the agent is running")
     try:
-        result = await server.session.checkpoints.restore(target, mode, force=command.get("force") is True)
+        result = await server.session.checkpoints.restore(target, mode, force=command.force)
     except KeyError:
         raise RpcError(f"Entry {target} not found") from None
     return _restored(result)
 
 
-@_command("undo")
-async def _undo(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.UndoCommand)
+async def _undo(server: RpcHost, command: t.UndoCommand) -> Any:
     if server.busy():
         raise RpcError("Cannot undo while the agent is running")
-    return _restored(await server.session.checkpoints.undo(force=command.get("force") is True))
+    return _restored(await server.session.checkpoints.undo(force=command.force))
 
 
-@_command("redo")
-async def _redo(server: RpcHost, command: dict[str, Any]) -> Any:
+@_command(t.RedoCommand)
+async def _redo(server: RpcHost, command: t.RedoCommand) -> Any:
     if server.busy():
         raise RpcError("Cannot redo while the agent is running")
-    return _restored(await server.session.checkpoints.redo(force=command.get("force") is True))
+    return _restored(await server.session.checkpoints.redo(force=command.force))

@@ -57,10 +57,12 @@ class RpcServer:
 
     def __init__(self, session: AgentSession, writer: JsonLineWriter) -> None:
         from pi_coder.modes.rpc_commands import COMMANDS
+        from pi_coder.modes.rpc_types import parse_command
 
         self.session = session
         self.writer = writer
         self._commands: dict[str, Handler] = COMMANDS
+        self._parse = parse_command
         self._tasks: set[asyncio.Task[Any]] = set()
         self.prompt_task: asyncio.Task[Any] | None = None
         """The background task of the last started prompt."""
@@ -102,8 +104,9 @@ class RpcServer:
         unsubscribe = self.session.subscribe(self.writer.write_event)
         stop = StopSignals(lambda _signum: self._stop(queue))
         stop.install()
-        if getattr(self.session, "mcp", None) is not None:
+        if self.session.mcp is not None:
             self.session.mcp.start()  # connect in the background
+        self.session.checkpoints.warm_up()  # a new folder's first snapshot, in the background
         if self.session.extensions is not None:
             from pi_coder.modes import extension_host
             from pi_coder.modes.rpc_ui import RpcUI
@@ -157,7 +160,7 @@ class RpcServer:
             self.respond(kind, request_id, error=f"Unknown command: {kind}")
             return
         try:
-            data = await handler(self, command)
+            data = await handler(self, self._parse(command))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # every failure is reported to the client, never fatal

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.modes.jsonl import JsonLineWriter
+    from pi_coder.modes.rpc_types import Command
 
 __all__ = ["HANDLED", "NULL", "Handler", "RpcError", "RpcHost"]
 
@@ -42,5 +43,5 @@ class RpcHost(Protocol):
     def busy(self) -> bool: ...
 
 
-Handler = Callable[[RpcHost, dict[str, Any]], Awaitable[Any]]
-"""``handler(server, command)``: the response data, ``HANDLED``, or raises for an error response."""
+Handler = Callable[[RpcHost, "Command"], Awaitable[Any]]
+"""``handler(server, command)``, the command parsed (``pi_coder.modes.rpc_types``): the response data, ``HANDLED``, or raises for an error response."""

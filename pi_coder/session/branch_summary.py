@@ -129,7 +129,7 @@ def prepare_branch_entries(entries: Sequence[SessionEntry], token_budget: int = 
     total = 0
     for entry in reversed(entries):
         message = entry_message(entry, summaries=True)
-        if message is None or getattr(message, "role", None) == "toolResult":
+        if message is None or message.role == "toolResult":
             continue
         tokens = estimate_tokens(message)
         if token_budget > 0 and total + tokens > token_budget:

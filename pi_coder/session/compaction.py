@@ -39,7 +39,7 @@ from pi_coder.session._summary import (
     summarize_conversation,
     with_focus,
 )
-from pi_coder.session.codec import iso_to_ms
+from pi_coder.session.context import entry_message
 from pi_coder.session.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -47,12 +47,7 @@ from pi_coder.session.entries import (
     MessageEntry,
     SessionEntry,
 )
-from pi_coder.session.messages import (
-    AgentMessage,
-    BranchSummaryMessage,
-    CompactionSummaryMessage,
-    CustomMessage,
-)
+from pi_coder.session.messages import AgentMessage, CompactionSummaryMessage
 from pi_coder.session.tokens import effective_reserve_tokens, estimate_context_tokens, estimate_tokens
 
 __all__ = [
@@ -154,46 +149,6 @@ def strip_generated_sections(summary: str) -> str:
 
 
 # ---------------------------------------------------------------------------- entries
-
-
-def entry_message(entry: SessionEntry, *, summaries: bool = False) -> AgentMessage | None:
-    """The context message an entry contributes, if any.
-
-    Args:
-        entry: A session entry.
-        summaries: Also turn ``compaction`` entries into their summary message (branch
-            summaries want them; compaction itself handles previous compactions apart).
-    """
-    kind = type(entry)
-    if kind is MessageEntry:
-        # A Pi 1.x system message (its prompt and tools) is not conversation.
-        return None if entry.role == "system" else entry.message  # type: ignore[union-attr]
-    if kind is CustomMessageEntry:
-        return CustomMessage.model_validate(
-            {
-                "role": "custom",
-                "customType": entry.custom_type,  # type: ignore[union-attr]
-                "content": entry.content,  # type: ignore[union-attr]
-                "display": entry.display,  # type: ignore[union-attr]
-                "details": entry.details,  # type: ignore[union-attr]
-                "timestamp": iso_to_ms(entry.timestamp),
-            }
-        )
-    if kind is BranchSummaryEntry:
-        if not entry.summary:  # type: ignore[union-attr]
-            return None
-        return BranchSummaryMessage(
-            summary=entry.summary,  # type: ignore[union-attr]
-            from_id=entry.from_id,  # type: ignore[union-attr]
-            timestamp=iso_to_ms(entry.timestamp),
-        )
-    if kind is CompactionEntry and summaries:
-        return CompactionSummaryMessage(
-            summary=entry.summary,  # type: ignore[union-attr]
-            tokens_before=entry.tokens_before,  # type: ignore[union-attr]
-            timestamp=iso_to_ms(entry.timestamp),
-        )
-    return None
 
 
 def _has_context(entry: SessionEntry) -> bool:

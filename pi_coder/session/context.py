@@ -42,6 +42,7 @@ __all__ = [
     "SessionContext",
     "build_context_from_path",
     "build_session_context",
+    "entry_message",
     "path_to",
     "repair_tool_pairing",
 ]
@@ -75,38 +76,50 @@ def path_to(leaf: SessionEntry | None, by_id: Mapping[str, SessionEntry]) -> lis
     return path
 
 
-def _entry_message(entry: SessionEntry, edits: Mapping[str, Any] | None = None) -> AgentMessage | None:
-    kind = type(entry)
-    edit = edits.get(entry.id, _UNSET) if edits else _UNSET
+def entry_message(
+    entry: SessionEntry, *, summaries: bool = False, edit: object = _UNSET
+) -> AgentMessage | None:
+    """The context message an entry contributes, if any (the one entry-to-message conversion).
+
+    Args:
+        entry: A session entry.
+        summaries: Also turn ``compaction`` entries into their summary message (branch
+            summaries want them; compaction itself handles previous compactions apart).
+        edit: A ``context_edit`` replacement for the entry's content: ``None`` leaves the entry
+            out; unset (the default) keeps it as written.
+    """
     if edit is None:
         return None
-    if kind is MessageEntry:
-        if entry.role == "system":  # type: ignore[union-attr]
+    if isinstance(entry, MessageEntry):
+        # A Pi 1.x system message (its prompt and tools) is not conversation.
+        if entry.role == "system":
             return None
         if edit is not _UNSET:
-            return _replace_content(entry.message, edit)  # type: ignore[union-attr]
-        return entry.message  # type: ignore[union-attr]
-    if kind is CustomMessageEntry:
+            return _replace_content(entry.message, edit)
+        return entry.message
+    if isinstance(entry, CustomMessageEntry):
         return CustomMessage.model_validate(
             {
                 "role": "custom",
-                "customType": entry.custom_type,  # type: ignore[union-attr]
-                "content": entry.content if edit is _UNSET else edit,  # type: ignore[union-attr]
-                "display": entry.display,  # type: ignore[union-attr]
-                "details": entry.details,  # type: ignore[union-attr]
+                "customType": entry.custom_type,
+                "content": entry.content if edit is _UNSET else edit,
+                "display": entry.display,
+                "details": entry.details,
                 "timestamp": iso_to_ms(entry.timestamp),
             }
         )
-    if kind is BranchSummaryEntry and entry.summary:  # type: ignore[union-attr]
+    if isinstance(entry, BranchSummaryEntry) and entry.summary:
         return BranchSummaryMessage(
-            summary=entry.summary,  # type: ignore[union-attr]
-            from_id=entry.from_id,  # type: ignore[union-attr]
-            timestamp=iso_to_ms(entry.timestamp),
+            summary=entry.summary, from_id=entry.from_id, timestamp=iso_to_ms(entry.timestamp)
+        )
+    if isinstance(entry, CompactionEntry) and summaries:
+        return CompactionSummaryMessage(
+            summary=entry.summary, tokens_before=entry.tokens_before, timestamp=iso_to_ms(entry.timestamp)
         )
     return None
 
 
-def _replace_content(message: AgentMessage, replacement: Any) -> AgentMessage | None:
+def _replace_content(message: AgentMessage, replacement: object) -> AgentMessage | None:
     """``message`` with a ``context_edit`` replacement as its content (unchanged if it does not fit)."""
     data = message_to_dict(message)
     if data.get("role") not in ("user", "assistant", "toolResult", "custom"):
@@ -159,27 +172,28 @@ def build_context_from_path(path: Sequence[SessionEntry]) -> SessionContext:
             compaction_index = index
 
     edits = _context_edits(path) if has_edits else None
+
+    def _edit_for(entry: SessionEntry) -> object:
+        return edits.get(entry.id, _UNSET) if edits else _UNSET
+
     messages: list[AgentMessage] = []
     if compaction_index >= 0:
-        compaction: CompactionEntry = path[compaction_index]  # type: ignore[assignment]
-        messages.append(
-            CompactionSummaryMessage(
-                summary=compaction.summary,
-                tokens_before=compaction.tokens_before,
-                timestamp=iso_to_ms(compaction.timestamp),
-            )
-        )
+        compaction = path[compaction_index]
+        assert isinstance(compaction, CompactionEntry)
+        summary = entry_message(compaction, summaries=True)
+        assert summary is not None
+        messages.append(summary)
         kept = False
         for entry in path[:compaction_index]:
             if entry.id == compaction.first_kept_entry_id:
                 kept = True
-            if kept and (message := _entry_message(entry, edits)) is not None:
+            if kept and (message := entry_message(entry, edit=_edit_for(entry))) is not None:
                 messages.append(message)
         rest = path[compaction_index + 1 :]
     else:
         rest = path
     for entry in rest:
-        if (message := _entry_message(entry, edits)) is not None:
+        if (message := entry_message(entry, edit=_edit_for(entry))) is not None:
             messages.append(message)
     return SessionContext(repair_tool_pairing(messages), thinking, model)
 
@@ -221,7 +235,7 @@ def repair_tool_pairing(messages: list[AgentMessage]) -> list[AgentMessage]:
         if out is not None:
             out.append(message)
         if (
-            getattr(message, "role", None) != "assistant"
+            message.role != "assistant"
             or not isinstance(message, AssistantMessage)
             or message.stop_reason in ("error", "aborted")
         ):
@@ -234,7 +248,7 @@ def repair_tool_pairing(messages: list[AgentMessage]) -> list[AgentMessage]:
         scan = index
         while scan < count:
             following = messages[scan]
-            role = getattr(following, "role", None)
+            role = following.role
             if role == "toolResult" and isinstance(following, ToolResultMessage):
                 answered.add(following.tool_call_id)
                 if insert_at == scan:

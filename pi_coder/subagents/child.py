@@ -163,7 +163,7 @@ async def run_child(
             progress.tools_used[event.tool_name] += 1
         elif kind == "tool_execution_end":
             progress.tool = None
-        elif kind == "message_end" and getattr(event.message, "role", None) == "assistant":
+        elif kind == "message_end" and event.message.role == "assistant":
             progress.spent.add(event.message)
         else:
             return

@@ -62,10 +62,11 @@ class LineView(Sequence[str]):
     @overload
     def __getitem__(self, index: int) -> str: ...
 
+    # typeshed's bare ``slice`` stands for ``slice[Any, Any, Any]``; Sequence's signature forces it.
     @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: slice) -> list[str]: ...  # type: ignore[explicit-any]
 
-    def __getitem__(self, index: int | slice) -> str | list[str]:
+    def __getitem__(self, index: int | slice) -> str | list[str]:  # type: ignore[explicit-any]
         if isinstance(index, slice):
             first, stop, _ = index.indices(len(self))
             if first >= stop:

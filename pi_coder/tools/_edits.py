@@ -13,7 +13,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol, TypeAlias
 
 from pi_coder.errors import ToolError
 from pi_coder.tools._diff import LineOp, LineView, display_diff, line_ops, unified_patch
@@ -62,7 +62,21 @@ class EditPreview:
     """The matching tier that located each edit, in the order given."""
 
 
-def _as_spec(edit: Any) -> EditSpec:
+class _OldNew(Protocol):
+    """An edit item object (the edit tool's ``EditItem``)."""
+
+    @property
+    def old_text(self) -> str: ...
+
+    @property
+    def new_text(self) -> str: ...
+
+
+EditLike: TypeAlias = EditSpec | Mapping[str, object] | tuple[str, str] | _OldNew
+"""An edit as callers give it: an ``EditSpec``, an ``{"oldText", "newText"}`` mapping, a pair or an item object."""
+
+
+def _as_spec(edit: EditLike) -> EditSpec:
     if isinstance(edit, EditSpec):
         return edit
     if isinstance(edit, Mapping):
@@ -72,7 +86,7 @@ def _as_spec(edit: Any) -> EditSpec:
     return EditSpec(edit.old_text, edit.new_text)
 
 
-def prepare_edit_arguments(raw: Any) -> Any:
+def prepare_edit_arguments(raw: object) -> object:
     """Fold legacy top-level ``oldText``/``newText`` and a stringified ``edits`` into ``edits``."""
     if not isinstance(raw, Mapping):
         return raw
@@ -190,7 +204,7 @@ def _region_ops(old: str, new: str, matches: list[Found]) -> tuple[list[LineOp],
     return ops, a, b
 
 
-def apply_edits(content: str, edits: Iterable[Any], path: str = "file") -> EditPreview:
+def apply_edits(content: str, edits: Iterable[EditLike], path: str = "file") -> EditPreview:
     """Apply ``edits`` (``EditSpec``, ``{"oldText", "newText"}`` mappings or pairs) to ``content``.
 
     Raises:
@@ -262,7 +276,7 @@ def apply_edits(content: str, edits: Iterable[Any], path: str = "file") -> EditP
     )
 
 
-def compute_edit_preview(original_text: str, edits: Sequence[Any], path: str = "file") -> EditPreview:
+def compute_edit_preview(original_text: str, edits: Sequence[EditLike], path: str = "file") -> EditPreview:
     """What an edit call would do, without touching the disk (for the TUI's preview).
 
     Args:

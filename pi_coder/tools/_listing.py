@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from pi_coder.agent.types import AgentToolResult
 from pi_coder.ai.types import TextContent
@@ -57,7 +56,7 @@ def listing_result(
     """
     truncation = truncate_head("\n".join(lines), max_lines=1 << 62)
     notices: list[str] = []
-    details: dict[str, Any] = {}
+    details: dict[str, object] = {}
     if limit_reached:
         hint = ", or refine pattern" if refine else ""
         notices.append(f"{limit} {unit} limit reached. Use limit={limit * 2} for more{hint}")

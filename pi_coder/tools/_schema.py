@@ -2,45 +2,50 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["ToolParams", "clean_schema", "coerce_params"]
-
-P = TypeVar("P", bound=BaseModel)
+__all__ = ["ToolParams", "clean_schema"]
 
 
-def _inline(node: Any, defs: dict[str, Any]) -> Any:
+def _inline(node: object, defs: Mapping[str, object]) -> object:
     if isinstance(node, list):
         return [_inline(item, defs) for item in node]
     if not isinstance(node, dict):
         return node
-    if "$ref" in node:
-        target = defs[node["$ref"].rsplit("/", 1)[-1]]
-        merged = {**_inline(target, defs), **{k: v for k, v in node.items() if k != "$ref"}}
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        target = _inline(defs[ref.rsplit("/", 1)[-1]], defs)
+        assert isinstance(target, dict)
+        merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
         return _inline(merged, defs)
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for key, value in node.items():
         if key in ("title", "$defs"):
             continue
-        out[key] = _inline(value, defs) if key not in ("properties",) else {
-            name: _inline(sub, defs) for name, sub in value.items()
-        }
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: _inline(sub, defs) for name, sub in value.items()}
+        else:
+            out[key] = _inline(value, defs)
     any_of = out.get("anyOf")
     if isinstance(any_of, list):
         non_null = [s for s in any_of if s != {"type": "null"}]
         if len(non_null) == 1 and len(non_null) < len(any_of):
             del out["anyOf"]
-            out = {**non_null[0], **out}
+            only = non_null[0]
+            out = {**only, **out} if isinstance(only, dict) else out
             if out.get("default", 0) is None:
                 del out["default"]
     return out
 
 
-def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+def clean_schema(schema: dict[str, object]) -> dict[str, object]:
     """Inline ``$defs``, drop titles and turn ``anyOf [X, null]`` into ``X`` (optional fields)."""
-    inlined: dict[str, Any] = _inline(schema, schema.get("$defs", {}))
+    defs = schema.get("$defs")
+    inlined = _inline(schema, defs if isinstance(defs, dict) else {})
+    assert isinstance(inlined, dict)
     return inlined
 
 
@@ -50,14 +55,6 @@ class ToolParams(BaseModel):
     model_config = ConfigDict(populate_by_name=True, extra="ignore")
 
     @classmethod
-    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    # pydantic's own signature (its parameters differ across the supported versions).
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:  # type: ignore[explicit-any]
         return clean_schema(super().model_json_schema(*args, **kwargs))
-
-
-def coerce_params(model: type[P], params: Any) -> P:
-    """Accept the validated model the loop passes, or a raw mapping (direct calls)."""
-    if isinstance(params, model):
-        return params
-    if isinstance(params, BaseModel):
-        params = params.model_dump(by_alias=True)
-    return model.model_validate(params)

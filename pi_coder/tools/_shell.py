@@ -34,7 +34,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO
 
 from pi_coder.ai.abort import AbortSignal
 from pi_coder.errors import ToolError
@@ -156,7 +156,7 @@ class _Collector:
     """Decodes and sanitises output; keeps a rolling tail and spills everything to a file."""
 
     def __init__(
-        self, on_output: Callable[[str], Any] | None, max_lines: int, max_bytes: int,
+        self, on_output: Callable[[str], object] | None, max_lines: int, max_bytes: int,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     ) -> None:  # fmt: skip
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
@@ -516,8 +516,8 @@ async def run_shell_command(
     cwd: str | os.PathLike[str],
     *,
     signal: AbortSignal | None = None,
-    on_output: Callable[[str], Any] | None = None,
-    on_update: Callable[[ShellResult], Any] | None = None,
+    on_output: Callable[[str], object] | None = None,
+    on_update: Callable[[ShellResult], object] | None = None,
     update_interval: float = 0.1,
     timeout: float | None = None,
     shell_path: str | None = None,
@@ -615,7 +615,7 @@ async def run_shell_command(
     abort_wait = asyncio.ensure_future(signal.wait()) if signal is not None else None
     finished = False
     try:
-        waiting: set[asyncio.Future[Any]] = {watch.future}
+        waiting: set[asyncio.Future[int] | asyncio.Future[None]] = {watch.future}
         if abort_wait is not None:
             waiting.add(abort_wait)
         await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)

@@ -8,7 +8,7 @@ line, except the tail of a single huge last line (bash).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -51,7 +51,7 @@ class TruncationResult:
     max_lines: int = DEFAULT_MAX_LINES
     max_bytes: int = DEFAULT_MAX_BYTES
 
-    def to_details(self) -> dict[str, Any]:
+    def to_details(self) -> dict[str, object]:
         """Pi's truncation record (camelCase) without the content, which the result already holds."""
         return {
             "truncated": self.truncated,

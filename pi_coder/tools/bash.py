@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import os
-from typing import Any
 
 from pydantic import Field
 
@@ -14,7 +13,7 @@ from pi_coder.ai.abort import AbortSignal
 from pi_coder.ai.types import TextContent
 from pi_coder.errors import ToolError
 from pi_coder.tools._env import safe_environment
-from pi_coder.tools._schema import ToolParams, coerce_params
+from pi_coder.tools._schema import ToolParams
 from pi_coder.tools._settings import ToolSettings
 from pi_coder.tools._shell import ShellResult, run_shell_command, sweep_old_output_files
 from pi_coder.tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
@@ -78,8 +77,8 @@ def format_shell_output(result: ShellResult) -> str:
     return f"{text}\n\n{notice}"
 
 
-def _details(result: ShellResult) -> dict[str, Any] | None:
-    details: dict[str, Any] = {}
+def _details(result: ShellResult) -> dict[str, object] | None:
+    details: dict[str, object] = {}
     if result.truncation is not None and result.truncation.truncated:
         details["truncation"] = result.truncation.to_details()
     if result.full_output_path and result.truncated:
@@ -93,15 +92,14 @@ def command_environment(settings: ToolSettings) -> dict[str, str]:
     return safe_environment(os.environ, allow=settings.env_allow, secret_names=settings.secret_env_names, extra=extra)
 
 
-def create_bash_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool:
+def create_bash_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool[BashParams]:
     """The ``bash`` tool bound to ``cwd``."""
     settings = settings or ToolSettings()
     sweep_old_output_files()
 
     async def execute(
-        tool_call_id: str, params: Any, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+        tool_call_id: str, args: BashParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
-        args = coerce_params(BashParams, params)
         if signal is not None and signal.aborted:
             raise ToolError("Operation aborted")
         timeout = settings.bash_default_timeout if not args.timeout or args.timeout <= 0 else args.timeout

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field
 
@@ -17,7 +16,7 @@ from pi_coder.tools._edits import EditPreview, apply_edits, prepare_edit_argumen
 from pi_coder.tools._files import read_regular_bytes, write_file_atomic
 from pi_coder.tools._locks import file_mutation_lock
 from pi_coder.tools._paths import pinned
-from pi_coder.tools._schema import ToolParams, coerce_params
+from pi_coder.tools._schema import ToolParams
 from pi_coder.tools._settings import ToolSettings
 
 __all__ = ["EditItem", "EditParams", "create_edit_tool"]
@@ -87,15 +86,12 @@ def _summary(preview: EditPreview, shown: str) -> str:
     return text
 
 
-def create_edit_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool:
+def create_edit_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool[EditParams]:
     """The ``edit`` tool bound to ``cwd``."""
 
     async def execute(
-        tool_call_id: str, params: Any, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+        tool_call_id: str, args: EditParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
-        if isinstance(params, dict):
-            params = prepare_edit_arguments(params)
-        args = coerce_params(EditParams, params)
         file = pinned(tool_call_id, args.path, cwd)
         edits = [(e.old_text, e.new_text) for e in args.edits]
         async with file_mutation_lock(file):

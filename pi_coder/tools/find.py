@@ -7,7 +7,6 @@ import contextlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field
 
@@ -18,7 +17,7 @@ from pi_coder.tools._glob import GlobPattern, compile_glob
 from pi_coder.tools._listing import existing_dir, listing_result, relative, text_result
 from pi_coder.tools._paths import resolve_path
 from pi_coder.tools._rg import RipgrepRun, find_ripgrep
-from pi_coder.tools._schema import ToolParams, coerce_params
+from pi_coder.tools._schema import ToolParams
 from pi_coder.tools._settings import ToolSettings
 from pi_coder.tools._truncate import DEFAULT_MAX_BYTES
 from pi_coder.tools._walk import walk_files
@@ -96,14 +95,13 @@ async def _collect_rg(rg: str, root: Path, collector: _Collector, signal: AbortS
         raise ToolError(run.stderr or f"ripgrep exited with code {run.returncode}")
 
 
-def create_find_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool:
+def create_find_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool[FindParams]:
     """The ``find`` tool bound to ``cwd`` (ripgrep's file walker when available, else Python's)."""
     settings = settings or ToolSettings()
 
     async def execute(
-        tool_call_id: str, params: Any, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+        tool_call_id: str, args: FindParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
-        args = coerce_params(FindParams, params)
         if signal is not None and signal.aborted:
             raise ToolError("Operation aborted")
         root = existing_dir(resolve_path(args.path or ".", cwd))

@@ -8,9 +8,9 @@ import contextlib
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field
 
@@ -22,7 +22,7 @@ from pi_coder.tools._glob import GlobPattern, compile_glob
 from pi_coder.tools._listing import listing_result, relative, text_result
 from pi_coder.tools._paths import resolve_path
 from pi_coder.tools._rg import RipgrepRun, find_ripgrep
-from pi_coder.tools._schema import ToolParams, coerce_params
+from pi_coder.tools._schema import ToolParams
 from pi_coder.tools._settings import ToolSettings
 from pi_coder.tools._truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, truncate_line
 from pi_coder.tools._walk import walk_files
@@ -62,14 +62,13 @@ def _sort_key(rel: str) -> tuple[str, ...]:
     return tuple(rel.split("/"))
 
 
-def _json_text(value: dict[str, Any]) -> str:
+def _json_text(value: dict[str, str]) -> str:
     if "text" in value:
-        text: str = value["text"]
-        return text
+        return value["text"]
     return base64.b64decode(value.get("bytes", "")).decode("utf-8", "replace")
 
 
-def _line_text(data: dict[str, Any]) -> str:
+def _line_text(data: dict[str, dict[str, str]]) -> str:
     return _json_text(data["lines"]).rstrip("\n").rstrip("\r")
 
 
@@ -173,7 +172,7 @@ def _search_python(
     line_rx, prefilter = _compile(args)
     glob = compile_glob(args.glob) if args.glob and not is_file else None
     if is_file:
-        files: Any = [root.name]
+        files: Iterable[str] = [root.name]
         base = root.parent
     else:
         files = walk_files(root)
@@ -243,14 +242,13 @@ def _format(groups: list[_FileHits], limit: int, reached: bool) -> AgentToolResu
     )
 
 
-def create_grep_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool:
+def create_grep_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool[GrepParams]:
     """The ``grep`` tool bound to ``cwd`` (ripgrep when available, else a Python walker)."""
     settings = settings or ToolSettings()
 
     async def execute(
-        tool_call_id: str, params: Any, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+        tool_call_id: str, args: GrepParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
-        args = coerce_params(GrepParams, params)
         if signal is not None and signal.aborted:
             raise ToolError("Operation aborted")
         root = resolve_path(args.path or ".", cwd)

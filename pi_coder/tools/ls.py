@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field
 
@@ -14,7 +13,7 @@ from pi_coder.ai.abort import AbortSignal
 from pi_coder.errors import ToolError
 from pi_coder.tools._listing import existing_dir, listing_result, text_result
 from pi_coder.tools._paths import resolve_path
-from pi_coder.tools._schema import ToolParams, coerce_params
+from pi_coder.tools._schema import ToolParams
 from pi_coder.tools._settings import ToolSettings
 from pi_coder.tools._truncate import DEFAULT_MAX_BYTES
 
@@ -50,13 +49,12 @@ def _list(directory: Path) -> list[str]:
     return entries
 
 
-def create_ls_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool:
+def create_ls_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool[LsParams]:
     """The ``ls`` tool bound to ``cwd``."""
 
     async def execute(
-        tool_call_id: str, params: Any, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+        tool_call_id: str, args: LsParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
-        args = coerce_params(LsParams, params)
         if signal is not None and signal.aborted:
             raise ToolError("Operation aborted")
         directory = resolve_path(args.path or ".", cwd)

@@ -16,7 +16,7 @@ from bisect import bisect_left
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import BinaryIO, Literal, TypeAlias
 
 from pydantic import Field
 
@@ -27,7 +27,7 @@ from pi_coder.errors import ToolError
 from pi_coder.tools._files import describe_os_error, open_regular
 from pi_coder.tools._images import detect_image_mime, prepare_image
 from pi_coder.tools._paths import resolve_read_path
-from pi_coder.tools._schema import ToolParams, coerce_params
+from pi_coder.tools._schema import ToolParams
 from pi_coder.tools._settings import ToolSettings
 from pi_coder.tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 
@@ -71,7 +71,11 @@ class TextWindow:
     """The window ends at the end of a file whose last line ends in a newline (not in ``text``)."""
 
 
-def newline_index(buf: Any, size: int) -> list[int]:
+_Buffer: TypeAlias = bytes | mmap.mmap
+"""A whole file's bytes, read or mapped."""
+
+
+def newline_index(buf: _Buffer, size: int) -> list[int]:
     """Newlines before each ``_CHUNK``-sized chunk of ``buf``; the last item is the total."""
     counts = [0]
     for pos in range(0, size, _CHUNK):
@@ -79,7 +83,7 @@ def newline_index(buf: Any, size: int) -> list[int]:
     return counts
 
 
-def _offset_after(buf: Any, index: list[int], skip: int) -> int:
+def _offset_after(buf: _Buffer, index: list[int], skip: int) -> int:
     """The byte offset just after the ``skip``-th newline (0 when ``skip`` is 0; -1 if absent)."""
     if skip == 0:
         return 0
@@ -104,7 +108,7 @@ def _offset_after(buf: Any, index: list[int], skip: int) -> int:
 
 
 def read_text_window(
-    buf: Any,
+    buf: _Buffer,
     size: int,
     *,
     offset: int = 1,
@@ -206,7 +210,7 @@ def _format_window(window: TextWindow, path: str, offset: int, limit: int | None
     return text + "".join(f"\n\n{n}" for n in notes)
 
 
-def _details(window: TextWindow) -> dict[str, Any] | None:
+def _details(window: TextWindow) -> dict[str, object] | None:
     if window.truncated_by is None:
         return None
     truncation = {
@@ -229,7 +233,7 @@ _index_cache: OrderedDict[tuple[int, ...], list[int]] = OrderedDict()
 _index_lock = threading.Lock()
 
 
-def _cached_index(f: Any, buf: Any, size: int) -> list[int]:
+def _cached_index(f: BinaryIO, buf: _Buffer, size: int) -> list[int]:
     """The newline index of a large file, remembered while the file is unchanged.
 
     The model pages through big files with successive offsets; each read after the first
@@ -297,14 +301,13 @@ def _image_result(data: bytes, mime: str, auto_resize: bool) -> AgentToolResult:
     return AgentToolResult(content=content, details=None)
 
 
-def create_read_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool:
+def create_read_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool[ReadParams]:
     """The ``read`` tool bound to ``cwd``."""
     settings = settings or ToolSettings()
 
     async def execute(
-        tool_call_id: str, params: Any, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+        tool_call_id: str, args: ReadParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
-        args = coerce_params(ReadParams, params)
         if signal is not None and signal.aborted:
             raise ToolError("Operation aborted")
         offset = max(1, args.offset or 1)

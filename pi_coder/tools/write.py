@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field
 
@@ -16,7 +15,7 @@ from pi_coder.errors import ToolError
 from pi_coder.tools._files import write_file_atomic
 from pi_coder.tools._locks import file_mutation_lock
 from pi_coder.tools._paths import pinned
-from pi_coder.tools._schema import ToolParams, coerce_params
+from pi_coder.tools._schema import ToolParams
 from pi_coder.tools._settings import ToolSettings
 
 __all__ = ["WriteParams", "create_write_tool"]
@@ -36,13 +35,12 @@ def _write_sync(file: Path, content: str, shown: str) -> None:
     write_file_atomic(file, content.encode("utf-8", "surrogatepass"), shown)
 
 
-def create_write_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool:
+def create_write_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None = None) -> AgentTool[WriteParams]:
     """The ``write`` tool bound to ``cwd``."""
 
     async def execute(
-        tool_call_id: str, params: Any, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+        tool_call_id: str, args: WriteParams, signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
-        args = coerce_params(WriteParams, params)
         file = pinned(tool_call_id, args.path, cwd)
         async with file_mutation_lock(file):
             if signal is not None and signal.aborted:

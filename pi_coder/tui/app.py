@@ -8,7 +8,7 @@ import inspect
 import os
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from rich.text import Text
 from textual import events
@@ -16,7 +16,41 @@ from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from pi_coder.tui.bridge import SessionBridge, SessionEventsPosted
+from pi_coder.agent.events import (
+    AgentEnd,
+    AgentStart,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+    TurnEnd,
+    TurnStart,
+)
+from pi_coder.core.events import (
+    AutoCompactionEnd,
+    AutoCompactionStart,
+    AutoRetryEnd,
+    AutoRetryStart,
+    BashExecutionEnd,
+    BashExecutionStart,
+    BashExecutionUpdate,
+    EntryAppendedEvent,
+    Event,
+    ExtensionErrorEvent,
+    ModelChanged,
+    Notice,
+    QueueChanged,
+    SessionNameChanged,
+    SessionSwitched,
+    SubagentEvent,
+    SummarizationRetryAttemptStart,
+    SummarizationRetryFinished,
+    SummarizationRetryScheduled,
+    ThinkingLevelChanged,
+)
+from pi_coder.tui.bridge import SessionBridge, SessionEventsPosted, StreamDelta
 from pi_coder.tui.commands import COMMANDS, SlashCommand, find_command, parse_command
 from pi_coder.tui.completion import (
     Completion,
@@ -287,6 +321,9 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         self.bridge = SessionBridge(self.session, self)
         if getattr(self.session, "mcp", None) is not None:  # connect in the background once the first frame is up
             self.call_after_refresh(self.session.mcp.start)
+        checkpoints = getattr(self.session, "checkpoints", None)
+        if checkpoints is not None:  # a new folder's first snapshot, while the user types
+            self.call_after_refresh(checkpoints.warm_up)
         if getattr(self.session, "extensions", None) is not None:
             from pi_coder.tui.extension_ui import start_extensions
 
@@ -382,42 +419,63 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             await self._dispatch(event, controller)
         self.transcript.note_activity()
 
-    async def _dispatch(self, event: Any, controller: TranscriptController) -> None:
-        kind = event.type
-        if kind == "message_update" or kind == "stream_delta":
-            await controller.handle(event)
-            return
-        if kind == "agent_start":
-            self.status_line.start(self.working_message or "Working...")
-        elif kind == "agent_end":
-            self.status_line.stop()
-        elif kind == "queue_changed":
-            self.query_one(PendingMessages).show_queue(event.steering, event.follow_up)
-        elif kind == "auto_compaction_start":
-            label = {
-                "overflow": "Context overflow detected, Auto-compacting... (Esc to cancel)",
-                "manual": "Compacting context... (Esc to cancel)",
-            }.get(event.reason, "Auto-compacting... (Esc to cancel)")
-            self.status_line.start(label)
-        elif kind == "auto_compaction_end":
-            self._restore_status()
-        elif kind == "auto_retry_start":
-            deadline = time.monotonic() + event.delay_ms / 1000
-            self.status_line.start(
-                f"Retrying ({event.attempt}/{event.max_attempts}) in {{s}}s... (Esc to cancel)",
-                deadline=deadline,
-                level="warning",
-            )
-        elif kind == "auto_retry_end":
-            self._restore_status()
-        elif kind in ("model_changed", "thinking_level_changed", "session_name_changed"):
-            self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
-            self.refresh_footer()
-        elif kind == "session_switched":
-            await self._rebuild()
-            if event.reason == "new":
-                await controller.note("✓ New session started", "success")
-            return
+    async def _dispatch(self, event: Event | StreamDelta, controller: TranscriptController) -> None:
+        match event:
+            case MessageUpdate() | StreamDelta():
+                await controller.handle(event)
+                return
+            case AgentStart():
+                self.status_line.start(self.working_message or "Working...")
+            case AgentEnd():
+                self.status_line.stop()
+            case QueueChanged():
+                self.query_one(PendingMessages).show_queue(event.steering, event.follow_up)
+            case AutoCompactionStart():
+                label = {
+                    "overflow": "Context overflow detected, Auto-compacting... (Esc to cancel)",
+                    "manual": "Compacting context... (Esc to cancel)",
+                }.get(event.reason, "Auto-compacting... (Esc to cancel)")
+                self.status_line.start(label)
+            case AutoCompactionEnd() | AutoRetryEnd():
+                self._restore_status()
+            case AutoRetryStart():
+                deadline = time.monotonic() + event.delay_ms / 1000
+                self.status_line.start(
+                    f"Retrying ({event.attempt}/{event.max_attempts}) in {{s}}s... (Esc to cancel)",
+                    deadline=deadline,
+                    level="warning",
+                )
+            case ModelChanged() | ThinkingLevelChanged() | SessionNameChanged():
+                self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
+                self.refresh_footer()
+            case SessionSwitched():
+                await self._rebuild()
+                if event.reason == "new":
+                    await controller.note("✓ New session started", "success")
+                return
+            case (
+                TurnStart()
+                | TurnEnd()
+                | MessageStart()
+                | MessageEnd()
+                | ToolExecutionStart()
+                | ToolExecutionUpdate()
+                | ToolExecutionEnd()
+                | BashExecutionStart()
+                | BashExecutionUpdate()
+                | BashExecutionEnd()
+                | SummarizationRetryScheduled()
+                | SummarizationRetryAttemptStart()
+                | SummarizationRetryFinished()
+                | Notice()
+                | ExtensionErrorEvent()
+                | EntryAppendedEvent()
+                | SubagentEvent()
+            ):
+                pass  # the transcript's alone
+            case _:
+                if TYPE_CHECKING:  # a new event class must be placed above; at run time it reaches the transcript
+                    assert_never(event)
         await controller.handle(event)
 
     def _restore_status(self) -> None:

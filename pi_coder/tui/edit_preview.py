@@ -16,6 +16,8 @@ def preview_edit(args: dict[str, Any], cwd: str) -> tuple[str | None, str | None
     except ImportError:
         return None, None
     prepared = prepare_edit_arguments(args)
+    if not isinstance(prepared, dict):
+        return None, None
     path = str(prepared.get("path") or "")
     edits = prepared.get("edits")
     if not path or not isinstance(edits, list) or not edits:

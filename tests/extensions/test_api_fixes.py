@@ -42,7 +42,7 @@ def test_set_active_tools_enables_builtins_that_were_off(pi: PiHome) -> None:
         """,
     )
     pi.server.enqueue(Turn([Text("ok")]))
-    run = pi.run("-e", str(ext), "-p", "hi")
+    run = pi.run("--no-subagents", "-e", str(ext), "-p", "hi")  # the built-ins only
     assert run.returncode == 0, run.stderr
     assert "all=bash,edit,find,grep,ls,read,write" in run.stderr
     assert "unknown tools" not in run.stderr

@@ -146,6 +146,7 @@ def test_write_tool_and_checkpoints_use_the_same_target(world: tuple[Path, Path]
     for i, spelling in enumerate(_ssh_spellings(home)):
         target = home / ".ssh" / "authorized_keys"
         assert checkpoints._resolve(str(project), spelling) == str(target.resolve()), spelling
-        asyncio.run(tool.execute(f"w{i}", {"path": spelling, "content": f"key {i}"}, None, None))
+        params = tool.parameters.model_validate({"path": spelling, "content": f"key {i}"})
+        asyncio.run(tool.execute(f"w{i}", params, None, None))
         assert target.read_text() == f"key {i}", spelling
         assert not (project / "@~").exists() and not (project / "@keys").exists()

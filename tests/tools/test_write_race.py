@@ -58,7 +58,7 @@ async def _race(project: Path, outside: Path, kind: str) -> tuple[int, int]:
             assert decision.target is not None
             pin(f"c{i}", decision.target)  # what builtin:permissions does for an allowed call
             try:
-                await tool.execute(f"c{i}", args, None, None)
+                await tool.execute(f"c{i}", tool.parameters.model_validate(args), None, None)
             except (ToolError, FileNotFoundError, NotADirectoryError):
                 refused += 1
     finally:
@@ -103,7 +103,8 @@ def test_a_symlinked_last_component_is_not_followed_after_the_check(tmp_path: Pa
     pin("late", decision.target)
     tool = create_write_tool(str(project))
     try:
-        asyncio.run(tool.execute("late", {"path": "sub/f0.txt", "content": "x"}, None, None))
+        params = tool.parameters.model_validate({"path": "sub/f0.txt", "content": "x"})
+        asyncio.run(tool.execute("late", params, None, None))
     except ToolError as exc:
         assert "symbolic link appeared" in str(exc)
     assert (outside / "f0.txt").read_text() == "old"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_coder.ai.types import Model
+from pi_coder.ai.types import Message, Model
 
 __all__ = ["forced_tool_choice"]
 
@@ -28,9 +28,9 @@ def _configured(model: Model) -> str | None:
     return value.strip()
 
 
-def _answers_user(messages: list[Any]) -> bool:
+def _answers_user(messages: list[Message]) -> bool:
     for message in reversed(messages):
-        role = getattr(message, "role", None)
+        role = message.role
         if role == "system":
             continue
         return role == "user"

@@ -162,7 +162,7 @@ def convert_messages(messages: list[Any], model: Model) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     merge_into: dict[str, Any] | None = None  # the user message holding the latest tool results
     for message in transform_messages(messages, model, normalize_tool_call_id):
-        role = getattr(message, "role", None)
+        role = message.role
         if role == "user":
             blocks = _user_blocks(message.content, model)
             if not blocks:
@@ -231,7 +231,7 @@ def build_payload(model: Model, context: Context, options: StreamOptions) -> tup
     prompt = render_system_prompt(system)
     tools = get_current_tools(messages)
     cache = _cache_control(model, options)
-    conversation = convert_messages([m for m in messages if getattr(m, "role", None) != "system"], model)
+    conversation = convert_messages([m for m in messages if m.role != "system"], model)
     if cache is not None:
         for message in reversed(conversation):
             if message["role"] == "user":

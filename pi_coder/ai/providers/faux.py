@@ -369,7 +369,7 @@ def _echo(context: Context, options: StreamOptions | None, state: FauxState, mod
         content = getattr(message, "content", "")
         body = content if isinstance(content, str) else "".join(getattr(b, "text", "") for b in content)
         chars += len(body)
-        if getattr(message, "role", None) == "user":
+        if message.role == "user":
             text = body
     reply = f"You said: {text}" if text.strip() else "Hello from the faux provider."
     usage = Usage(input=(chars + 3) // 4, output=(len(reply) + 3) // 4)

@@ -132,7 +132,7 @@ def convert_contents(messages: list[Any], model: Model) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     results: list[dict[str, Any]] | None = None
     for message in transform_messages(messages, model):
-        role = getattr(message, "role", None)
+        role = message.role
         if role == "toolResult":
             text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
             images = [
@@ -195,7 +195,7 @@ def build_payload(model: Model, context: Context, options: StreamOptions) -> dic
     prompt = render_system_prompt(get_current_system_message(messages))
     tools = get_current_tools(messages)
     payload: dict[str, Any] = {
-        "contents": convert_contents([m for m in messages if getattr(m, "role", None) != "system"], model)
+        "contents": convert_contents([m for m in messages if m.role != "system"], model)
     }
     if prompt:
         payload["systemInstruction"] = {"parts": [{"text": prompt}], "role": "user"}

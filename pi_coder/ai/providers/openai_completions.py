@@ -188,7 +188,7 @@ def convert_messages(messages: list[Any], model: Model, compat: dict[str, Any]) 
             images.clear()
 
     for message in transform_messages(messages, model, normalize_tool_call_id):
-        role = getattr(message, "role", None)
+        role = message.role
         if role == "toolResult":
             text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
             for block in message.content:
@@ -248,7 +248,7 @@ def build_payload(model: Model, context: Context, options: StreamOptions) -> dic
     messages = list(context.messages)
     prompt = render_system_prompt(get_current_system_message(messages))
     tools = get_current_tools(messages)
-    conversation = convert_messages([m for m in messages if getattr(m, "role", None) != "system"], model, compat)
+    conversation = convert_messages([m for m in messages if m.role != "system"], model, compat)
     if prompt:
         role = "developer" if model.reasoning and compat["supportsDeveloperRole"] else "system"
         conversation.insert(0, {"role": role, "content": prompt})

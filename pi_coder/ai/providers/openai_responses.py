@@ -165,7 +165,7 @@ def convert_input(messages: list[Any], model: Model) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     images: list[dict[str, Any]] = []
     for message in transform_messages(messages, model, _normalize_call_id):
-        role = getattr(message, "role", None)
+        role = message.role
         if role == "toolResult":
             text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
             shown = [
@@ -222,7 +222,7 @@ def build_payload(model: Model, context: Context, options: StreamOptions) -> dic
     messages = list(context.messages)
     prompt = render_system_prompt(get_current_system_message(messages))
     tools = get_current_tools(messages)
-    items = convert_input([m for m in messages if getattr(m, "role", None) != "system"], model)
+    items = convert_input([m for m in messages if m.role != "system"], model)
     if prompt:
         items.insert(0, {"role": "developer" if model.reasoning else "system", "content": prompt})
     payload: dict[str, Any] = {"model": model.id, "input": items, "stream": True}

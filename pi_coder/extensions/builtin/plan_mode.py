@@ -99,7 +99,7 @@ def extension(pi: ExtensionAPI) -> None:
     async def offer(event: Any, ctx: Any) -> None:
         text = ""
         for message in event.messages:
-            if getattr(message, "role", None) == "assistant":
+            if message.role == "assistant":
                 text = "".join(getattr(c, "text", "") for c in message.content)
         for number in re.findall(r"\[DONE:(\d+)\]", text):
             state["done"].add(int(number))

@@ -68,7 +68,7 @@ def extension(pi: ExtensionAPI) -> None:
         items: list[dict[str, Any]] = []
         for entry in ctx.session.branch():
             message: Any = getattr(entry, "message", None)
-            if getattr(message, "role", None) == "toolResult" and message.tool_name == "todo":
+            if message is not None and message.role == "toolResult" and message.tool_name == "todo":
                 details = message.details or {}
                 if isinstance(details.get("items"), list):
                     items = details["items"]
