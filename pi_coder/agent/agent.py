@@ -243,6 +243,7 @@ class Agent:
         self.on_payload = on_payload
         self.on_response = on_response
         self.on_headers = on_headers
+        self.on_stream_event: Callable[[list[Any]], Any] | None = None
         self.before_tool_call = before_tool_call
         self.after_tool_call = after_tool_call
         self.finish_turn = finish_turn
@@ -463,6 +464,7 @@ class Agent:
             on_payload=self.on_payload,
             on_response=self.on_response,
             on_headers=self.on_headers,
+            on_stream_event=self.on_stream_event,
         )
 
     async def _process_event(self, event: AgentEvent, signal: AbortSignal) -> None:

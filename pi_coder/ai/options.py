@@ -46,6 +46,9 @@ class StreamOptions:
     on_payload: Callable[[dict[str, Any]], Any] | None = None
     on_response: Callable[[Any], Any] | None = None
     on_headers: Callable[[dict[str, str]], Any] | None = None
+    on_stream_event: Callable[[list[Any]], Any] | None = None
+    """Called (and awaited) with each batch of parsed server-sent events before they are
+    normalized; observe only (extensions' ``provider_stream_event``)."""
     """Called with the request headers (a mutable dict) before an HTTP request is sent; a dict
     result replaces them, ``None`` values delete a header."""
 

@@ -210,6 +210,7 @@ async def navigate(
     summarizer: Callable[[BranchSummaryRequest], Awaitable[BranchSummaryResult | None]] | None,
     instructions: str | None,
     controller: AbortController,
+    replace_instructions: bool = False,
 ) -> Navigation | None:
     """Move the store's leaf for ``/tree``; None when nothing changes.
 
@@ -226,7 +227,11 @@ async def navigate(
     summary = None
     if summarizer is not None:
         request = BranchSummaryRequest(
-            old_leaf_id=old_leaf, target_id=entry_id, instructions=instructions, signal=controller.signal
+            old_leaf_id=old_leaf,
+            target_id=entry_id,
+            instructions=instructions,
+            signal=controller.signal,
+            replace_instructions=replace_instructions,
         )
         summary = await summarizer(request)
         if summary is None or controller.signal.aborted:

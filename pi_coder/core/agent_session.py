@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from pi_coder.mcp.manager import McpManager
     from pi_coder.permissions.trust import TrustDecision
     from pi_coder.resources.skills import Skill, SkillSet
+    from pi_coder.resources.system_prompt import SystemPromptOptions
 
 __all__ = ["AgentSession", "Listener"]
 
@@ -641,6 +642,17 @@ class AgentSession:
         tools, guidelines = self.extensions.prompt_tools(self.tool_names)
         return self._build_prompt(tools, guidelines)
 
+    def system_prompt_options(self) -> SystemPromptOptions:
+        """The base inputs of the current system prompt (a copy; docs/extensions.md)."""
+        from pi_coder.resources.system_prompt import PromptBuilder, SystemPromptOptions
+
+        ext = self.extensions
+        tools, guidelines = ext.prompt_tools(self.tool_names) if ext is not None else (list(self.tool_names), [])
+        if isinstance(self._build_prompt, PromptBuilder):
+            return self._build_prompt.options(tools, guidelines)
+        names = [spec if isinstance(spec, str) else spec[0] for spec in tools]
+        return SystemPromptOptions(cwd=self.cwd, selected_tools=names, prompt_guidelines=list(guidelines))
+
     def refresh_system_prompt(self) -> None:
         """Rebuild the leading system message's text after the active tools changed (its tool
         declarations stay: the next request announces the difference)."""
@@ -785,13 +797,21 @@ class AgentSession:
         await self.wait_for_idle()
         self._pending_bash.clear()
 
-    async def new_session(self) -> bool:
-        """Start a new session file (created lazily); queues are cleared. True when an extension cancelled."""
+    async def new_session(self, *, setup: Callable[[SessionStore], Any] | None = None) -> bool:
+        """Start a new session file (created lazily); queues are cleared. True when an extension cancelled.
+
+        ``setup(store)`` (sync or async) may append entries to the new session before it is loaded
+        and ``session_start`` fires (an extension's ``ctx.new_session(setup=)``).
+        """
         previous = self.session_file
         if self.extensions is not None and not await self.extensions.before_replace("new"):
             return True
         await self._stop()
         self._store.new_session()
+        if setup is not None:
+            prepared = setup(self._store)
+            if inspect.isawaitable(prepared):
+                await prepared
         self._attach(self.model, self.thinking_level, explicit=True)
         await self.emit(SessionSwitched(reason="new", session_file=self.session_file))
         if self.extensions is not None:
@@ -888,7 +908,12 @@ class AgentSession:
         return cancelled
 
     async def navigate_tree(
-        self, entry_id: str, summarize: bool = False, instructions: str | None = None
+        self,
+        entry_id: str,
+        summarize: bool = False,
+        instructions: str | None = None,
+        *,
+        replace_instructions: bool = False,
     ) -> str | None:
         """Move to another point of the session tree (same file), optionally summarising the branch left.
 
@@ -932,7 +957,12 @@ class AgentSession:
 
         try:
             result = await ops.navigate(
-                self._store, entry_id, summarizer=summarizer, instructions=instructions, controller=controller
+                self._store,
+                entry_id,
+                summarizer=summarizer,
+                instructions=instructions,
+                controller=controller,
+                replace_instructions=replace_instructions,
             )
         finally:
             self._summary_controller = None

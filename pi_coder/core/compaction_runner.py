@@ -334,6 +334,7 @@ class AutoCompaction(RunHook):
                     stream_fn=session.agent.stream_fn,
                     reserve_tokens=session.settings.branch_summary.reserve_tokens,
                     custom_instructions=request.instructions,
+                    replace_instructions=request.replace_instructions,
                     signal=request.signal,
                     reasoning=_reasoning(session),
                 ),

@@ -208,7 +208,7 @@ def _load_resources(
 ) -> LoadedResources:
     """Context files, SYSTEM/APPEND_SYSTEM, templates and skills: read at start and on ``/reload``."""
     from pi_coder.resources.context_files import load_project_context, read_prompt_argument
-    from pi_coder.resources.system_prompt import ToolSpec, build_system_prompt
+    from pi_coder.resources.system_prompt import PromptBuilder
     from pi_coder.resources.templates import load_templates
 
     notices: list[str] = []
@@ -239,17 +239,14 @@ def _load_resources(
     notices.extend(getattr(found, "warnings", ()))
     listed = found.skills if hasattr(found, "skills") else found
 
-    def build_prompt(active: Sequence[ToolSpec], guidelines: Sequence[str] = ()) -> str:
-        return build_system_prompt(
-            cwd=cwd,
-            tools=active,
-            tool_snippets=snippets,
-            guidelines=guidelines,
-            context_files=project.context_files,
-            custom_prompt=custom,
-            append_prompt=append,
-            skills=listed,
-        )
+    build_prompt = PromptBuilder(
+        cwd=cwd,
+        tool_snippets=snippets,
+        context_files=list(project.context_files),
+        custom_prompt=custom,
+        append_prompt=append,
+        skills=listed,
+    )
 
     configured = plain.prompts if plan.discover_prompt_templates else []
     templates = load_templates(

@@ -78,6 +78,8 @@ class BranchSummaryRequest:
     """Custom instructions ("Summarize with custom prompt"), if any."""
     signal: AbortSignal
     """Aborted by ``session.abort()`` (Esc while summarising)."""
+    replace_instructions: bool = False
+    """``instructions`` replace the default summary prompt instead of adding to it."""
 
 
 @dataclass(slots=True, kw_only=True)

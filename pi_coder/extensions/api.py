@@ -215,6 +215,71 @@ class ExtensionAPI:
                 self._ext.providers.remove(entry)
             self._runner.provider_unregistered(name)
 
+    def register_mcp_server(self, name: str, config: dict[str, Any]) -> None:
+        """Add an MCP server for this session; ``config`` is an ``mcp.json`` entry (docs/mcp.md).
+
+        Raises ``ValueError`` for an invalid name or config, or a name another extension registered.
+        A server of the same name in ``mcp.json`` wins. Not saved: register again on each load.
+        """
+        from pathlib import Path
+
+        from pi_coder.mcp.config import ServerConfig, parse_entry
+
+        runner = self._live()
+        owner = runner.mcp_servers.get(name)
+        if owner is not None and owner[0].path != self._ext.path:
+            raise ValueError(f'MCP server "{name}" is registered by the extension {owner[0].name}')
+        parsed = parse_entry(name, dict(config), "extension", Path(self._ext.path))
+        if not isinstance(parsed, ServerConfig):
+            raise ValueError(f'MCP server "{name}" needs a command or a url')
+        runner.mcp_servers[name] = (self._ext, parsed)
+        if runner.mcp_changed is not None:
+            runner.mcp_changed()
+
+    def unregister_mcp_server(self, name: str) -> None:
+        """Remove a server this extension registered (its connection closes, its tools go)."""
+        runner = self._live()
+        owner = runner.mcp_servers.get(name)
+        if owner is not None and owner[0].path == self._ext.path:
+            del runner.mcp_servers[name]
+            if runner.mcp_changed is not None:
+                runner.mcp_changed()
+
+    def get_mcp_servers(self) -> list[dict[str, Any]]:
+        """Every MCP server of the session: ``name``, ``source`` (``global``, ``project``,
+        ``extension``), ``state`` (``connecting``, ``connected``, ``failed``, ``disabled``, or
+        ``pending`` before the servers start) and ``config`` (the ``mcp.json`` entry's fields)."""
+        import dataclasses
+
+        runner = self._live()
+        try:
+            manager = runner.session.mcp
+        except RuntimeError:  # not bound to a session yet (while loading)
+            manager = None
+        out: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        if manager is not None:
+            for server in manager.servers.values():
+                seen.add(server.name)
+                config = {k: v for k, v in dataclasses.asdict(server.config).items() if k not in ("name", "path")}
+                out.append({"name": server.name, "source": server.config.source, "state": server.state, "config": config})
+        for name, (_ext, cfg) in runner.mcp_servers.items():
+            if name not in seen:
+                config = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("name", "path")}
+                out.append({"name": name, "source": "extension", "state": "pending", "config": config})
+        return out
+
+    def register_markdown_transformer(
+        self, transformer: Callable[..., Any], *, message_types: Sequence[str] | None = None
+    ) -> None:
+        """Change Markdown before the TUI draws it: ``transformer(markdown, ctx) -> str`` where
+        ``ctx`` has ``message_type`` (``assistant``, ``assistant-thinking``), ``is_streaming`` and
+        ``available_width``. Display only; runs per rendered block of paragraphs; one per
+        extension (registering again replaces it)."""
+        self._live()
+        types = frozenset(message_types) if message_types is not None else frozenset({"assistant", "assistant-thinking"})
+        self._ext.markdown_transformer = (transformer, types)
+
     def register_message_renderer(self, custom_type: str, renderer: Callable[..., Any]) -> None:
         """TUI rendering of ``custom_message`` entries of ``custom_type``: ``fn(message, *, expanded, theme)``."""
         self._live()

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pi_coder.extensions.host import RunnerHost
     from pi_coder.extensions.theme import ThemeView
     from pi_coder.extensions.types import Extension
+    from pi_coder.resources.system_prompt import SystemPromptOptions
 
 __all__ = [
     "BoundUI",
@@ -129,6 +130,27 @@ class BoundUI:
     def set_hidden_thinking_label(self, label: str | None) -> None:
         """The line shown for a thinking block while thinking is hidden (None: the default)."""
         self._ui.set_hidden_thinking_label(label)
+
+    def set_working_indicator(self, frames: Sequence[str] | None = None, interval_ms: int | None = None) -> None:
+        """The TUI spinner's frames while a run is active (ANSI styling kept; ``theme.fg`` works):
+        None restores the default, ``[]`` hides it; ``interval_ms`` between frames (default 100)."""
+        self._ui.set_working_indicator(frames, interval_ms)
+
+    def set_working_visible(self, visible: bool) -> None:
+        """Show or hide the TUI's working/status line entirely."""
+        self._ui.set_working_visible(visible)
+
+    def on_terminal_input(self, handler: Callable[[str, str | None], Any]) -> Callable[[], None]:
+        """See every key in the TUI before pi does: ``handler(key, character)`` (Textual's key name,
+        e.g. ``ctrl+x``, and the printable character or None); returning True (or
+        ``{"consume": True}``) swallows the key. Returns an unsubscribe function; nothing outside the TUI."""
+        return self._ui.on_terminal_input(handler)
+
+    def add_autocomplete_provider(self, provider: Callable[[str], Any], trigger_characters: Sequence[str]) -> None:
+        """Complete editor tokens that start with one of ``trigger_characters`` (TUI only):
+        ``provider(token)`` returns the items (``Completion``, dicts or strings) whose value
+        replaces the token, or None to leave it to an earlier provider. The newest answers first."""
+        self._ui.add_autocomplete_provider(provider, list(trigger_characters))
 
 
 class SessionView:
@@ -250,6 +272,13 @@ class ExtensionContext:
         runner = self._live()
         return runner.run_system_prompt or runner.session.system_prompt
 
+    def get_system_prompt_options(self) -> SystemPromptOptions:
+        """The base inputs of the system prompt: ``cwd``, ``custom_prompt``, ``append_prompt``,
+        ``selected_tools``, ``tool_snippets``, ``prompt_guidelines``, ``context_files`` (with their
+        full text: keep them out of logs) and ``skills``. A copy; per-run changes
+        (``before_agent_start``, ``context``) are not in it."""
+        return self._live().session.system_prompt_options()
+
     def is_project_trusted(self) -> bool:
         return self._runner.project_trusted
 
@@ -329,10 +358,14 @@ class ExtensionCommandContext(ExtensionContext):
     async def wait_for_idle(self) -> None:
         await self._live().session.wait_for_idle()
 
-    async def new_session(self, *, with_session: Callable[[Any], Any] | None = None) -> ReplaceResult:
-        """Like ``/new``. ``with_session(ctx)`` runs afterwards with a command context of the new
-        session (this ``ctx`` is stale by then)."""
-        cancelled = await self._live().replace_session("new")
+    async def new_session(
+        self, *, setup: Callable[[Any], Any] | None = None, with_session: Callable[[Any], Any] | None = None
+    ) -> ReplaceResult:
+        """Like ``/new``. ``setup(store)`` (sync or async) appends entries to the new session's
+        ``SessionStore`` (``append_message``, ``append_custom``, ...) before it is loaded and
+        ``session_start`` fires; ``with_session(ctx)`` runs afterwards with a command context of
+        the new session (this ``ctx`` is stale by then)."""
+        cancelled = await self._live().replace_session("new", setup=setup)
         return await self._after(cancelled, with_session)
 
     async def switch_session(self, path: str, *, with_session: Callable[[Any], Any] | None = None) -> ReplaceResult:
@@ -365,13 +398,17 @@ class ExtensionCommandContext(ExtensionContext):
         *,
         summarize: bool = False,
         custom_instructions: str | None = None,
+        replace_instructions: bool = False,
         label: str | None = None,
     ) -> ReplaceResult:
         """Move to ``target_id`` in this session's tree (``session_before_tree``/``session_tree`` fire);
-        cancelled when nothing changed. ``label`` labels the target entry."""
+        cancelled when nothing changed. ``custom_instructions`` add to the default summary prompt,
+        or replace it with ``replace_instructions=True``; ``label`` labels the target entry."""
         session = self._live().session
         before = session.store.leaf_id
-        await session.navigate_tree(target_id, summarize, custom_instructions)
+        await session.navigate_tree(
+            target_id, summarize, custom_instructions, replace_instructions=replace_instructions
+        )
         moved = session.store.leaf_id != before
         if moved and label is not None:
             session.store.append_label(target_id, label)

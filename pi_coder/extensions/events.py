@@ -30,6 +30,7 @@ __all__ = [
     "CompactionResult",
     "ContextEvent",
     "ContextResult",
+    "ContextWithSystemEvent",
     "CustomMessageSpec",
     "EntryAppendedEvent",
     "ExtensionErrorEvent",
@@ -37,6 +38,7 @@ __all__ = [
     "InputResult",
     "MessageEndResult",
     "ModelSelectEvent",
+    "ProviderStreamEvent",
     "ProjectTrustEvent",
     "ProjectTrustResult",
     "ResourcesDiscoverEvent",
@@ -325,6 +327,28 @@ class ContextEvent(_Json):
 @dataclass(kw_only=True)
 class ContextResult:
     messages: list[Any]
+
+
+@dataclass(kw_only=True)
+class ContextWithSystemEvent(_Json):
+    """The full transcript of one request, system messages included; return ``ContextResult`` to replace it."""
+
+    messages: list[Any]
+    type: Literal["context_with_system"] = "context_with_system"
+
+
+@dataclass(kw_only=True)
+class ProviderStreamEvent(_Json):
+    """One parsed server-sent event of a provider's response, before pi_coder normalizes it (observe only)."""
+
+    provider: str
+    api: str
+    model: str
+    data: Any
+    """The event's JSON data parsed (a dict or list), or its text when it is not JSON (``[DONE]``)."""
+    sse_event: str = "message"
+    """The SSE ``event:`` field (``message`` when the server sends none)."""
+    type: Literal["provider_stream_event"] = "provider_stream_event"
 
 
 @dataclass(kw_only=True)

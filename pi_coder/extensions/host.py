@@ -34,6 +34,8 @@ class RunnerHost(Protocol):
     sources: list[Source]
     rediscover: Callable[[], list[Source]] | None
     reload_warnings: list[str]
+    mcp_servers: dict[str, tuple[Extension, Any]]
+    mcp_changed: Callable[[], None] | None
     _starting: bool
     interrupted: bool
     last_model: Any
@@ -112,6 +114,8 @@ class RunnerHost(Protocol):
 
     async def discover_resources(self, reason: str) -> None: ...
 
-    async def replace_session(self, kind: str, *, path: str | None = None, entry_id: str | None = None) -> bool: ...
+    async def replace_session(
+        self, kind: str, *, path: str | None = None, entry_id: str | None = None, setup: Callable[[Any], Any] | None = None
+    ) -> bool: ...
 
     async def reload(self) -> bool: ...

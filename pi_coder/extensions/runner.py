@@ -99,6 +99,10 @@ class ExtensionRunner(SessionSeams):
         self.rediscover: Callable[[], list[Source]] | None = None
         """Finds the sources again on ``/reload`` (new or removed files); None: reload the same ones."""
         self.reload_warnings: list[str] = []
+        self.mcp_servers: dict[str, tuple[Extension, Any]] = {}
+        """MCP servers extensions registered: name -> (extension, ``ServerConfig``)."""
+        self.mcp_changed: Callable[[], None] | None = None
+        """Set by the MCP host: applies ``mcp_servers`` after a change (None before set-up)."""
         """Problems found re-reading settings, templates, skills and context files on the last reload."""
 
     # ------------------------------------------------------------------ session
@@ -597,11 +601,13 @@ class ExtensionRunner(SessionSeams):
 
     # ------------------------------------------------------------------ replacement and reload
 
-    async def replace_session(self, kind: str, *, path: str | None = None, entry_id: str | None = None) -> bool:
+    async def replace_session(
+        self, kind: str, *, path: str | None = None, entry_id: str | None = None, setup: Callable[[Any], Any] | None = None
+    ) -> bool:
         """A command's ``ctx.new_session/switch_session/fork``; True when an extension cancelled."""
         session = self.session
         if kind == "new":
-            return bool(await session.new_session())
+            return bool(await session.new_session(setup=setup))
         if kind == "resume" and path is not None:
             return bool(await session.switch_session(path))
         if kind == "fork" and entry_id is not None:

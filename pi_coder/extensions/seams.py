@@ -139,14 +139,16 @@ def install(runner: RunnerHost, session: AgentSession) -> None:
         prompt = runner.run_system_prompt
         if prompt is not None:
             messages = _with_prompt(messages, prompt)
-        if not runner.has("context"):
-            return messages
-        head = [m for m in messages if m.role == "system"]
-        event = E.ContextEvent(messages=[_copy_message(m) for m in messages if m.role != "system"])
-        async for _ext, ok, result in runner.results("context", event, E.ContextResult):
-            if ok and result is not None:
-                event.messages = list(result.messages)
-        return [*head, *event.messages]
+        if runner.has("context"):
+            head = [m for m in messages if m.role == "system"]
+            event = E.ContextEvent(messages=[_copy_message(m) for m in messages if m.role != "system"])
+            async for _ext, ok, result in runner.results("context", event, E.ContextResult):
+                if ok and result is not None:
+                    event.messages = list(result.messages)
+            messages = [*head, *event.messages]
+        if runner.has("context_with_system"):
+            messages = await _context_with_system(runner, messages)
+        return messages
 
     async def on_payload(payload: dict[str, Any]) -> Any:
         if inner_payload is not None:
@@ -186,6 +188,21 @@ def install(runner: RunnerHost, session: AgentSession) -> None:
             headers = dict(response.get("headers") or {}) if isinstance(response, dict) else {}
             await runner.notify("after_provider_response", E.AfterProviderResponseEvent(status=status, headers=headers))
 
+    async def on_stream_event(events: list[Any]) -> None:
+        if not runner.has("provider_stream_event"):
+            return
+        model = session.model
+        for sse in events:
+            event = E.ProviderStreamEvent(
+                provider=str(getattr(model, "provider", "")),
+                api=str(getattr(model, "api", "")),
+                model=str(getattr(model, "id", "")),
+                data=_sse_data(sse.raw),
+                sse_event=sse.event,
+            )
+            await runner.notify("provider_stream_event", event)
+
+    agent.on_stream_event = on_stream_event
     agent.on_headers = on_headers
     agent.on_response = on_response
     agent.before_tool_call = before_tool_call
@@ -193,6 +210,30 @@ def install(runner: RunnerHost, session: AgentSession) -> None:
     agent.transform_context = transform_context
     agent.on_payload = on_payload
     session.subscribe(runner.on_session_event)
+
+
+async def _context_with_system(runner: RunnerHost, messages: list[Any]) -> list[Any]:
+    """Chain ``context_with_system`` over the full transcript; a result without a leading system message is refused."""
+    keeps_head = bool(messages) and getattr(messages[0], "role", None) == "system"
+    event = E.ContextWithSystemEvent(messages=[_copy_message(m) for m in messages])
+    async for ext, ok, result in runner.results("context_with_system", event, E.ContextResult):
+        if not ok or result is None:
+            continue
+        replaced = list(result.messages)
+        if keeps_head and (not replaced or getattr(replaced[0], "role", None) != "system"):
+            runner.report(ext, "context_with_system", ValueError("the returned messages must start with the system message; result ignored"))
+            continue
+        event.messages = replaced
+    return list(event.messages)
+
+
+def _sse_data(raw: bytes) -> Any:
+    import json
+
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode("utf-8", "replace")
 
 
 def _apply_input(session: AgentSession, ctx: Any, values: dict[str, Any]) -> str | None:

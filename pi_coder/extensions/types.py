@@ -56,10 +56,12 @@ EVENT_NAMES: frozenset[str] = frozenset(
         "message_update",
         "message_end",
         "context",
+        "context_with_system",
         # providers and models
         "before_provider_request",
         "before_provider_headers",
         "after_provider_response",
+        "provider_stream_event",
         "model_select",
         "thinking_level_select",
         # tools
@@ -80,8 +82,6 @@ PI_ONLY_EVENTS: frozenset[str] = frozenset(
         "session_info_changed",
         "mcp_servers_change",
         "cache_warming_decision",
-        "context_with_system",
-        "provider_stream_event",
         "ui_prompt_start",
         "ui_prompt_end",
     }
@@ -182,6 +182,8 @@ class Extension:
     providers: list[dict[str, Any]] = field(default_factory=list)
     message_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
     entry_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    markdown_transformer: tuple[Callable[..., Any], frozenset[str]] | None = None
+    """``register_markdown_transformer``: the function and the message types it runs on."""
 
     def clear(self) -> None:
         """Drop every registration (rollback after a failed factory, or before re-running it)."""
@@ -193,6 +195,7 @@ class Extension:
         self.providers.clear()
         self.message_renderers.clear()
         self.entry_renderers.clear()
+        self.markdown_transformer = None
 
 
 SourceKind = Literal["file", "package", "module", "entry_point"]

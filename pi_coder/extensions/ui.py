@@ -74,6 +74,14 @@ class UIProtocol(Protocol):
 
     def set_hidden_thinking_label(self, label: str | None) -> None: ...
 
+    def set_working_indicator(self, frames: Sequence[str] | None = None, interval_ms: int | None = None) -> None: ...
+
+    def set_working_visible(self, visible: bool) -> None: ...
+
+    def on_terminal_input(self, handler: Callable[[str, str | None], Any]) -> Callable[[], None]: ...
+
+    def add_autocomplete_provider(self, provider: Callable[[str], Any], trigger_characters: Sequence[str]) -> None: ...
+
 
 class UIDefaults:
     """What a mode without a terminal offers for the TUI-only members of ``ctx.ui``: ``custom``
@@ -115,6 +123,18 @@ class UIDefaults:
         pass
 
     def set_hidden_thinking_label(self, label: str | None) -> None:
+        pass
+
+    def set_working_indicator(self, frames: Sequence[str] | None = None, interval_ms: int | None = None) -> None:
+        pass
+
+    def set_working_visible(self, visible: bool) -> None:
+        pass
+
+    def on_terminal_input(self, handler: Callable[[str, str | None], Any]) -> Callable[[], None]:
+        return lambda: None
+
+    def add_autocomplete_provider(self, provider: Callable[[str], Any], trigger_characters: Sequence[str]) -> None:
         pass
 
 

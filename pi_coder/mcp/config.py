@@ -41,7 +41,7 @@ class ServerConfig:
 
     name: str
     transport: Literal["stdio", "http"]
-    source: Literal["global", "project"]
+    source: Literal["global", "project", "extension"]
     path: Path
     command: str | None = None
     args: list[str] = field(default_factory=list)
@@ -194,7 +194,9 @@ def _common(entry: dict[str, Any], out: dict[str, Any]) -> None:
         out["tool_exposure"] = tools
 
 
-def parse_entry(name: str, entry: Any, source: Literal["global", "project"], path: Path) -> ServerConfig | dict[str, Any]:
+def parse_entry(
+    name: str, entry: Any, source: Literal["global", "project", "extension"], path: Path
+) -> ServerConfig | dict[str, Any]:
     """A full entry as a ServerConfig, or an override-only entry as a dict of fields.
 
     Raises:

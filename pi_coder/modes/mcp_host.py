@@ -16,6 +16,7 @@ from pi_coder.core.session_hooks import RunHook
 if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.core.host import SessionHost
+    from pi_coder.mcp.config import ConfigResult
     from pi_coder.mcp.manager import McpManager
     from pi_coder.modes.options import CliOptions
 
@@ -98,7 +99,41 @@ def setup(options: CliOptions, session: AgentSession, *, project_trusted: bool) 
     if mcp_filter is None and getattr(options, "no_tools", False):
         mcp_filter = []  # -nt: no tools at all, as in Pi (the servers still connect for /mcp)
     session.reload_hooks.append(_ReloadHook(session, mcp_filter))
+    runner = session.extensions
+    if runner is not None and hasattr(runner, "mcp_changed"):
+        runner.mcp_changed = lambda: _extensions_changed(session, mcp_filter)
     return _make(session, mcp_filter, project_trusted=project_trusted)
+
+
+def _with_extension_servers(session: AgentSession, config: ConfigResult) -> ConfigResult:
+    """``config`` plus the servers extensions registered (``mcp.json`` wins a shared name)."""
+    registered = getattr(session.extensions, "mcp_servers", None) or {}
+    for name, (_ext, cfg) in registered.items():
+        if name not in config.servers:
+            config.servers[name] = cfg
+    return config
+
+
+def _extensions_changed(session: AgentSession, mcp_filter: list[str] | None) -> None:
+    """An extension (un)registered a server: connect or stop it now when the servers run."""
+    trusted = session.project_trust is None or session.project_trust.trusted
+    manager: McpManager | None = session.mcp
+    if manager is None:
+        manager = _make(session, mcp_filter, project_trusted=trusted)
+        if manager is not None and _loop_running():
+            manager.start()
+        return
+    _reload(session, mcp_filter)
+
+
+def _loop_running() -> bool:
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 class _ReloadHook:
@@ -151,12 +186,17 @@ def _paths(session: AgentSession, project_trusted: bool) -> Path | None:
 
 def _make(session: AgentSession, mcp_filter: list[str] | None, *, project_trusted: bool) -> McpManager | None:
     global_path = _paths(session, project_trusted)
-    if global_path is None:
+    if global_path is None and not getattr(session.extensions, "mcp_servers", None):
         return None
-    from pi_coder.mcp.config import load_servers
+    from pi_coder.mcp.config import ConfigResult, load_servers
     from pi_coder.mcp.manager import McpManager
 
-    config = load_servers(session.cwd, project_trusted=project_trusted, global_path=global_path)
+    config = _with_extension_servers(
+        session,
+        ConfigResult()
+        if global_path is None
+        else load_servers(session.cwd, project_trusted=project_trusted, global_path=global_path),
+    )
     if not config.servers and not config.errors:
         return None
     manager = McpManager(config, session.cwd, startup_wait=_startup_wait(session), tool_filter=mcp_filter)
@@ -185,6 +225,7 @@ def _reload(session: AgentSession, mcp_filter: list[str] | None) -> list[str]:
 
     global_path = _paths(session, trusted)
     config = ConfigResult() if global_path is None else load_servers(session.cwd, project_trusted=trusted, global_path=global_path)
+    config = _with_extension_servers(session, config)
     manager.startup_wait = _startup_wait(session)
     return manager.reload(config)
 

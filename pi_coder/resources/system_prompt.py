@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,8 @@ from pi_coder.resources.context_files import ContextFile, load_project_context, 
 
 __all__ = [
     "DEFAULT_TOOL_SNIPPETS",
+    "PromptBuilder",
+    "SystemPromptOptions",
     "build_system_prompt",
     "default_docs_paths",
     "format_skills",
@@ -104,6 +107,68 @@ def build_system_prompt(
             parts.append(block.strip())
     parts.append(f"Current date: {_date_text(date)}\nCurrent working directory: {_cwd_text(cwd)}")
     return "\n\n".join(parts)
+
+
+@dataclass(slots=True, kw_only=True)
+class SystemPromptOptions:
+    """The base inputs of the system prompt, as an extension's ``ctx.get_system_prompt_options()``
+    sees them (a copy: changing it changes nothing). Context files hold their full text."""
+
+    cwd: str
+    custom_prompt: str | None = None
+    """SYSTEM.md or ``--system-prompt`` text, replacing the default body."""
+    append_prompt: str | None = None
+    """APPEND_SYSTEM.md or ``--append-system-prompt`` text."""
+    selected_tools: list[str] = field(default_factory=list)
+    tool_snippets: dict[str, str] = field(default_factory=dict)
+    """One-line description by tool name (built-ins and extension tools' ``prompt_snippet``)."""
+    prompt_guidelines: list[str] = field(default_factory=list)
+    context_files: list[ContextFile] = field(default_factory=list)
+    skills: list[Any] = field(default_factory=list)
+
+
+@dataclass(slots=True, kw_only=True)
+class PromptBuilder:
+    """Builds the prompt for a set of active tools from the inputs read at start or ``/reload``."""
+
+    cwd: str
+    tool_snippets: dict[str, str]
+    context_files: list[ContextFile]
+    custom_prompt: str | None
+    append_prompt: str | None
+    skills: Sequence[Any] | str | None
+
+    def __call__(self, active: Sequence[ToolSpec], guidelines: Sequence[str] = ()) -> str:
+        return build_system_prompt(
+            cwd=self.cwd,
+            tools=active,
+            tool_snippets=self.tool_snippets,
+            guidelines=guidelines,
+            context_files=self.context_files,
+            custom_prompt=self.custom_prompt,
+            append_prompt=self.append_prompt,
+            skills=self.skills,
+        )
+
+    def options(self, active: Sequence[ToolSpec], guidelines: Sequence[str] = ()) -> SystemPromptOptions:
+        snippets = dict(self.tool_snippets)
+        names: list[str] = []
+        for spec in active:
+            if isinstance(spec, tuple):
+                names.append(spec[0])
+                snippets[spec[0]] = spec[1]
+            else:
+                names.append(spec)
+        return SystemPromptOptions(
+            cwd=self.cwd,
+            custom_prompt=self.custom_prompt,
+            append_prompt=self.append_prompt,
+            selected_tools=names,
+            tool_snippets=snippets,
+            prompt_guidelines=list(guidelines),
+            context_files=[ContextFile(path=f.path, content=f.content) for f in self.context_files],
+            skills=[] if self.skills is None or isinstance(self.skills, str) else list(self.skills),
+        )
 
 
 def load_system_prompt(

@@ -7,7 +7,7 @@ import gc
 import inspect
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, assert_never
 
 from rich.console import RenderableType
@@ -191,6 +191,10 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         self.history = PromptHistory(history)
         self.controller: TranscriptController | None = None
         self.working_message: str | None = None
+        self.autocomplete_providers: list[tuple[Any, str]] = []
+        """``ctx.ui.add_autocomplete_provider``: ``(provider, trigger characters)``, newest first."""
+        self.terminal_input_handlers: list[Callable[[str, str | None], Any]] = []
+        """``ctx.ui.on_terminal_input``: see each key first; a true result consumes it."""
         """``ctx.ui.set_working_message``: the status line's text while a run is active."""
         """``ctx.ui.set_status`` texts by key, shown in the footer."""
 
@@ -232,7 +236,25 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         # A dialog ignores keys sent before it was drawn (tui/key_guard.py).
         if isinstance(event, events.Key) and isinstance(self.screen, KeyGuard) and not self.screen.accepts_key(event):
             return
+        if isinstance(event, events.Key) and self.terminal_input_handlers and self._terminal_input(event):
+            event.stop()
+            event.prevent_default()
+            return
         await super().on_event(event)
+
+    def _terminal_input(self, event: events.Key) -> bool:
+        """Offer a key to the extensions' ``on_terminal_input`` handlers; True when one consumed it."""
+        for handler in tuple(self.terminal_input_handlers):
+            try:
+                result = handler(event.key, event.character)
+            except Exception as exc:
+                runner = self.session.extensions
+                if runner is not None:
+                    runner.report(None, "terminal_input", exc)
+                continue
+            if result is True or (isinstance(result, dict) and result.get("consume")):
+                return True
+        return False
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # While a dialog is open the app's own key actions (Esc abort, Ctrl+D quit, Ctrl+P
@@ -553,6 +575,10 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             from pi_coder.tui.extension_ui import argument_completions
 
             return argument_completions(self, context)
+        if context.kind == "extension":
+            from pi_coder.tui.extension_ui import provider_completions
+
+            return provider_completions(self, context)
         return []
 
     # ------------------------------------------------------------------ submitting

@@ -111,6 +111,28 @@ class TuiExtras:
         if bool(self._app.tools_expanded) != expanded:
             self._app.action_toggle_tools()
 
+    def add_autocomplete_provider(self, provider: Callable[[str], Any], trigger_characters: Sequence[str]) -> None:
+        triggers = "".join(trigger_characters)
+        self._app.autocomplete_providers.insert(0, (provider, triggers))
+        editor = self._app.editor
+        editor.trigger_characters = "".join(dict.fromkeys(editor.trigger_characters + triggers))
+
+    def on_terminal_input(self, handler: Callable[[str, str | None], Any]) -> Callable[[], None]:
+        handlers = self._app.terminal_input_handlers
+        handlers.append(handler)
+
+        def unsubscribe() -> None:
+            if handler in handlers:
+                handlers.remove(handler)
+
+        return unsubscribe
+
+    def set_working_indicator(self, frames: Sequence[str] | None = None, interval_ms: int | None = None) -> None:
+        self._app.status_line.set_indicator(frames, interval_ms)
+
+    def set_working_visible(self, visible: bool) -> None:
+        self._app.status_line.display = bool(visible)
+
     def set_hidden_thinking_label(self, label: str | None) -> None:
         from pi_coder.tui.widgets.assistant_message import ThinkingBlock
 

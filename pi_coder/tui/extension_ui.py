@@ -260,6 +260,40 @@ def _draw(app: Any, runner: Any, ext: Any, renderer: Any, custom_type: str, mess
         return None
 
 
+def provider_completions(app: Any, context: Any) -> list[Any]:
+    """The menu for a token starting with a trigger character: the newest provider that answers
+    (``provider(token)`` -> items replacing the token; None lets the next one answer)."""
+    from pi_coder.tui.completion import Completion
+
+    for provider, triggers in app.autocomplete_providers:
+        if context.query[:1] not in triggers:
+            continue
+        try:
+            items = provider(context.query)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            runner = app.session.extensions
+            if runner is not None:
+                runner.report(None, "autocomplete", exc)
+            continue
+        if items is None:
+            continue
+        out = []
+        for item in items:
+            if isinstance(item, str):
+                value, label, description = item, item, ""
+            elif isinstance(item, dict):
+                value = str(item.get("value", ""))
+                label, description = str(item.get("label") or value), str(item.get("description") or "")
+            else:
+                value = str(item.value)
+                label, description = item.label or value, item.description or ""
+            out.append(Completion(label, value, description))
+        return out
+    return []
+
+
 def argument_completions(app: Any, context: Any) -> list[Any]:
     """The menu for ``/name args``: the command's ``get_argument_completions(prefix)`` (a list of
     ``Completion``, dicts with ``value``/``label``/``description``, or strings; None: no menu)."""
@@ -376,6 +410,28 @@ async def reload_extensions(app: CommandContext, builtins: Sequence[SlashCommand
     return True
 
 
+def _install_markdown_transformers(runner: Any) -> None:
+    """Chain the extensions' Markdown transformers (load order); one that raises is skipped."""
+    from pi_coder.tui.widgets.markdown_view import MarkdownContext, set_markdown_transform
+
+    def transform(text: str, context: MarkdownContext) -> str:
+        for ext in runner.extensions:
+            entry = ext.markdown_transformer
+            if entry is None or context.message_type not in entry[1]:
+                continue
+            try:
+                value = entry[0](text, context)
+            except Exception as exc:
+                runner.report(ext, "markdown_transformer", exc)
+                continue
+            if isinstance(value, str):
+                text = value
+        return text
+
+    if any(ext.markdown_transformer is not None for ext in runner.extensions):
+        set_markdown_transform(transform)
+
+
 async def start_extensions(app: CommandContext) -> None:
     """Commands into ``/``, the TUI's ``ctx.ui``, load errors as warnings, then ``session_start``."""
     from pi_coder.extensions.events import SessionStartEvent
@@ -386,6 +442,7 @@ async def start_extensions(app: CommandContext) -> None:
     app.commands = [*app.commands, *extension_commands(app)]
     runner.set_ui(TuiUI(app), "tui")
     bind_shortcuts(app)
+    _install_markdown_transformers(runner)
 
     def warn(record: Any) -> None:
         name = record.extension_path.rsplit("/", 1)[-1].removesuffix(".py").removeprefix("builtin:")

@@ -452,8 +452,9 @@ async def pump_sse(
     handle: Callable[[list[ServerSentEvent]], None],
     timeout_s: float,
     watchdog: ContentWatchdog | None = None,
+    observe: Callable[[list[ServerSentEvent]], Any] | None = None,
 ) -> None:
-    """Read an SSE response to its end, handing each chunk's events to ``handle``.
+    """Read an SSE response to its end, handing each chunk's events to ``observe`` (awaited) and ``handle``.
 
     Raises:
         ProviderError: The connection broke or went idle.
@@ -485,10 +486,14 @@ async def pump_sse(
             if events:
                 if touch is not None and _has_content(events):
                     touch()
+                if observe is not None:
+                    await call_hook(observe, events)
                 handle(events)
                 flush()
         events = decoder.flush()
         if events:
+            if observe is not None:
+                await call_hook(observe, events)
             handle(events)
             flush()
     except httpx.HTTPError as exc:
@@ -565,7 +570,7 @@ async def post_and_stream(
             await call_hook(options.on_response, {"status": response.status_code, "headers": dict(response.headers)})
             writer.start()
             parser = make_parser(writer)
-            await pump_sse(writer, response, parser.handle, timeout_s, watchdog)
+            await pump_sse(writer, response, parser.handle, timeout_s, watchdog, options.on_stream_event)
         finally:
             await response.aclose()
     except asyncio.CancelledError:

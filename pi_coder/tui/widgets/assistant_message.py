@@ -110,7 +110,7 @@ class ThinkingBlock(Widget):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self.hidden_label, style="italic"))
-        self._view = StreamingMarkdown(self._initial)
+        self._view = StreamingMarkdown(self._initial, message_type="assistant-thinking")
         yield self._view
 
     def append(self, delta: str) -> None:

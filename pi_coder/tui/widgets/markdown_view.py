@@ -20,6 +20,7 @@ import bisect
 import math
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,6 +156,25 @@ class _Chunk:
         return self.estimate[1]
 
 
+@dataclass(frozen=True, slots=True)
+class MarkdownContext:
+    """What a Markdown transformer is told (an extension's ``register_markdown_transformer``)."""
+
+    message_type: str
+    is_streaming: bool
+    available_width: int
+
+
+MarkdownTransform = Callable[[str, MarkdownContext], str]
+_transform: MarkdownTransform | None = None
+
+
+def set_markdown_transform(transform: MarkdownTransform | None) -> None:
+    """The app's Markdown transformer chain (None: none); display only."""
+    global _transform
+    _transform = transform
+
+
 class StreamingMarkdown(Widget):
     """An answer as Markdown chunks: :meth:`add_text` + :meth:`render_pending` stream it."""
 
@@ -162,8 +182,9 @@ class StreamingMarkdown(Widget):
     StreamingMarkdown { height: auto; }
     """
 
-    def __init__(self, text: str = "") -> None:
+    def __init__(self, text: str = "", *, message_type: str = "assistant") -> None:
         super().__init__()
+        self.message_type = message_type
         self._chunks: list[_Chunk] = [_Chunk("")]
         self._parts: list[str] = []
         self._live_parts: list[str] = []
@@ -251,6 +272,8 @@ class StreamingMarkdown(Widget):
     def _render_chunk(self, chunk: _Chunk, width: int) -> None:
         start = time.perf_counter()
         text = chunk.source.strip("\n")
+        if _transform is not None and text:
+            text = _transform(text, MarkdownContext(self.message_type, not chunk.sealed, width))
         style = self.rich_style
         if not text:
             lines: list[Strip] = []

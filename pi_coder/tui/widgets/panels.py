@@ -135,6 +135,9 @@ class StatusLine(Static):
         self._frame = 0
         self._timer: Timer | None = None
         self._level = ""
+        self.frames: Sequence[str] = _SPINNER
+        """The spinner's frames (an extension's ``set_working_indicator``); empty: no spinner."""
+        self.interval = 0.1
 
     def start(self, label: str, *, deadline: float | None = None, level: str = "busy") -> None:
         """Show ``label`` with a spinner (and a countdown to ``deadline``, a monotonic time)."""
@@ -145,7 +148,17 @@ class StatusLine(Static):
         self._deadline = deadline
         self._set_level(level)
         if self.animations and self._timer is None:
-            self._timer = self.set_interval(0.1, self._tick, name="spinner")
+            self._timer = self.set_interval(self.interval, self._tick, name="spinner")
+        self._render_now()
+
+    def set_indicator(self, frames: Sequence[str] | None, interval_ms: int | None = None) -> None:
+        """Use ``frames`` (None: the default spinner; empty: none) every ``interval_ms``."""
+        self.frames = _SPINNER if frames is None else [str(f) for f in frames]
+        self.interval = max(0.02, interval_ms / 1000) if interval_ms else 0.1
+        self._frame = 0
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = self.set_interval(self.interval, self._tick, name="spinner")
         self._render_now()
 
     def stop(self, note: str = "", level: str = "") -> None:
@@ -187,8 +200,9 @@ class StatusLine(Static):
             self.update(Text(self.label))
             return
         text = Text()
-        if self.animations:
-            text.append(_SPINNER[self._frame % len(_SPINNER)] + " ")
+        if self.animations and self.frames:
+            text.append(Text.from_ansi(self.frames[self._frame % len(self.frames)]))
+            text.append(" ")
         label = self.label
         if self._deadline is not None and "{s}" in label:
             label = label.replace("{s}", str(max(0, round(self._deadline - time.monotonic()))))

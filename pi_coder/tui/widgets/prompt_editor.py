@@ -105,6 +105,8 @@ class PromptEditor(TextArea):
         self.prompt_history = prompt_history or PromptHistory()
         self.menu = menu
         self.completion_source = completion_source
+        self.trigger_characters = ""
+        """Characters starting a token an extension's autocomplete provider completes."""
         self.cwd = cwd
         self._history_index: int | None = None
         self._draft = ""
@@ -204,6 +206,10 @@ class PromptEditor(TextArea):
             return
         row, column = self.cursor_location
         context = token_context(self.document[row], column, row)
+        if context is None and self.trigger_characters:
+            token, start = path_token(self.document[row], column)
+            if token and token[0] in self.trigger_characters:
+                context = CompletionContext("extension", token, start, column)
         if context is None:
             menu_context = self.menu.context
             if self.menu.is_open and menu_context is not None and menu_context.kind == "path":

@@ -1,0 +1,49 @@
+"""``ctx.ui.add_autocomplete_provider`` in the TUI (pilot): a ``#`` token gets the extension's menu."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from pi_coder.extensions.loader import discover, load_extensions
+from pi_coder.extensions.runner import ExtensionRunner
+from pi_coder.tui.app import PiApp
+from pi_coder.tui.widgets.completion_menu import CompletionMenu
+from tests.tui.helpers import type_text, wait_until
+
+EXT = """
+from pi_coder.extensions import Completion
+
+ISSUES = {"#2983": "Extension API for autocomplete", "#2990": "Fix the footer", "#3001": "Docs"}
+
+def extension(pi):
+    @pi.on("session_start")
+    def start(event, ctx):
+        def issues(token):
+            return [Completion(value=k, description=v) for k, v in ISSUES.items() if k.startswith(token)]
+
+        ctx.ui.add_autocomplete_provider(issues, trigger_characters=["#"])
+"""
+
+
+async def test_a_trigger_character_opens_the_providers_menu(make_session, project: Path) -> None:
+    session, _ = make_session([])
+    (project / "ext.py").write_text(textwrap.dedent(EXT))
+    runner = ExtensionRunner(str(project), models=session.models)
+    sources, problems = discover(cli_specs=["ext.py"], cwd=str(project), config_dir=project / "none")
+    assert not problems
+    load_extensions(runner, sources)
+    runner.bind(session)
+    app = PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: "#" in app.editor.trigger_characters, what="provider registered")
+        await type_text(pilot, "see #29")
+        menu = app.query_one(CompletionMenu)
+        await wait_until(pilot, lambda: menu.is_open, what="the menu")
+        assert [item.label for item in menu.items] == ["#2983", "#2990"]
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: app.editor.text.startswith("see #2983"), what="the completion applied")
+        app.editor.text = ""
+        await type_text(pilot, "plain words")
+        await pilot.pause()
+        assert not menu.is_open
