@@ -55,6 +55,21 @@ SLOW: dict[str, str] = {
     "tests/session/test_crash.py": "processes killed at random points",
     "tests/export/test_export_html.py": "a pi process per test",
     "tests/core/test_attachments.py": "a pi process per test",
+    "tests/hooks/": "pi processes with hook scripts; tmux",
+    "tests/subagents/": "pi processes with child agents; Pi 1.6 side by side",
+    "tests/packages/": "pip installs into package environments",
+    "tests/sdk/test_examples.py": "the SDK examples as processes",
+    "tests/extensions/test_examples.py": "the ported examples through pi processes",
+    "tests/extensions/test_print_signals.py": "pi processes and signals",
+    "tests/extensions/test_api_fixes.py": "a pi process per test",
+    "tests/extensions/test_command_ctx_pi16.py": "a pi process per test",
+    "tests/permissions/test_redaction.py": "pi processes",
+    "tests/permissions/test_user_bash_rpc.py": "a pi process per test",
+    "tests/permissions/test_git_hardening.py": "git and pi processes",
+    "tests/permissions/test_sandbox_attack.py": "bubblewrap processes as root and nobody",
+    "tests/permissions/test_confinement.py": "pi processes under bubblewrap",
+    "tests/permissions/test_corpus_run.py": "each read-only command of the corpus run for real",
+    "tests/session/test_pi16_compat.py": "a pi process per case",
 }
 """The slow lane: ``pytest -m "not slow"`` (README, "Run the tests") leaves these out; plain ``pytest`` runs all."""
 
