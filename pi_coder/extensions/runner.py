@@ -487,31 +487,9 @@ class ExtensionRunner(SessionSeams):
     def all_command_records(self) -> list[dict[str, Any]]:
         """``pi.get_commands()``: extension commands, prompt templates, then ``skill:<name>`` (as RPC's
         ``get_commands``)."""
-        session = self.session
-        records = self.command_records()
-        for template in session.prompt_templates:
-            records.append(
-                {
-                    "name": template.name,
-                    "description": getattr(template, "description", "") or "",
-                    "source": "prompt",
-                    "sourceInfo": {"path": str(template.path), "scope": template.source},
-                }
-            )
-        from pi_coder.resources.skills import SkillSet
+        from pi_coder.core.command_records import prompt_records, skill_records
 
-        skills = session.skills.skills if isinstance(session.skills, SkillSet) else session.skills or ()
-        if session.settings.enable_skill_commands:
-            for skill in skills:
-                records.append(
-                    {
-                        "name": f"skill:{skill.name}",
-                        "description": skill.description,
-                        "source": "skill",
-                        "sourceInfo": {"path": skill.file_path, "scope": skill.source},
-                    }
-                )
-        return records
+        return [*self.command_records(), *prompt_records(self.session), *skill_records(self.session)]
 
     def flag_value(self, name: str) -> bool | str | None:
         flag = next((f for ext in self.extensions for f in ext.flags if f.name == name), None)

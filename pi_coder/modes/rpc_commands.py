@@ -148,16 +148,10 @@ def _no_extension_command(server: RpcHost, text: str) -> None:
 async def _get_commands(server: RpcHost, command: t.GetCommandsCommand) -> Any:
     """Pi's shape: extension commands, prompt templates, then ``skill:<name>`` (docs/extensions-runtime.md#commands)."""
     session = server.session
+    from pi_coder.core.command_records import prompt_records, skill_records
+
     records = list(session.extensions.command_records()) if session.extensions is not None else []
-    for template in session.prompt_templates:
-        records.append(
-            {
-                "name": template.name,
-                "description": getattr(template, "description", "") or "",
-                "source": "prompt",
-                "sourceInfo": {"path": str(template.path), "scope": template.source},
-            }
-        )
+    records += prompt_records(session)
     if mcp_host.handles(session, "/mcp"):
         records.append(
             {
@@ -167,19 +161,7 @@ async def _get_commands(server: RpcHost, command: t.GetCommandsCommand) -> Any:
                 "sourceInfo": {"path": "builtin:mcp", "scope": "builtin"},
             }
         )
-    from pi_coder.resources.skills import SkillSet
-
-    skills = session.skills.skills if isinstance(session.skills, SkillSet) else session.skills or ()
-    if session.settings.enable_skill_commands:
-        for skill in skills:
-            records.append(
-                {
-                    "name": f"skill:{skill.name}",
-                    "description": skill.description,
-                    "source": "skill",
-                    "sourceInfo": {"path": skill.file_path, "scope": skill.source},
-                }
-            )
+    records += skill_records(session)
     return {"commands": records}
 
 
