@@ -46,7 +46,7 @@ from pi_coder.ai.errors import (
     ProviderStatusError,
     ProviderTimeoutError,
     RateLimitError,
-    is_context_overflow,
+    is_overflow_text,
 )
 
 __all__ = [
@@ -250,7 +250,7 @@ def status_error(
         elif status == 529 or (kind or "").startswith("overloaded"):
             cls = OverloadedError
     error = cls(message, status=status, request_id=request_id, retry_after_s=retry_after)
-    if cls is ProviderStatusError and is_context_overflow({"stopReason": "error", "errorMessage": message}):
+    if cls is ProviderStatusError and is_overflow_text(message):
         error = ContextOverflowError(message, status=status, request_id=request_id, retry_after_s=retry_after)
     return error
 

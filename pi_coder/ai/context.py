@@ -2,8 +2,8 @@
 
 The system prompt and the model-visible tools live in ``system`` messages of the transcript:
 the first one is the base prompt and the initial tools, later ones are deltas. These helpers
-replay them. Messages may be pydantic messages or plain dicts in Pi's JSON shape (as loaded
-from a session file); any other role is ignored.
+replay them. Messages are parsed objects (JSON is parsed where it enters,
+docs/architecture.md#types); anything that is not a ``SystemMessage`` is ignored.
 
 Section rendering (Pi leaves it open): the prompt text is the joined ``content`` of every
 system message, followed by each current section's text in the order the sections were first
@@ -16,10 +16,10 @@ given as a list of text blocks counts as its texts joined with a newline.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Protocol, TypeAlias
 
-from pi_coder.ai.types import Context, SystemMessage, TextContent, Tool, ToolRef
+from pi_coder.ai.types import Context, Message, SystemMessage, TextContent, Tool, ToolRef
 
 __all__ = [
     "create_initial_system_message",
@@ -33,12 +33,22 @@ __all__ = [
 ]
 
 
-def to_tool_declaration(tool: Any) -> Tool:
+class Declares(Protocol):
+    """An executable tool (an ``AgentTool``): it knows its model-visible declaration."""
+
+    def declaration(self) -> Tool: ...
+
+
+ToolLike: TypeAlias = Tool | Declares
+"""A declaration, or an executable tool that has one."""
+
+
+def to_tool_declaration(tool: ToolLike) -> Tool:
     """The model-visible declaration of ``tool``: name, description, parameters, constrained_sampling.
 
-    Accepts a ``Tool``, anything with a ``declaration()`` method (an ``AgentTool``), or a dict
-    in Pi's JSON shape. Everything else on the tool (label, execute, hooks, extra keys) is
-    dropped, and ``parameters`` is a deep copy.
+    Accepts a ``Tool`` or an executable tool with a ``declaration()`` method (an ``AgentTool``).
+    Everything else on the tool (label, execute, hooks, extra keys) is dropped, and
+    ``parameters`` is a deep copy.
 
     Args:
         tool: The tool or declaration.
@@ -46,20 +56,12 @@ def to_tool_declaration(tool: Any) -> Tool:
     Returns:
         A new ``Tool``.
     """
-    if isinstance(tool, Mapping):
-        name, description = tool["name"], tool.get("description", "")
-        parameters = tool.get("parameters") or {}
-        constrained = tool.get("constrainedSampling", tool.get("constrained_sampling"))
-    else:
-        if not isinstance(tool, Tool) and callable(getattr(tool, "declaration", None)):
-            tool = tool.declaration()
-        name, description = tool.name, tool.description
-        parameters, constrained = tool.parameters, tool.constrained_sampling
+    decl = tool if isinstance(tool, Tool) else tool.declaration()
     return Tool(
-        name=name,
-        description=description,
-        parameters=copy.deepcopy(parameters),
-        constrained_sampling=constrained,
+        name=decl.name,
+        description=decl.description,
+        parameters=copy.deepcopy(decl.parameters),
+        constrained_sampling=decl.constrained_sampling,
     )
 
 
@@ -67,32 +69,11 @@ def _same_declaration(a: Tool, b: Tool) -> bool:
     return a.to_json_dict() == b.to_json_dict()
 
 
-def _role(message: Any) -> Any:
-    if isinstance(message, Mapping):
-        return message.get("role")
-    return getattr(message, "role", None)
+def _system_messages(messages: Iterable[object]) -> list[SystemMessage]:
+    return [m for m in messages if isinstance(m, SystemMessage)]
 
 
-def _field(message: Any, attr: str, key: str) -> Any:
-    if isinstance(message, Mapping):
-        return message.get(key)
-    return getattr(message, attr, None)
-
-
-def _as_tool(tool: Any) -> Tool:
-    return tool if isinstance(tool, Tool) else to_tool_declaration(tool)
-
-
-def _ref_name(ref: Any) -> str:
-    name: str = ref["name"] if isinstance(ref, Mapping) else ref.name
-    return name
-
-
-def _system_messages(messages: Iterable[Any]) -> Iterable[Any]:
-    return (m for m in messages if _role(m) == "system")
-
-
-def get_current_tools(messages: Iterable[Any]) -> list[Tool]:
+def get_current_tools(messages: Iterable[object]) -> list[Tool]:
     """The tools declared by replaying every system message in order.
 
     Within one message ``tools_removed`` is applied before ``tools_added``. A tool added under
@@ -107,15 +88,16 @@ def get_current_tools(messages: Iterable[Any]) -> list[Tool]:
     """
     current: dict[str, Tool] = {}
     for message in _system_messages(messages):
-        for ref in _field(message, "tools_removed", "toolsRemoved") or ():
-            current.pop(_ref_name(ref), None)
-        for tool in _field(message, "tools_added", "toolsAdded") or ():
-            decl = _as_tool(tool)
-            current[decl.name] = decl
+        for ref in message.tools_removed or ():
+            current.pop(ref.name, None)
+        for tool in message.tools_added or ():
+            current[tool.name] = tool
     return list(current.values())
 
 
-def get_tool_state_changes(previous: Sequence[Any], current: Sequence[Any]) -> tuple[list[Tool], list[ToolRef]]:
+def get_tool_state_changes(
+    previous: Sequence[ToolLike], current: Sequence[ToolLike]
+) -> tuple[list[Tool], list[ToolRef]]:
     """The declaration changes that turn the ``previous`` tool set into ``current``.
 
     Args:
@@ -138,7 +120,9 @@ def get_tool_state_changes(previous: Sequence[Any], current: Sequence[Any]) -> t
     return added, removed
 
 
-def create_initial_system_message(system_prompt: str | None, tools: Sequence[Any] | None = None) -> SystemMessage | None:
+def create_initial_system_message(
+    system_prompt: str | None, tools: Sequence[ToolLike] | None = None
+) -> SystemMessage | None:
     """The first system message of a transcript, or None when there is no prompt and no tool.
 
     Args:
@@ -158,21 +142,13 @@ def create_initial_system_message(system_prompt: str | None, tools: Sequence[Any
     )
 
 
-def _content_text(content: Any) -> str:
-    if content is None:
-        return ""
+def _content_text(content: str | list[TextContent]) -> str:
     if isinstance(content, str):
         return content
-    parts = []
-    for block in content:
-        if isinstance(block, Mapping):
-            parts.append(block.get("text", ""))
-        elif isinstance(block, TextContent):
-            parts.append(block.text)
-    return "\n".join(parts)
+    return "\n".join(block.text for block in content)
 
 
-def get_current_system_message(messages: Iterable[Any]) -> SystemMessage | None:
+def get_current_system_message(messages: Iterable[object]) -> SystemMessage | None:
     """Replay every system message into one.
 
     Non-empty contents are joined with a blank line, sections are patched in order (``None``
@@ -185,13 +161,13 @@ def get_current_system_message(messages: Iterable[Any]) -> SystemMessage | None:
     Returns:
         The combined message, or None when the transcript has no system message.
     """
-    systems = list(_system_messages(messages))
+    systems = _system_messages(messages)
     if not systems:
         return None
-    contents = [text for text in (_content_text(_field(m, "content", "content")) for m in systems) if text]
+    contents = [text for text in (_content_text(m.content) for m in systems) if text]
     sections: dict[str, str] = {}
     for message in systems:
-        for name, value in (_field(message, "sections", "sections") or {}).items():
+        for name, value in (message.sections or {}).items():
             if value is None:
                 sections.pop(name, None)
             else:
@@ -201,7 +177,7 @@ def get_current_system_message(messages: Iterable[Any]) -> SystemMessage | None:
         content="\n\n".join(contents),
         sections=sections or None,
         tools_added=tools or None,
-        timestamp=_field(systems[0], "timestamp", "timestamp") or 0,
+        timestamp=systems[0].timestamp or 0,
     )
 
 
@@ -221,7 +197,7 @@ def render_system_prompt(message: SystemMessage | None) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-def get_current_system_prompt(messages: Iterable[Any]) -> str:
+def get_current_system_prompt(messages: Iterable[object]) -> str:
     """The current system prompt text of a transcript (``""`` if it has none).
 
     Args:
@@ -236,8 +212,8 @@ def get_current_system_prompt(messages: Iterable[Any]) -> str:
 def normalize_context(
     *,
     system_prompt: str | None = None,
-    messages: Sequence[Any] = (),
-    tools: Sequence[Any] | None = None,
+    messages: Sequence[Message] = (),
+    tools: Sequence[ToolLike] | None = None,
 ) -> Context:
     """Turn a direct call's convenience form into a transcript-only ``Context``.
 

@@ -20,9 +20,12 @@ whose message carries ``errorMessage``. What the rest of the product sees is tha
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_coder.errors import PiError
+
+if TYPE_CHECKING:
+    from pi_coder.ai.types import AssistantMessage
 
 __all__ = [
     "AuthError",
@@ -35,7 +38,9 @@ __all__ = [
     "ProviderTimeoutError",
     "RateLimitError",
     "is_context_overflow",
+    "is_overflow_text",
     "is_retryable_error",
+    "is_retryable_text",
 ]
 
 
@@ -130,13 +135,19 @@ _RETRYABLE = re.compile(
 )
 
 
-def _field(message: Any, name: str, default: Any = None) -> Any:
-    if isinstance(message, dict):
-        return message.get(name, default)
-    return getattr(message, name, default)
+def is_overflow_text(error_message: str) -> bool:
+    """Whether a provider's error text says the prompt overflowed the context window."""
+    return bool(_OVERFLOW.search(error_message) or _OVERFLOW_NO_BODY.search(error_message.strip()))
 
 
-def is_context_overflow(message: Any, context_window: int | None = None) -> bool:
+def is_retryable_text(error_message: str) -> bool:
+    """Whether a provider's error text is a transient failure worth retrying (see ``is_retryable_error``)."""
+    if is_overflow_text(error_message) or _PROVIDER_RETRIED.search(error_message):
+        return False
+    return _RETRYABLE.search(error_message) is not None
+
+
+def is_context_overflow(message: AssistantMessage, context_window: int | None = None) -> bool:
     """Whether an assistant message shows that the prompt overflowed the context window.
 
     True for an ``error`` message whose ``errorMessage`` matches a known provider wording
@@ -145,28 +156,21 @@ def is_context_overflow(message: Any, context_window: int | None = None) -> bool
     successful message whose ``usage.input + usage.cacheRead`` exceeds ``context_window``.
 
     Args:
-        message: An AssistantMessage (or its JSON dict form).
+        message: The assistant message.
         context_window: The model's context window, to detect silent overflow.
 
     Returns:
         True when the message is an overflow.
     """
-    stop_reason = _field(message, "stop_reason") or _field(message, "stopReason")
-    error_message = _field(message, "error_message") or _field(message, "errorMessage")
-    if stop_reason == "error" and error_message:
-        if _OVERFLOW.search(error_message) or _OVERFLOW_NO_BODY.search(error_message.strip()):
-            return True
-    if context_window and stop_reason == "stop":
-        usage = _field(message, "usage")
-        if usage is not None:
-            used = (_field(usage, "input") or 0) + (
-                _field(usage, "cache_read") or _field(usage, "cacheRead") or 0
-            )
-            return used > context_window
+    if message.stop_reason == "error" and message.error_message and is_overflow_text(message.error_message):
+        return True
+    if context_window and message.stop_reason == "stop":
+        usage = message.usage
+        return usage.input + usage.cache_read > context_window
     return False
 
 
-def is_retryable_error(message: Any) -> bool:
+def is_retryable_error(message: AssistantMessage) -> bool:
     """Whether a failed assistant message is worth retrying.
 
     True for an ``error`` message mentioning overload, rate limits, 429/5xx statuses,
@@ -176,20 +180,14 @@ def is_retryable_error(message: Any) -> bool:
     (a server that is down would be tried 16 times over 40 s instead of 4 times over 7 s).
 
     Args:
-        message: An AssistantMessage (or its JSON dict form).
+        message: The assistant message.
 
     Returns:
         True when an automatic retry may succeed.
     """
-    stop_reason = _field(message, "stop_reason") or _field(message, "stopReason")
-    error_message = _field(message, "error_message") or _field(message, "errorMessage")
-    if stop_reason != "error" or not error_message:
+    if message.stop_reason != "error" or not message.error_message:
         return False
-    if is_context_overflow(message):
-        return False
-    if _PROVIDER_RETRIED.search(error_message):
-        return False
-    return _RETRYABLE.search(error_message) is not None
+    return is_retryable_text(message.error_message)
 
 
 _PROVIDER_RETRIED = re.compile(r"\(after \d+ retries\)")

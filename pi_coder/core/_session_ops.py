@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_coder.ai.abort import AbortController
 from pi_coder.ai.models import Models
-from pi_coder.ai.types import Model, Usage
+from pi_coder.ai.types import Model
 from pi_coder.core._queue import user_text
 from pi_coder.core.events import Notice
 from pi_coder.core.model_resolver import restore_notice
@@ -280,9 +280,9 @@ def refresh_usage(totals: UsageTotals, store: SessionStore) -> UsageTotals:
     if totals.source != source or totals.counted > len(entries):
         totals = UsageTotals(source=source)
     for entry in entries[totals.counted :]:
-        if isinstance(entry, MessageEntry) and entry.role == "assistant":
-            usage = entry.message_field("usage")
-            if isinstance(usage, dict | Usage):
+        if isinstance(entry, MessageEntry):
+            usage = entry.usage()
+            if usage is not None:
                 totals.add(usage)
     totals.counted = len(entries)
     return totals

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from pi_coder.ai.abort import AbortController
-from pi_coder.ai.errors import is_context_overflow, is_retryable_error
+from pi_coder.ai.errors import is_context_overflow, is_retryable_text
 from pi_coder.ai.types import AssistantMessage
 from pi_coder.core.events import AutoCompactionEnd, AutoCompactionStart, Notice
 from pi_coder.core.retry import retry_summary
@@ -61,7 +61,7 @@ def _transient(exc: BaseException) -> str | None:
     if isinstance(exc, CompactionCancelled) or not isinstance(exc, CompactionError):
         return None
     text = str(exc).removeprefix("Summarization failed: ")
-    return text if is_retryable_error({"stopReason": "error", "errorMessage": text}) else None
+    return text if is_retryable_text(text) else None
 
 
 def _reasoning(session: SessionHost) -> str | None:

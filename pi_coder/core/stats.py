@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from pi_coder.ai.types import AssistantMessage, Usage
+from pi_coder.ai.types import AssistantMessage, SystemMessage, ToolCall, ToolResultMessage, Usage, UserMessage
+from pi_coder.session.messages import CompactionSummaryMessage
 from pi_coder.session.tokens import estimate_context_tokens as _estimate_context
 from pi_coder.session.tokens import estimate_tokens
 
@@ -83,28 +84,19 @@ class UsageTotals:
     cost: float = 0.0
     counted: int = 0
     """How many entries (of the source being followed) have been looked at."""
-    source: Any = None
+    source: object = None
     """Identity of what was counted (so a new session starts over)."""
 
-    def add(self, usage: Usage | dict[str, Any]) -> None:
-        """Add one response's usage (a ``Usage`` or its JSON dict)."""
-        if isinstance(usage, Usage):
-            self.input += usage.input
-            self.output += usage.output
-            self.cache_read += usage.cache_read
-            self.cache_write += usage.cache_write
-            self.cost += usage.cost.total
-            return
-        self.input += int(usage.get("input") or 0)
-        self.output += int(usage.get("output") or 0)
-        self.cache_read += int(usage.get("cacheRead") or 0)
-        self.cache_write += int(usage.get("cacheWrite") or 0)
-        cost = usage.get("cost")
-        if isinstance(cost, dict):
-            self.cost += float(cost.get("total") or 0.0)
+    def add(self, usage: Usage) -> None:
+        """Add one response's usage."""
+        self.input += usage.input
+        self.output += usage.output
+        self.cache_read += usage.cache_read
+        self.cache_write += usage.cache_write
+        self.cost += usage.cost.total
 
     @classmethod
-    def of_messages(cls, messages: Iterable[Any]) -> UsageTotals:
+    def of_messages(cls, messages: Iterable[object]) -> UsageTotals:
         totals = cls()
         for message in messages:
             if isinstance(message, AssistantMessage):
@@ -115,20 +107,6 @@ class UsageTotals:
 def usage_tokens(usage: Usage) -> int:
     """A response's context size: ``totalTokens``, or the sum of its parts when that is 0."""
     return usage.total_tokens or (usage.input + usage.output + usage.cache_read + usage.cache_write)
-
-
-def _role(message: Any) -> str | None:
-    if isinstance(message, dict):
-        role = message.get("role")
-        return role if isinstance(role, str) else None
-    role = message.role
-    return role if isinstance(role, str) else None
-
-
-def _get(message: Any, name: str, default: Any = None) -> Any:
-    if isinstance(message, dict):
-        return message.get(name, default)
-    return getattr(message, name, default)
 
 
 def estimate_message_tokens(message: Any) -> int:
@@ -143,7 +121,7 @@ def estimate_context_tokens(messages: list[Any]) -> int | None:
     it: the usage of older replies no longer describes the context.
     """
     estimate = _estimate_context(messages)
-    if estimate.last_usage_index is None and any(_role(m) == "compactionSummary" for m in messages):
+    if estimate.last_usage_index is None and any(isinstance(m, CompactionSummaryMessage) for m in messages):
         return None
     return estimate.tokens
 
@@ -168,16 +146,15 @@ def compute_stats(
     """
     stats = SessionStats(session_file=session_file, session_id=session_id, context_window=context_window)
     for message in context_messages:
-        role = _role(message)
-        if role == "system":
+        if isinstance(message, SystemMessage):
             continue
         stats.total_messages += 1
-        if role == "user":
+        if isinstance(message, UserMessage):
             stats.user_messages += 1
-        elif role == "assistant":
+        elif isinstance(message, AssistantMessage):
             stats.assistant_messages += 1
-            stats.tool_calls += sum(1 for b in _get(message, "content", []) if _get(b, "type") == "toolCall")
-        elif role == "toolResult":
+            stats.tool_calls += sum(1 for block in message.content if isinstance(block, ToolCall))
+        elif isinstance(message, ToolResultMessage):
             stats.tool_results += 1
     if not isinstance(totals, UsageTotals):
         totals = UsageTotals.of_messages(totals)

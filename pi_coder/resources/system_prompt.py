@@ -19,9 +19,12 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_coder.resources.context_files import ContextFile, load_project_context, read_prompt_argument
+
+if TYPE_CHECKING:
+    from pi_coder.resources.skills import Skill
 
 __all__ = [
     "DEFAULT_TOOL_SNIPPETS",
@@ -64,7 +67,7 @@ def build_system_prompt(
     context_files: Iterable[ContextFile] = (),
     custom_prompt: str | None = None,
     append_prompt: str | None = None,
-    skills: Sequence[Any] | str | None = None,
+    skills: Sequence[Skill] | str | None = None,
     docs: Mapping[str, str | os.PathLike[str]] | None = None,
     date: _dt.date | str | None = None,
 ) -> str:
@@ -80,8 +83,7 @@ def build_system_prompt(
         context_files: AGENTS.md / CLAUDE.md files, in order.
         custom_prompt: SYSTEM.md or ``--system-prompt`` text; replaces the default prompt.
         append_prompt: APPEND_SYSTEM.md or ``--append-system-prompt`` text.
-        skills: Skills the model may load (objects or mappings with ``name``, ``description``
-            and ``location``/``file_path``/``path``), or a pre-formatted block.
+        skills: Skills the model may load, or a pre-formatted block.
         docs: Label -> path of pi's own documentation; ``None`` uses ``default_docs_paths()``.
         date: The current date; today by default.
 
@@ -124,7 +126,7 @@ class SystemPromptOptions:
     """One-line description by tool name (built-ins and extension tools' ``prompt_snippet``)."""
     prompt_guidelines: list[str] = field(default_factory=list)
     context_files: list[ContextFile] = field(default_factory=list)
-    skills: list[Any] = field(default_factory=list)
+    skills: list[Skill] = field(default_factory=list)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -136,7 +138,7 @@ class PromptBuilder:
     context_files: list[ContextFile]
     custom_prompt: str | None
     append_prompt: str | None
-    skills: Sequence[Any] | str | None
+    skills: Sequence[Skill] | str | None
 
     def __call__(self, active: Sequence[ToolSpec], guidelines: Sequence[str] = ()) -> str:
         return build_system_prompt(
@@ -180,7 +182,7 @@ def load_system_prompt(
     system_prompt: str | None = None,
     append_system_prompt: str | None = None,
     context_files: bool = True,
-    skills: Sequence[Any] | str | None = None,
+    skills: Sequence[Skill] | str | None = None,
     date: _dt.date | str | None = None,
     project_trusted: bool = True,
 ) -> tuple[str, list[str]]:
@@ -240,7 +242,7 @@ def _resolve_tools(tools: Sequence[ToolSpec], snippets: Mapping[str, str] | None
 
 
 def _default_body(
-    tools: list[tuple[str, str]], extra_guidelines: Sequence[str], docs: Mapping[str, Any]
+    tools: list[tuple[str, str]], extra_guidelines: Sequence[str], docs: Mapping[str, str | os.PathLike[str]]
 ) -> str:
     if tools:
         tool_lines = "\n".join(f"- {name}: {snippet}" if snippet else f"- {name}" for name, snippet in tools)
@@ -289,7 +291,7 @@ def _guidelines(names: set[str]) -> list[str]:
     return out
 
 
-def _docs_block(docs: Mapping[str, Any]) -> str:
+def _docs_block(docs: Mapping[str, str | os.PathLike[str]]) -> str:
     entries = [(label, str(path)) for label, path in docs.items() if path]
     if not entries:
         return ""
@@ -307,7 +309,7 @@ def _project_context(files: Iterable[ContextFile]) -> str:
     return "# Project Context\n\nProject-specific instructions and guidelines:\n\n" + "\n\n".join(blocks)
 
 
-def format_skills(skills: Sequence[Any], *, tool: str = "read") -> str:
+def format_skills(skills: Sequence[Skill], *, tool: str = "read") -> str:
     """The ``<available_skills>`` block that tells the model which skills it may load (docs/architecture.md#skills-prompt-block).
 
     ``tool`` is the tool the intro tells the model to load a skill's file with (``read``, else
@@ -315,18 +317,13 @@ def format_skills(skills: Sequence[Any], *, tool: str = "read") -> str:
     """
     rows: list[str] = []
     for skill in skills:
-        if _field(skill, "disable_model_invocation"):
-            continue
-        name = _field(skill, "name")
-        description = _field(skill, "description")
-        location = _field(skill, "location") or _field(skill, "file_path") or _field(skill, "path")
-        if not name:
+        if skill.disable_model_invocation or not skill.name:
             continue
         rows.append(
             "  <skill>\n"
-            f"    <name>{_escape(str(name))}</name>\n"
-            f"    <description>{_escape(str(description or ''))}</description>\n"
-            f"    <location>{_escape(_slashes(str(location or '')))}</location>\n"
+            f"    <name>{_escape(skill.name)}</name>\n"
+            f"    <description>{_escape(skill.description)}</description>\n"
+            f"    <location>{_escape(_slashes(skill.location))}</location>\n"
             "  </skill>"
         )
     if not rows:
@@ -356,12 +353,6 @@ def _escape(text: str) -> str:
     return (
         text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("'", "&apos;")
     )
-
-
-def _field(obj: Any, name: str) -> Any:
-    if isinstance(obj, Mapping):
-        return obj.get(name)
-    return getattr(obj, name, None)
 
 
 def _date_text(date: _dt.date | str | None) -> str:

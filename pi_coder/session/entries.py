@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
+from pi_coder.ai.types import AssistantMessage, Cost, Usage
 from pi_coder.session.messages import AgentMessage, message_to_dict, parse_agent_message
 
 __all__ = [
@@ -112,6 +113,14 @@ class MessageEntry(_Entry):
             return self.raw["message"].get(key)
         return message_to_dict(message).get(key) if key not in _ATTRS else getattr(message, _ATTRS[key], None)
 
+    def usage(self) -> Usage | None:
+        """An assistant message's token usage, read without building the whole message model."""
+        message = self._message
+        if message is not None:
+            return message.usage if isinstance(message, AssistantMessage) else None
+        raw = self.raw["message"]
+        return _usage_from_json(raw.get("usage")) if raw.get("role") == "assistant" else None
+
     def to_json_dict(self) -> dict[str, Any]:
         """The entry's JSON dict (do not modify it)."""
         if self._message is None:
@@ -124,6 +133,27 @@ class MessageEntry(_Entry):
             **self.raw,
             "message": message_to_dict(self._message),
         }
+
+
+def _usage_from_json(value: object) -> Usage | None:
+    """The counters of a usage JSON object (leniently: a missing or odd number counts as 0)."""
+    if not isinstance(value, dict):
+        return None
+
+    def number(key: str) -> int:
+        item = value.get(key)
+        return int(item) if isinstance(item, int | float) else 0
+
+    cost = value.get("cost")
+    total = cost.get("total") if isinstance(cost, dict) else None
+    return Usage.model_construct(
+        input=number("input"),
+        output=number("output"),
+        cache_read=number("cacheRead"),
+        cache_write=number("cacheWrite"),
+        total_tokens=number("totalTokens"),
+        cost=Cost.model_construct(total=float(total) if isinstance(total, int | float) else 0.0),
+    )
 
 
 _STANDARD_KEYS = frozenset(("type", "id", "parentId", "timestamp", "message"))

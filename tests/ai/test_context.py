@@ -72,8 +72,10 @@ def test_to_tool_declaration_deep_copies_parameters_and_keeps_constrained_sampli
     assert "constrainedSampling" not in to_tool_declaration(tool("u")).to_json_dict()
 
 
-def test_to_tool_declaration_accepts_pi_json_dicts() -> None:
-    decl = to_tool_declaration({"name": "a", "description": "b", "parameters": {"x": 1}, "label": "L"})
+def test_to_tool_declaration_of_a_parsed_pi_json_tool_drops_extra_keys() -> None:
+    """JSON is parsed where it enters (docs/architecture.md#types); the declaration drops what is not one."""
+    parsed = Tool.model_validate({"name": "a", "description": "b", "parameters": {"x": 1}, "label": "L"})
+    decl = to_tool_declaration(parsed)
     assert decl.to_json_dict() == {"name": "a", "description": "b", "parameters": {"x": 1}}
 
 
@@ -110,14 +112,15 @@ def test_removal_within_one_message_is_applied_before_addition() -> None:
     assert names(get_current_tools(messages)) == ["a", "x"]
 
 
-def test_get_current_tools_reads_pi_json_dicts() -> None:
-    """Messages loaded as dicts (camelCase) replay the same way."""
-    messages = [
+def test_get_current_tools_replays_parsed_pi_json() -> None:
+    """Messages loaded from Pi's JSON (camelCase) replay the same way once parsed; a dict is not a message."""
+    raw = [
         {"role": "system", "content": "", "toolsAdded": [{"name": "a", "description": "d", "parameters": {}}]},
         {"role": "system", "content": "", "toolsRemoved": [{"name": "a"}]},
         {"role": "system", "content": "", "toolsAdded": [{"name": "b", "description": "d", "parameters": {}}]},
     ]
-    assert names(get_current_tools(messages)) == ["b"]
+    assert names(get_current_tools([SystemMessage.model_validate(item) for item in raw])) == ["b"]
+    assert get_current_tools(raw) == []
 
 
 def test_get_current_tools_of_empty_transcript() -> None:

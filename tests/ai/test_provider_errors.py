@@ -11,7 +11,7 @@ import pytest
 
 from pi_coder.ai._http import HttpContext, HttpSettings
 from pi_coder.ai.abort import AbortController
-from pi_coder.ai.errors import is_context_overflow, is_retryable_error
+from pi_coder.ai.errors import is_context_overflow, is_overflow_text, is_retryable_error
 from pi_coder.ai.options import StreamOptions
 from pi_coder.ai.providers import anthropic, openai_completions
 from pi_coder.ai.types import AssistantMessage, Context, Model, SystemMessage, Usage, UserMessage
@@ -380,7 +380,7 @@ def test_is_context_overflow_silent_and_negative_cases() -> None:
     assert not is_context_overflow(ok)
     assert not is_context_overflow(failed("Overloaded"))
     assert not is_context_overflow(AssistantMessage(stop_reason="stop"))
-    assert is_context_overflow({"stopReason": "error", "errorMessage": "prompt is too long"})
+    assert is_overflow_text("prompt is too long")
 
 
 @pytest.mark.parametrize(

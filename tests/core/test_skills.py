@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_coder.resources.skills import FrontmatterError, expand_skill_command, load_skills, parse_frontmatter
+from pi_coder.resources.skills import FrontmatterError, Skill, expand_skill_command, load_skills, parse_frontmatter
 from pi_coder.resources.system_prompt import build_system_prompt, format_skills
 
 
@@ -138,10 +138,16 @@ def test_prompt_block_shape_and_escaping() -> None:
     assert prompt.index("</available_skills>") < prompt.index("Current date: 2026-01-01")
 
 
-def load_skills_for_block() -> list[dict[str, object]]:
+def load_skills_for_block() -> list[Skill]:
     return [
-        {"name": "release-notes", "description": "Draft <notes> & \"more\" 'x'", "location": "/s/release-notes/SKILL.md"},
-        {"name": "hidden", "description": "d", "location": "/s/h/SKILL.md", "disable_model_invocation": True},
+        Skill(
+            name="release-notes",
+            description="Draft <notes> & \"more\" 'x'",
+            file_path="/s/release-notes/SKILL.md",
+            base_dir="/s/release-notes",
+            source="cli",
+        ),
+        Skill(name="hidden", description="d", file_path="/s/h/SKILL.md", base_dir="/s/h", source="cli", disable_model_invocation=True),
     ]
 
 

@@ -15,6 +15,7 @@ from pi_coder.resources.context_files import (
     load_project_context,
     read_prompt_argument,
 )
+from pi_coder.resources.skills import Skill
 from pi_coder.resources.system_prompt import build_system_prompt, format_skills, load_system_prompt
 
 DEFAULT_TOOLS = ["read", "bash", "edit", "write"]
@@ -196,8 +197,8 @@ def test_append_goes_after_default_body_before_context() -> None:
 
 def test_skills_only_when_read_is_active() -> None:
     skills = [
-        {"name": "pdf", "description": "Work with <PDF> files", "location": "/s/pdf/SKILL.md"},
-        {"name": "hidden", "description": "x", "location": "/s/h.md", "disable_model_invocation": True},
+        Skill(name="pdf", description="Work with <PDF> files", file_path="/s/pdf/SKILL.md", base_dir="/s/pdf", source="cli"),
+        Skill(name="hidden", description="x", file_path="/s/h.md", base_dir="/s", source="cli", disable_model_invocation=True),
     ]
     with_read = build(tools=DEFAULT_TOOLS, skills=skills)
     assert "<name>pdf</name>" in with_read and "&lt;PDF&gt;" in with_read
