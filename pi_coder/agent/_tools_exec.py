@@ -29,11 +29,14 @@ from pi_coder.agent.events import (
 )
 from pi_coder.agent.types import (
     AfterToolCallContext,
+    AfterToolCallResult,
     AgentContext,
     AgentLoopConfig,
     AgentTool,
     AgentToolResult,
     BeforeToolCallContext,
+    BeforeToolCallResult,
+    hook_result,
 )
 from pi_coder.ai.abort import AbortSignal
 from pi_coder.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
@@ -42,7 +45,6 @@ __all__ = [
     "ToolBatch",
     "execute_tool_calls",
     "fail_truncated_tool_calls",
-    "hook_field",
     "maybe_await",
     "validate_tool_arguments",
 ]
@@ -263,12 +265,12 @@ class _Runner:
                 context = BeforeToolCallContext(
                     assistant_message=self.message, tool_call=call, args=args, context=self.context
                 )
-                decision = await maybe_await(before(context, self.signal))
+                decision = hook_result(await maybe_await(before(context, self.signal)), BeforeToolCallResult)
                 if self._aborted():
                     return _Outcome(call, _error_result("Operation aborted"), True)
-                if decision is not None and hook_field(decision, "block"):
-                    result = _error_result(hook_field(decision, "reason") or "Tool execution was blocked")
-                    if hook_field(decision, "terminate") is True:
+                if decision is not None and decision.block:
+                    result = _error_result(decision.reason or "Tool execution was blocked")
+                    if decision.terminate is True:
                         result.terminate = True
                     return _Outcome(call, result, True)
             if self._aborted():
@@ -316,34 +318,22 @@ class _Runner:
             context=self.context,
         )
         try:
-            override = await maybe_await(after(context, self.signal))
+            override = hook_result(await maybe_await(after(context, self.signal)), AfterToolCallResult)
         except Exception as exc:
             return _Outcome(call, _error_result(_message_of(exc)), True, duration_ms)
         if override is None:
             return _Outcome(call, result, is_error, duration_ms)
         result = AgentToolResult(
-            content=_provided(override, "content", result.content),
-            details=_provided(override, "details", result.details),
-            usage=_provided(override, "usage", result.usage),
-            terminate=_provided(override, "terminate", result.terminate),
+            content=override.content if override.content is not None else result.content,
+            details=override.details if override.details is not None else result.details,
+            usage=override.usage if override.usage is not None else result.usage,
+            terminate=override.terminate if override.terminate is not None else result.terminate,
         )
-        return _Outcome(call, result, _provided(override, "is_error", is_error), duration_ms)
+        return _Outcome(call, result, override.is_error if override.is_error is not None else is_error, duration_ms)
 
 
 def _batch_terminates(outcomes: list[_Outcome]) -> bool:
     return bool(outcomes) and all(o.result.terminate is True for o in outcomes)
-
-
-def hook_field(value: Any, name: str) -> Any:
-    """Field ``name`` of a hook's result, given as a dataclass/object or as a dict."""
-    if isinstance(value, dict):
-        return value.get(name)
-    return getattr(value, name, None)
-
-
-def _provided(override: Any, name: str, default: Any) -> Any:
-    value = hook_field(override, name)
-    return default if value is None else value
 
 
 # ---------------------------------------------------------------------------- validation

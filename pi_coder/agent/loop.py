@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from types import CoroutineType
 from typing import Any
 
@@ -21,7 +21,6 @@ from pi_coder.agent._reconcile import ToolLedger, declare_tool_changes
 from pi_coder.agent._tools_exec import (
     execute_tool_calls,
     fail_truncated_tool_calls,
-    hook_field,
     maybe_await,
 )
 from pi_coder.agent.events import (
@@ -39,8 +38,11 @@ from pi_coder.agent.types import (
     AgentContext,
     AgentError,
     AgentLoopConfig,
+    AgentLoopTurnUpdate,
     AgentMessage,
     AgentTurnContext,
+    FinishTurnResult,
+    hook_result,
 )
 from pi_coder.ai.abort import AbortSignal
 from pi_coder.ai.options import StreamOptions
@@ -260,11 +262,11 @@ async def _run_loop(
         while has_more_tool_calls or pending:
             if last_turn is not None:  # every turn but the run's first starts with the hook and a poll
                 if config.prepare_next_turn is not None:
-                    update = await maybe_await(config.prepare_next_turn(last_turn))
-                    if update:
-                        context = hook_field(update, "context") or context
-                        model = hook_field(update, "model") or model
-                        level = hook_field(update, "thinking_level")
+                    update = hook_result(await maybe_await(config.prepare_next_turn(last_turn)), AgentLoopTurnUpdate)
+                    if update is not None:
+                        context = update.context or context
+                        model = update.model or model
+                        level = update.thinking_level
                         if level is not None:
                             reasoning = None if level == "off" else level
                 if not pending:  # the second ("refresh") poll
@@ -340,12 +342,13 @@ async def _maybe_call(hook: Callable[..., Any] | None, *args: Any) -> Any:
     return await maybe_await(hook(*args))
 
 
-def _action(decision: Any) -> str | None:
-    """``finish_turn``'s decision as "end", "continue" or None."""
-    if decision is None or isinstance(decision, str):
-        return decision
-    action: str | None = hook_field(decision, "action")
-    return action
+def _action(decision: object) -> str | None:
+    """``finish_turn``'s decision (a string, a ``FinishTurnResult`` or a dict) as "end", "continue" or None."""
+    if isinstance(decision, FinishTurnResult):
+        return decision.action
+    if isinstance(decision, Mapping):
+        decision = decision.get("action")
+    return decision if decision in ("end", "continue") else None
 
 
 # ---------------------------------------------------------------------------- model boundary

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeAlias
 
 from pydantic import BaseModel
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AfterToolCallContext",
     "AfterToolCallResult",
+    "hook_result",
     "AgentContext",
     "AgentError",
     "AgentLoopConfig",
@@ -239,6 +240,27 @@ class AgentLoopTurnUpdate:
     model: Model | None = None
     thinking_level: str | None = None
     """``"off"`` clears reasoning for the rest of the run."""
+
+
+HookResult = TypeVar("HookResult", BeforeToolCallResult, AfterToolCallResult, AgentLoopTurnUpdate)
+
+
+def hook_result(value: object, kind: type[HookResult]) -> HookResult | None:
+    """A hook's return value as ``kind``: None, an instance, or a dict of its fields (Pi's plain
+    objects; unknown keys are ignored). The dict is read here, once; the loop reads attributes.
+
+    Raises:
+        TypeError: The hook returned something else.
+    """
+    if value is None or isinstance(value, kind):
+        return value
+    if isinstance(value, Mapping):
+        result = kind()
+        for item in fields(kind):
+            if item.name in value:
+                setattr(result, item.name, value[item.name])
+        return result
+    raise TypeError(f"the hook returned {type(value).__name__}, not {kind.__name__}, a dict or None")
 
 
 # ---------------------------------------------------------------------------- loop configuration

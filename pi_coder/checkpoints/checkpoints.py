@@ -38,6 +38,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from pydantic import BaseModel
+
 from pi_coder.checkpoints.plan import CheckpointInfo, RestoreResult
 from pi_coder.checkpoints.restore import CheckpointHost, CheckpointRestore, RestoreMode
 from pi_coder.checkpoints.shadow_git import GitError, Unsaved, git_available
@@ -244,17 +246,16 @@ class Checkpoints(CheckpointRestore):
                     return
                 self._before = snap
             targets: list[str] = []
+            fields = args.model_dump() if isinstance(args, BaseModel) else args if isinstance(args, dict) else {}
             if name in ("write", "edit"):
-                path = getattr(args, "path", None) or (args.get("path") if isinstance(args, dict) else None)
+                path = fields.get("path")
                 if isinstance(path, str):
                     targets.append(path)
                     await self._note_path(path)
                 else:
                     self._paths = None
             elif name == "bash":
-                command = getattr(args, "command", None) or (
-                    args.get("command") if isinstance(args, dict) else None
-                )
+                command = fields.get("command")
                 if isinstance(command, str):
                     from pi_coder.checkpoints.bash_targets import outside_targets
 

@@ -200,7 +200,8 @@ def _custom_text(entry: CustomMessageEntry) -> str:
     content = entry.content
     if isinstance(content, str):
         return content
-    return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    texts = (block.get("text") for block in content if isinstance(block, dict) and block.get("type") == "text")
+    return "".join(text for text in texts if isinstance(text, str))
 
 
 async def navigate(

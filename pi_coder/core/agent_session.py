@@ -39,6 +39,7 @@ from pi_coder.core.session_hooks import BranchSummarizer, RunHook
 from pi_coder.core.session_resources import DiscoveredPaths, LoadedResources, SessionResources
 from pi_coder.core.stats import SessionStats, UsageTotals, compute_stats
 from pi_coder.core.user_bash import UserBash
+from pi_coder.session.codec import to_json_value
 from pi_coder.session.messages import BashExecutionMessage, CustomMessage
 from pi_coder.session.store import SessionStore
 from pi_coder.settings import LoadedSettings, Settings
@@ -352,7 +353,8 @@ class AgentSession(EventHub):
     def _persist(self, message: Any) -> None:
         role = message.role
         if isinstance(message, CustomMessage):
-            self._store.append_custom_message(message.custom_type, message.content, message.display, message.details)
+            details = to_json_value(message.details)
+            self._store.append_custom_message(message.custom_type, message.content, message.display, details)
         elif role in ("user", "assistant", "toolResult", "bashExecution"):
             self._store.append_message(message)
 

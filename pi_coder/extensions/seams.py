@@ -80,7 +80,7 @@ def adapt_tool(runner: RunnerHost, ext: Extension, definition: Any) -> AgentTool
 
 def install(runner: RunnerHost, session: AgentSession) -> None:
     """Wrap the agent's hooks (keeping any already set) and listen to session events."""
-    from pi_coder.agent.types import AfterToolCallResult, BeforeToolCallResult
+    from pi_coder.agent.types import AfterToolCallResult, BeforeToolCallResult, hook_result
 
     agent = session.agent
     inner_before, inner_after = agent.before_tool_call, agent.after_tool_call
@@ -88,8 +88,8 @@ def install(runner: RunnerHost, session: AgentSession) -> None:
 
     async def before_tool_call(ctx: Any, signal: Any) -> Any:
         if inner_before is not None:
-            decision = await _maybe(inner_before(ctx, signal))
-            if decision is not None and (decision.get("block") if isinstance(decision, dict) else decision.block):
+            decision = hook_result(await _maybe(inner_before(ctx, signal)), BeforeToolCallResult)
+            if decision is not None and decision.block:
                 return decision
         if not runner.has("tool_call"):
             return None

@@ -79,12 +79,7 @@ def _start_after_first_reply(session: Any, manager: McpManager) -> None:
 
 
 def _startup_wait(session: AgentSession) -> float:
-    section = getattr(session.settings, "mcp", None)
-    value = section.get("startup_wait") if isinstance(section, dict) else getattr(section, "startup_wait", None)
-    try:
-        return max(0.0, float(value)) if value is not None else 10.0
-    except (TypeError, ValueError):
-        return 10.0
+    return session.settings.mcp.startup_wait
 
 
 def setup(options: CliOptions, session: AgentSession, *, project_trusted: bool) -> McpManager | None:

@@ -14,6 +14,7 @@ from typing import Any, TypeVar, cast
 from pi_coder.modes import mcp_host
 from pi_coder.modes import rpc_types as t
 from pi_coder.modes.rpc_protocol import HANDLED, NULL, Handler, RpcError, RpcHost
+from pi_coder.session.entries import LabelEntry
 
 __all__ = ["COMMANDS", "COMPACT_WHILE_STREAMING", "state_data"]
 
@@ -285,9 +286,8 @@ async def _get_tree(server: RpcHost, command: t.GetTreeCommand) -> Any:
     store = server.session.store
     stamps: dict[str, str | None] = {}
     for entry in store.get_entries():
-        raw = entry.to_json_dict()
-        if raw.get("type") == "label" and isinstance(raw.get("targetId"), str):
-            stamps[raw["targetId"]] = raw.get("timestamp") if raw.get("label") else None
+        if isinstance(entry, LabelEntry):
+            stamps[entry.target_id] = (entry.timestamp or None) if entry.label else None
     return {"tree": [_tree_node(node, stamps) for node in store.get_tree()], "leafId": store.leaf_id}
 
 

@@ -7,7 +7,7 @@ session does not import the compaction machinery until it is used.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pi_coder.session.branch_summary import BranchSummary, collect_branch_entries, generate_branch_summary
@@ -199,7 +199,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'pi_coder.session' has no attribute {name!r}")

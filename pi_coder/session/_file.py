@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from pi_coder.json_types import JsonObject
 from pi_coder.session.codec import loads
 
 __all__ = [
@@ -82,8 +82,8 @@ def ensure_private_dir(path: Path) -> None:
 class RawSessionFile:
     """A session file decoded line by line, before migration and entry building."""
 
-    header: dict[str, Any] | None = None
-    entries: list[Any] = field(default_factory=list)
+    header: JsonObject | None = None
+    entries: list[JsonObject] = field(default_factory=list)
     malformed: int = 0
     """Lines that were not valid JSON (skipped), not counting a torn last line."""
     torn_tail: bool = False
@@ -102,7 +102,7 @@ class RawSessionFile:
 
 def read_session_file(
     path: Path,
-    on_header: Callable[[dict[str, Any]], Callable[[Any], None] | None] | None = None,
+    on_header: Callable[[JsonObject], Callable[[JsonObject], None] | None] | None = None,
     result: RawSessionFile | None = None,
 ) -> RawSessionFile:
     """Decode every line of ``path``; the first valid JSON line is taken as the header.

@@ -11,14 +11,16 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-from collections.abc import Callable, Iterable
-from typing import Any, TypeAlias
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import TypeAlias
 
 from pi_coder.ai.abort import AbortSignal
+from pi_coder.ai.events import AssistantMessageEventStream
 from pi_coder.ai.options import StreamOptions
 from pi_coder.ai.types import (
     AssistantMessage,
     Context,
+    ImageContent,
     Model,
     SystemMessage,
     TextContent,
@@ -48,7 +50,9 @@ __all__ = [
     "with_focus",
 ]
 
-SummaryStreamFn: TypeAlias = Callable[[Model, Context, StreamOptions], Any]
+SummaryStreamFn: TypeAlias = Callable[
+    [Model, Context, StreamOptions], AssistantMessageEventStream | Awaitable[AssistantMessageEventStream]
+]
 """``stream_fn(model, context, options)`` returning an ``AssistantMessageEventStream`` (or an
 awaitable of one), like the agent's stream function."""
 
@@ -169,14 +173,14 @@ Use exactly this format:
 Keep each section short. Keep exact file paths, function names and error messages."""
 
 
-def _text_of(content: Any) -> str:
+def _text_of(content: str | Sequence[TextContent | ImageContent]) -> str:
     if isinstance(content, str):
         return content
     parts: list[str] = []
     for block in content:
         if isinstance(block, TextContent):
             parts.append(block.text)
-        elif getattr(block, "type", None) == "image":
+        elif isinstance(block, ImageContent):
             parts.append("[image]")
     return "\n".join(parts)
 
@@ -187,7 +191,7 @@ def _call_text(call: ToolCall) -> str:
     return f"{call.name}({args})"
 
 
-def serialize_conversation(messages: Iterable[Any]) -> str:
+def serialize_conversation(messages: Iterable[object]) -> str:
     """Agent messages as the plain text a summarising model reads.
 
     Messages are converted like for the model (``bashExecution`` and summaries become user
@@ -222,14 +226,16 @@ def serialize_conversation(messages: Iterable[Any]) -> str:
     return "\n\n".join(parts)
 
 
-async def _stream_result(stream_fn: SummaryStreamFn, model: Model, context: Context, options: StreamOptions) -> Any:
+async def _stream_result(
+    stream_fn: SummaryStreamFn, model: Model, context: Context, options: StreamOptions
+) -> AssistantMessage:
     stream = stream_fn(model, context, options)
     if inspect.isawaitable(stream):
         stream = await stream
     return await stream.result()
 
 
-def _retrieve(task: asyncio.Future[Any]) -> None:
+def _retrieve(task: asyncio.Future[AssistantMessage]) -> None:
     if not task.cancelled():
         task.exception()
 
@@ -316,7 +322,7 @@ def with_focus(instructions: str, custom_instructions: str | None, *, replace: b
     return custom if replace else f"{instructions}\n\nAdditional focus: {custom}"
 
 
-def conversation_prompt(messages: Iterable[Any], instructions: str, previous_summary: str | None = None) -> str:
+def conversation_prompt(messages: Iterable[object], instructions: str, previous_summary: str | None = None) -> str:
     """The user message of a summary request: the serialised conversation in ``<conversation>``
     tags, the previous summary (if any) in ``<previous-summary>`` tags, then the instructions."""
     text = f"<conversation>\n{serialize_conversation(messages)}\n</conversation>\n\n"
@@ -328,7 +334,7 @@ def conversation_prompt(messages: Iterable[Any], instructions: str, previous_sum
 async def summarize_conversation(
     stream_fn: SummaryStreamFn,
     model: Model,
-    messages: Iterable[Any],
+    messages: Iterable[object],
     instructions: str,
     *,
     max_tokens: int,

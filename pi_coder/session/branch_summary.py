@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from pi_coder.ai.abort import AbortSignal
 from pi_coder.ai.types import Model
+from pi_coder.json_types import JsonObject
 from pi_coder.session._summary import (
     BRANCH_SUMMARY_PROMPT,
     CompactionCancelled,
@@ -150,11 +150,11 @@ class BranchSummary:
     """A generated branch summary, ready for a ``branch_summary`` entry."""
 
     summary: str
-    details: dict[str, list[str]] | None
+    details: JsonObject | None
     """``{"readFiles", "modifiedFiles"}``; None when nothing was summarised."""
 
-    def to_json_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"summary": self.summary}
+    def to_json_dict(self) -> JsonObject:
+        out: JsonObject = {"summary": self.summary}
         if self.details is not None:
             out["details"] = self.details
         return out

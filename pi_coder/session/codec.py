@@ -12,10 +12,12 @@ import os
 import uuid
 from collections.abc import Callable, Container
 from datetime import UTC, datetime
-from typing import Any
+from typing import Protocol, TypedDict, TypeGuard, runtime_checkable
 
 import orjson
+from pydantic import BaseModel
 
+from pi_coder.json_types import JsonObject, JsonValue
 from pi_coder.session.entries import (
     CURRENT_SESSION_VERSION,
     BranchSummaryEntry,
@@ -34,6 +36,7 @@ from pi_coder.session.entries import (
 
 __all__ = [
     "dumps",
+    "to_json_value",
     "entry_from_dict",
     "header_from_dict",
     "iso_now",
@@ -45,33 +48,39 @@ __all__ = [
 ]
 
 
-def loads(data: bytes | memoryview | str) -> Any:
+def loads(data: bytes | memoryview | str) -> JsonValue:
     """Decode one JSON document.
 
     Raises:
         ValueError: ``data`` is not valid JSON, or is nested too deeply to decode.
     """
     try:
-        return orjson.loads(data)
+        value: JsonValue = orjson.loads(data)
+        return value
     except orjson.JSONDecodeError:
         try:
-            return json.loads(bytes(data) if isinstance(data, memoryview) else data)
+            decoded: JsonValue = json.loads(bytes(data) if isinstance(data, memoryview) else data)
+            return decoded
         except RecursionError:
             # orjson stops at 1024 levels; the stdlib would recurse until the stack runs out.
             raise ValueError("JSON nested too deeply") from None
 
 
-def _default(value: Any) -> Any:
-    dump = getattr(value, "to_json_dict", None)
-    if dump is not None:
-        return dump()
-    model_dump = getattr(value, "model_dump", None)
-    if model_dump is not None:
-        return model_dump(mode="json", by_alias=True, exclude_none=True)
+@runtime_checkable
+class _JsonDumpable(Protocol):
+    def to_json_dict(self) -> JsonObject: ...
+
+
+def _default(value: object) -> JsonValue:
+    if isinstance(value, _JsonDumpable):
+        return value.to_json_dict()
+    if isinstance(value, BaseModel):
+        dumped: JsonObject = value.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return dumped
     raise TypeError(f"cannot serialise {type(value).__name__} to JSON")
 
 
-def dumps(value: Any) -> bytes:
+def dumps(value: object) -> bytes:
     """Encode ``value`` as one compact JSON line body (no newline), UTF-8."""
     try:
         return orjson.dumps(value, default=_default)
@@ -80,13 +89,31 @@ def dumps(value: Any) -> bytes:
         return json.dumps(value, default=_default, separators=(",", ":")).encode()
 
 
+def to_json_value(value: object) -> JsonValue:
+    """``value`` as JSON data: itself when it already is (checked, not copied), else its JSON form
+    (a model or an entry through ``to_json_dict``), as :func:`dumps` would write it."""
+    if _is_json(value):
+        return value
+    return loads(dumps(value))
+
+
+def _is_json(value: object) -> TypeGuard[JsonValue]:
+    if value is None or isinstance(value, str | bool | int | float):
+        return True
+    if isinstance(value, list):
+        return all(_is_json(item) for item in value)
+    if isinstance(value, dict):
+        return all(isinstance(key, str) and _is_json(item) for key, item in value.items())
+    return False
+
+
 def iso_now() -> str:
     """Now as JavaScript's ``toISOString()`` writes it: ``2024-12-03T14:00:00.000Z``."""
     now = datetime.now(UTC)
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
-def iso_to_ms(value: Any) -> int:
+def iso_to_ms(value: object) -> int:
     """Epoch milliseconds of an ISO timestamp (0 when it cannot be parsed)."""
     if not isinstance(value, str):
         return 0
@@ -112,16 +139,19 @@ def new_entry_id(taken: Container[str]) -> str:
     return str(uuid.uuid4())
 
 
-def header_from_dict(data: Any) -> SessionHeader | None:
+def header_from_dict(data: JsonValue) -> SessionHeader | None:
     """The header for a decoded first line, or ``None`` if it is not a session header."""
-    if not isinstance(data, dict) or data.get("type") != "session" or not isinstance(data.get("id"), str):
+    if not isinstance(data, dict) or data.get("type") != "session":
+        return None
+    session_id = data.get("id")
+    if not isinstance(session_id, str):
         return None
     version = data.get("version")
     cwd = data.get("cwd")
     parent = data.get("parentSession")
     timestamp = data.get("timestamp")
     return SessionHeader(
-        id=data["id"],
+        id=session_id,
         timestamp=timestamp if isinstance(timestamp, str) else "",
         cwd=cwd if isinstance(cwd, str) else "",
         version=version if isinstance(version, int) else 1,
@@ -130,34 +160,47 @@ def header_from_dict(data: Any) -> SessionHeader | None:
     )
 
 
-def _str(value: Any) -> str:
+def _str(value: JsonValue) -> str:
     if not isinstance(value, str):
         raise TypeError
     return value
 
 
-def _opt_str(value: Any) -> str | None:
+def _opt_str(value: JsonValue) -> str | None:
     if value is not None and not isinstance(value, str):
         raise TypeError
     return value
 
 
-def _message(d: dict[str, Any], common: dict[str, Any]) -> SessionEntry:
+def _opt_bool(value: JsonValue) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+class _Common(TypedDict):
+    """The fields every entry has."""
+
+    id: str
+    parent_id: str | None
+    timestamp: str
+    raw: JsonObject
+
+
+def _message(d: JsonObject, common: _Common) -> SessionEntry:
     message = d["message"]
     if not isinstance(message, dict) or not isinstance(message.get("role"), str):
         raise TypeError
     return MessageEntry(**common)
 
 
-def _model_change(d: dict[str, Any], common: dict[str, Any]) -> SessionEntry:
+def _model_change(d: JsonObject, common: _Common) -> SessionEntry:
     return ModelChangeEntry(**common, provider=_str(d["provider"]), model_id=_str(d["modelId"]))
 
 
-def _thinking(d: dict[str, Any], common: dict[str, Any]) -> SessionEntry:
+def _thinking(d: JsonObject, common: _Common) -> SessionEntry:
     return ThinkingLevelChangeEntry(**common, thinking_level=_str(d["thinkingLevel"]))
 
 
-def _compaction(d: dict[str, Any], common: dict[str, Any]) -> SessionEntry:
+def _compaction(d: JsonObject, common: _Common) -> SessionEntry:
     tokens = d.get("tokensBefore", 0)
     return CompactionEntry(
         **common,
@@ -165,26 +208,26 @@ def _compaction(d: dict[str, Any], common: dict[str, Any]) -> SessionEntry:
         first_kept_entry_id=_opt_str(d.get("firstKeptEntryId")),
         tokens_before=tokens if isinstance(tokens, int) else 0,
         details=d.get("details"),
-        from_hook=d.get("fromHook"),
+        from_hook=_opt_bool(d.get("fromHook")),
     )
 
 
-def _branch_summary(d: dict[str, Any], common: dict[str, Any]) -> SessionEntry:
+def _branch_summary(d: JsonObject, common: _Common) -> SessionEntry:
     from_id = d.get("fromId")
     return BranchSummaryEntry(
         **common,
         from_id=from_id if isinstance(from_id, str) else "root",
         summary=_str(d.get("summary", "")),
         details=d.get("details"),
-        from_hook=d.get("fromHook"),
+        from_hook=_opt_bool(d.get("fromHook")),
     )
 
 
-def _custom(d: dict[str, Any], common: dict[str, Any]) -> SessionEntry:
+def _custom(d: JsonObject, common: _Common) -> SessionEntry:
     return CustomEntry(**common, custom_type=_str(d["customType"]), data=d.get("data"))
 
 
-def _custom_message(d: dict[str, Any], common: dict[str, Any]) -> SessionEntry:
+def _custom_message(d: JsonObject, common: _Common) -> SessionEntry:
     content = d.get("content", "")
     if not isinstance(content, str | list):
         raise TypeError
@@ -197,17 +240,17 @@ def _custom_message(d: dict[str, Any], common: dict[str, Any]) -> SessionEntry:
     )
 
 
-def _label(d: dict[str, Any], common: dict[str, Any]) -> SessionEntry:
+def _label(d: JsonObject, common: _Common) -> SessionEntry:
     label = d.get("label")
     return LabelEntry(**common, target_id=_str(d["targetId"]), label=label if isinstance(label, str) else None)
 
 
-def _session_info(d: dict[str, Any], common: dict[str, Any]) -> SessionEntry:
+def _session_info(d: JsonObject, common: _Common) -> SessionEntry:
     name = d.get("name")
     return SessionInfoEntry(**common, name=name.strip() if isinstance(name, str) else None)
 
 
-_BUILDERS: dict[str, Callable[[dict[str, Any], dict[str, Any]], SessionEntry]] = {
+_BUILDERS: dict[str, Callable[[JsonObject, _Common], SessionEntry]] = {
     "message": _message,
     "model_change": _model_change,
     "thinking_level_change": _thinking,
@@ -220,7 +263,7 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], dict[str, Any]], SessionEntry]] =
 }
 
 
-def entry_from_dict(data: Any) -> SessionEntry | None:
+def entry_from_dict(data: JsonValue) -> SessionEntry | None:
     """The entry for a decoded line (version 3 shape), or ``None`` if it cannot be one.
 
     A line needs a string ``type`` and ``id``. A known type whose fields have the wrong shape is
@@ -244,7 +287,7 @@ def entry_from_dict(data: Any) -> SessionEntry | None:
                 timestamp=timestamp if type(timestamp) is str else "",
                 raw=data,
             )
-    common: dict[str, Any] = {
+    common: _Common = {
         "id": entry_id,
         "parent_id": parent_id if isinstance(parent_id, str) else None,
         "timestamp": timestamp if isinstance(timestamp, str) else "",
@@ -259,7 +302,7 @@ def entry_from_dict(data: Any) -> SessionEntry | None:
     return UnknownEntry(**common, type=kind)
 
 
-def migrate_entries(header: dict[str, Any], entries: list[dict[str, Any]]) -> int:
+def migrate_entries(header: JsonObject, entries: list[JsonObject]) -> int:
     """Bring decoded entries of a version 1 or 2 file to version 3, in place.
 
     v1 -> v2 gives every entry an 8-hex ``id`` and chains ``parentId`` to the previous entry;

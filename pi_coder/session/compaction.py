@@ -21,10 +21,10 @@ import asyncio
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from pi_coder.ai.abort import AbortSignal
 from pi_coder.ai.types import AssistantMessage, Cost, Model, TextContent, ToolCall, Usage, UserMessage
+from pi_coder.json_types import JsonObject
 from pi_coder.session._summary import (
     BRANCH_SUMMARY_PROMPT,
     SUMMARIZATION_PROMPT,
@@ -91,7 +91,7 @@ class FileOperations:
     written: set[str] = field(default_factory=set)
     edited: set[str] = field(default_factory=set)
 
-    def add_message(self, message: Any) -> None:
+    def add_message(self, message: object) -> None:
         """Record the ``read``/``write``/``edit`` tool calls of an assistant message."""
         if not isinstance(message, AssistantMessage):
             return
@@ -108,7 +108,7 @@ class FileOperations:
             elif block.name == "edit":
                 self.edited.add(path)
 
-    def add_details(self, details: Any) -> None:
+    def add_details(self, details: object) -> None:
         """Merge the ``{"readFiles", "modifiedFiles"}`` details of an earlier summary."""
         if not isinstance(details, dict):
             return
@@ -122,10 +122,10 @@ class FileOperations:
         modified = self.edited | self.written
         return sorted(self.read - modified), sorted(modified)
 
-    def details(self) -> dict[str, list[str]]:
+    def details(self) -> JsonObject:
         """The ``details`` stored in a compaction or branch summary entry (Pi's shape)."""
         read, modified = self.file_lists()
-        return {"readFiles": read, "modifiedFiles": modified}
+        return {"readFiles": [*read], "modifiedFiles": [*modified]}
 
 
 def format_file_operations(read_files: Sequence[str], modified_files: Sequence[str]) -> str:
@@ -357,16 +357,16 @@ class CompactionResult:
     summary: str
     first_kept_entry_id: str
     tokens_before: int
-    details: dict[str, Any]
+    details: JsonObject
     """``{"readFiles": [...], "modifiedFiles": [...]}``."""
     estimated_after: int = 0
     """chars/4 estimate of the context after compaction (summary plus kept messages)."""
     usage: Usage | None = None
     """The summary requests' tokens and cost, added up (None when nothing was requested)."""
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         """Pi's ``CompactionResult`` shape (as in ``auto_compaction_end`` events)."""
-        data: dict[str, Any] = {
+        data: JsonObject = {
             "summary": self.summary,
             "firstKeptEntryId": self.first_kept_entry_id,
             "tokensBefore": self.tokens_before,

@@ -13,10 +13,12 @@ its content (the latest edit on the path wins). Both stay in the file untouched.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from pi_coder.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
+from pi_coder.json_types import JsonValue
 from pi_coder.session.codec import iso_to_ms
 from pi_coder.session.entries import (
     BranchSummaryEntry,
@@ -49,7 +51,10 @@ __all__ = [
 
 INTERRUPTED_TOOL_CALL_TEXT = "Tool call was interrupted before it produced a result."
 
-_UNSET: Any = object()
+class Unset(enum.Enum):
+    """The type of an argument's "not given" default, where None means something."""
+
+    UNSET = "unset"
 
 
 class SessionContext(NamedTuple):
@@ -77,7 +82,7 @@ def path_to(leaf: SessionEntry | None, by_id: Mapping[str, SessionEntry]) -> lis
 
 
 def entry_message(
-    entry: SessionEntry, *, summaries: bool = False, edit: object = _UNSET
+    entry: SessionEntry, *, summaries: bool = False, edit: JsonValue | Unset = Unset.UNSET
 ) -> AgentMessage | None:
     """The context message an entry contributes, if any (the one entry-to-message conversion).
 
@@ -94,7 +99,7 @@ def entry_message(
         # A Pi 1.x system message (its prompt and tools) is not conversation.
         if entry.role == "system":
             return None
-        if edit is not _UNSET:
+        if not isinstance(edit, Unset):
             return _replace_content(entry.message, edit)
         return entry.message
     if isinstance(entry, CustomMessageEntry):
@@ -102,7 +107,7 @@ def entry_message(
             {
                 "role": "custom",
                 "customType": entry.custom_type,
-                "content": entry.content if edit is _UNSET else edit,
+                "content": entry.content if isinstance(edit, Unset) else edit,
                 "display": entry.display,
                 "details": entry.details,
                 "timestamp": iso_to_ms(entry.timestamp),
@@ -119,7 +124,7 @@ def entry_message(
     return None
 
 
-def _replace_content(message: AgentMessage, replacement: object) -> AgentMessage | None:
+def _replace_content(message: AgentMessage, replacement: JsonValue) -> AgentMessage | None:
     """``message`` with a ``context_edit`` replacement as its content (unchanged if it does not fit)."""
     data = message_to_dict(message)
     if data.get("role") not in ("user", "assistant", "toolResult", "custom"):
@@ -132,9 +137,9 @@ def _replace_content(message: AgentMessage, replacement: object) -> AgentMessage
         return message
 
 
-def _context_edits(path: Sequence[SessionEntry]) -> dict[str, Any]:
+def _context_edits(path: Sequence[SessionEntry]) -> dict[str, JsonValue]:
     """``targetId -> replacement`` of the ``context_edit`` entries on ``path`` (latest wins)."""
-    edits: dict[str, Any] = {}
+    edits: dict[str, JsonValue] = {}
     for entry in path:
         if type(entry) is UnknownEntry and entry.type == "context_edit":
             raw = entry.raw
@@ -173,8 +178,8 @@ def build_context_from_path(path: Sequence[SessionEntry]) -> SessionContext:
 
     edits = _context_edits(path) if has_edits else None
 
-    def _edit_for(entry: SessionEntry) -> object:
-        return edits.get(entry.id, _UNSET) if edits else _UNSET
+    def _edit_for(entry: SessionEntry) -> JsonValue | Unset:
+        return edits.get(entry.id, Unset.UNSET) if edits else Unset.UNSET
 
     messages: list[AgentMessage] = []
     if compaction_index >= 0:
@@ -198,7 +203,9 @@ def build_context_from_path(path: Sequence[SessionEntry]) -> SessionContext:
     return SessionContext(repair_tool_pairing(messages), thinking, model)
 
 
-def build_session_context(entries: Sequence[SessionEntry], leaf_id: str | None = _UNSET) -> SessionContext:
+def build_session_context(
+    entries: Sequence[SessionEntry], leaf_id: str | None | Unset = Unset.UNSET
+) -> SessionContext:
     """Rebuild the context of ``entries`` at ``leaf_id`` (Pi's standalone ``buildSessionContext``).
 
     Args:
@@ -209,7 +216,7 @@ def build_session_context(entries: Sequence[SessionEntry], leaf_id: str | None =
     if leaf_id is None:
         return SessionContext([], "off", None)
     by_id = {entry.id: entry for entry in entries}
-    leaf = by_id.get(leaf_id) if leaf_id is not _UNSET else None
+    leaf = by_id.get(leaf_id) if not isinstance(leaf_id, Unset) else None
     if leaf is None:
         leaf = entries[-1] if entries else None
     return build_context_from_path(path_to(leaf, by_id))

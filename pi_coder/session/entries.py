@@ -12,9 +12,10 @@ models are created for the messages someone asks for (usually those on the rebui
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import ClassVar, Literal, TypeAlias
 
 from pi_coder.ai.types import AssistantMessage, Cost, Usage
+from pi_coder.json_types import JsonObject, JsonValue
 from pi_coder.session.messages import AgentMessage, message_to_dict, parse_agent_message
 
 __all__ = [
@@ -49,9 +50,9 @@ class SessionHeader:
     version: int = CURRENT_SESSION_VERSION
     parent_session: str | None = None
     """Path of the session file this one was forked from."""
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: JsonObject = field(default_factory=dict, repr=False)
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         return self.raw
 
 
@@ -63,11 +64,11 @@ class _Entry:
     """The parent entry's id; ``None`` for a root."""
     timestamp: str
     """ISO 8601 time the entry was appended."""
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: JsonObject = field(default_factory=dict, repr=False)
     """The JSON dict as read or written (for a message entry whose message has been parsed,
     only its non-standard fields); use :meth:`to_json_dict` for the full form."""
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         """The entry's JSON dict, exactly as stored (do not modify it)."""
         return self.raw
 
@@ -77,7 +78,13 @@ class MessageEntry(_Entry):
     """An agent message (``user``, ``assistant``, ``toolResult``, ``bashExecution``, ``custom``...)."""
 
     type: ClassVar[Literal["message"]] = "message"
-    _message: Any = field(default=None, repr=False)
+    _message: AgentMessage | None = field(default=None, repr=False)
+
+    def _message_json(self) -> JsonObject:
+        """The message's JSON object while it is unparsed (the codec only builds an entry for an object)."""
+        message = self.raw["message"]
+        assert isinstance(message, dict)
+        return message
 
     @property
     def message(self) -> AgentMessage:
@@ -91,37 +98,41 @@ class MessageEntry(_Entry):
         message = self._message
         if message is None:
             raw = self.raw
-            message = parse_agent_message(raw["message"], strict=False)
+            message = parse_agent_message(self._message_json(), strict=False)
             self._message = message
             # Keep only fields beyond the standard ones (to_json_dict rebuilds the rest).
             self.raw = {} if len(raw) == 5 else {k: v for k, v in raw.items() if k not in _STANDARD_KEYS}
-        return message  # type: ignore[no-any-return]
+        return message
 
     @property
     def role(self) -> str | None:
         """The message role, read without building the message model."""
         message = self._message
         if message is not None:
-            return message.role  # type: ignore[no-any-return]
-        role = self.raw["message"].get("role")
+            return message.role
+        role = self._message_json().get("role")
+        if not isinstance(role, str):
+            return None
         return "custom" if role == "hookMessage" else role
 
-    def message_field(self, key: str) -> Any:
+    def message_field(self, key: str) -> JsonValue:
         """One top-level JSON field of the message (camelCase key) without building the model."""
         message = self._message
         if message is None:
-            return self.raw["message"].get(key)
-        return message_to_dict(message).get(key) if key not in _ATTRS else getattr(message, _ATTRS[key], None)
+            return self._message_json().get(key)
+        if isinstance(message, AssistantMessage) and key in ("provider", "model"):
+            return message.provider if key == "provider" else message.model  # model detection: no re-serialising
+        return message_to_dict(message).get(key)
 
     def usage(self) -> Usage | None:
         """An assistant message's token usage, read without building the whole message model."""
         message = self._message
         if message is not None:
             return message.usage if isinstance(message, AssistantMessage) else None
-        raw = self.raw["message"]
+        raw = self._message_json()
         return _usage_from_json(raw.get("usage")) if raw.get("role") == "assistant" else None
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         """The entry's JSON dict (do not modify it)."""
         if self._message is None:
             return self.raw
@@ -157,8 +168,6 @@ def _usage_from_json(value: object) -> Usage | None:
 
 
 _STANDARD_KEYS = frozenset(("type", "id", "parentId", "timestamp", "message"))
-# Fields read often enough (model detection) to skip re-serialising the model.
-_ATTRS = {"role": "role", "provider": "provider", "model": "model", "timestamp": "timestamp"}
 
 
 @dataclass(slots=True, kw_only=True, eq=False)
@@ -182,7 +191,7 @@ class CompactionEntry(_Entry):
     summary: str
     first_kept_entry_id: str | None
     tokens_before: int
-    details: Any = None
+    details: JsonValue = None
     """Pi's default: ``{"readFiles": [...], "modifiedFiles": [...]}``."""
     from_hook: bool | None = None
 
@@ -193,7 +202,7 @@ class BranchSummaryEntry(_Entry):
     from_id: str
     """The entry the summarised branch was left from, or ``"root"``."""
     summary: str
-    details: Any = None
+    details: JsonValue = None
     from_hook: bool | None = None
 
 
@@ -203,7 +212,7 @@ class CustomEntry(_Entry):
 
     type: ClassVar[Literal["custom"]] = "custom"
     custom_type: str
-    data: Any = None
+    data: JsonValue = None
 
 
 @dataclass(slots=True, kw_only=True, eq=False)
@@ -212,10 +221,10 @@ class CustomMessageEntry(_Entry):
 
     type: ClassVar[Literal["custom_message"]] = "custom_message"
     custom_type: str
-    content: Any
+    content: str | list[JsonValue]
     """A string or a list of text/image block dicts (Pi's JSON shape)."""
     display: bool = True
-    details: Any = None
+    details: JsonValue = None
 
 
 @dataclass(slots=True, kw_only=True, eq=False)

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
+from pi_coder.json_types import JsonObject, JsonValue
 from pi_coder.paths import session_dir_for_cwd, sessions_dir
 from pi_coder.session._file import read_first_line
 from pi_coder.session.codec import iso_to_ms, loads
@@ -55,15 +55,12 @@ _OTHER_PREFIX = b'{"type":"'
 _ROLE_KEY = b'"message":{"role":"'
 
 
-def _text_of(content: Any) -> str:
+def _text_of(content: JsonValue) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return " ".join(
-            block["text"]
-            for block in content
-            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
-        )
+        texts = (block.get("text") for block in content if isinstance(block, dict) and block.get("type") == "text")
+        return " ".join(text for text in texts if isinstance(text, str))
     return ""
 
 
@@ -71,7 +68,7 @@ def _to_datetime(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, UTC)
 
 
-def _header(path: Path) -> dict[str, Any] | None:
+def _header(path: Path) -> JsonObject | None:
     try:
         data = loads(read_first_line(path))
     except (OSError, ValueError):
@@ -93,12 +90,15 @@ def read_session_info(path: str | os.PathLike[str]) -> SessionInfo | None:
             header = loads(handle.readline())
         except ValueError:
             return None
-        if not isinstance(header, dict) or header.get("type") != "session" or not isinstance(header.get("id"), str):
+        if not isinstance(header, dict) or header.get("type") != "session":
+            return None
+        session_id = header.get("id")
+        if not isinstance(session_id, str):
             return None
         count = 0
         name: str | None = None
         first_message = ""
-        last_activity: bytes | dict[str, Any] | None = None
+        last_activity: bytes | JsonObject | None = None
         for line in handle:
             if line.startswith(_MESSAGE_PREFIX):
                 role = _role(line)
@@ -119,8 +119,9 @@ def read_session_info(path: str | os.PathLike[str]) -> SessionInfo | None:
                 continue
             kind = entry.get("type")
             if kind == "session_info":
-                if isinstance(entry.get("name"), str) and entry["name"].strip():
-                    name = entry["name"].strip()
+                info_name = entry.get("name")
+                if isinstance(info_name, str) and info_name.strip():
+                    name = info_name.strip()
             elif kind == "message":
                 count += 1
                 message = entry.get("message")
@@ -138,7 +139,7 @@ def read_session_info(path: str | os.PathLike[str]) -> SessionInfo | None:
     cwd = header.get("cwd")
     return SessionInfo(
         path=file,
-        id=header["id"],
+        id=session_id,
         name=name,
         cwd=cwd if isinstance(cwd, str) else "",
         created=_to_datetime(created_ms or mtime_ms),
@@ -158,7 +159,7 @@ def _role(line: bytes) -> str | None:
     return line[start:end].decode("utf-8", "replace") if end > start else None
 
 
-def _decode(line: bytes) -> dict[str, Any] | None:
+def _decode(line: bytes) -> JsonObject | None:
     try:
         data = loads(line)
     except ValueError:
@@ -166,7 +167,7 @@ def _decode(line: bytes) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _activity_ms(last: bytes | dict[str, Any] | None) -> int:
+def _activity_ms(last: bytes | JsonObject | None) -> int:
     entry = _decode(last) if isinstance(last, bytes) else last
     if entry is None:
         return 0
@@ -230,8 +231,9 @@ def _matches(files: Iterable[Path], prefix: str) -> list[tuple[str, Path]]:
     found: list[tuple[str, Path]] = []
     for file in files:
         header = _header(file)
-        if header is not None and header["id"].startswith(prefix):
-            found.append((header["id"], file))
+        session_id = header.get("id") if header is not None else None
+        if isinstance(session_id, str) and session_id.startswith(prefix):
+            found.append((session_id, file))
     return found
 
 

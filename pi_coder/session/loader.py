@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pi_coder.ai import secrets
-from pi_coder.json_types import JsonObject
+from pi_coder.json_types import JsonObject, JsonValue
 from pi_coder.session import _file
 from pi_coder.session.codec import dumps, entry_from_dict, header_from_dict, loads, migrate_entries
 from pi_coder.session.entries import CURRENT_SESSION_VERSION, MessageEntry, SessionEntry, SessionHeader
@@ -79,7 +79,7 @@ class EntryLoader:
         """The file being streamed (for line numbers), while it is."""
         self._unresolved: list[tuple[SessionEntry, SessionEntry | None, int]] = []
 
-    def load(self, data: object) -> None:
+    def load(self, data: JsonValue) -> None:
         """Add the entry of one line's JSON value (a malformed one is counted and skipped)."""
         entry = entry_from_dict(data)
         line = self.raw.line if self.raw is not None else 0
@@ -195,7 +195,7 @@ def load_file(file: Path, loader: EntryLoader) -> LoadedFile | None:
         loader.tree.clear()
         header.append(parsed)
 
-    def on_header(raw_header: JsonObject) -> Callable[[object], None] | None:
+    def on_header(raw_header: JsonObject) -> Callable[[JsonObject], None] | None:
         version = raw_header.get("version")
         if isinstance(version, int) and version >= CURRENT_SESSION_VERSION:
             begin(raw_header)

@@ -10,7 +10,7 @@ kept as :class:`UnknownMessage` with every field, so they survive a load/save ro
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 from pydantic import Field, ValidationError
 from pydantic_core import SchemaValidator
@@ -26,6 +26,7 @@ from pi_coder.ai.types import (
     UserMessage,
     now_ms,
 )
+from pi_coder.json_types import JsonObject
 
 __all__ = [
     "BRANCH_SUMMARY_PREFIX",
@@ -80,7 +81,8 @@ class CustomMessage(PiModel):
     custom_type: str
     content: str | list[UserContent]
     display: bool = True
-    details: Any = None
+    details: object = None
+    """Opaque to the session (the extension that sent the message reads it)."""
     timestamp: int = Field(default_factory=now_ms)
 
 
@@ -107,7 +109,7 @@ class UnknownMessage(PiModel):
 
     role: str
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         # Unlike known messages, explicit nulls are data here and must survive the round trip.
         return self.model_dump(mode="json", by_alias=True)
 
@@ -136,10 +138,10 @@ _BY_ROLE: dict[str, type[PiModel]] = {
 }
 
 
-_VALIDATORS: dict[str, Callable[[Any], Any]] = {}
+_VALIDATORS: dict[str, Callable[[Mapping[str, object]], AgentMessage]] = {}
 
 
-def parse_agent_message(data: Mapping[str, Any], *, strict: bool = True) -> AgentMessage:
+def parse_agent_message(data: Mapping[str, object], *, strict: bool = True) -> AgentMessage:
     """Build the message object for a JSON message dict (Pi's shape).
 
     Session format v2 called custom messages ``hookMessage``; they load as :class:`CustomMessage`.
@@ -157,7 +159,7 @@ def parse_agent_message(data: Mapping[str, Any], *, strict: bool = True) -> Agen
     Raises:
         ValueError: ``data`` has no string ``role``, or (when ``strict``) fails validation.
     """
-    role = data.get("role") if type(data) is dict or isinstance(data, Mapping) else None
+    role = data.get("role")
     if not isinstance(role, str):
         raise ValueError("message has no role")
     if role == "hookMessage":
@@ -166,26 +168,24 @@ def parse_agent_message(data: Mapping[str, Any], *, strict: bool = True) -> Agen
     validate = _VALIDATORS.get(role)
     try:
         if validate is not None:
-            return validate(data)  # type: ignore[no-any-return]
+            return validate(data)
         cls = _BY_ROLE.get(role)
         if cls is None:
             return UnknownMessage.model_validate(data)
-        message = cls.__pydantic_validator__.validate_python(data)
+        message: AgentMessage = cls.__pydantic_validator__.validate_python(data)
         validator = cls.__pydantic_validator__  # built now (the models defer their schemas)
         if isinstance(validator, SchemaValidator):
             _VALIDATORS[role] = validator.validate_python
-        return message  # type: ignore[no-any-return]
+        return message
     except ValidationError as exc:
         if strict:
             raise ValueError(f"invalid {role} message: {exc.errors()[0].get('msg', exc)}") from exc
         return UnknownMessage.model_validate(data)
 
 
-def message_to_dict(message: Any) -> dict[str, Any]:
-    """The JSON dict of a message object (pydantic message or plain dict)."""
-    if isinstance(message, Mapping):
-        return dict(message)
-    return message.to_json_dict()  # type: ignore[no-any-return]
+def message_to_dict(message: PiModel) -> JsonObject:
+    """The JSON dict of a message (or content block) object."""
+    return message.to_json_dict()
 
 
 def bash_execution_to_text(message: BashExecutionMessage) -> str:
@@ -201,7 +201,7 @@ def bash_execution_to_text(message: BashExecutionMessage) -> str:
     return text
 
 
-def convert_to_llm(messages: Iterable[Any]) -> list[Message]:
+def convert_to_llm(messages: Iterable[object]) -> list[Message]:
     """Map agent messages to the LLM messages a provider receives (Pi's ``convertToLlm``).
 
     ``system``/``user``/``assistant``/``toolResult`` pass through unchanged (same objects);

@@ -11,14 +11,15 @@ lock note next to the file tells who else has it open (``other_writers``).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
+from pi_coder.ai.types import ImageContent, TextContent
+from pi_coder.json_types import JsonObject, JsonValue
 from pi_coder.paths import session_dir_for_cwd
 from pi_coder.session import _file
 from pi_coder.session.codec import entry_from_dict, header_from_dict, iso_now, migrate_entries, new_session_id
-from pi_coder.session.context import SessionContext
+from pi_coder.session.context import SessionContext, Unset
 from pi_coder.session.entries import (
     CURRENT_SESSION_VERSION,
     LabelEntry,
@@ -40,7 +41,6 @@ from pi_coder.session.writer import SessionWriter
 
 __all__ = ["SessionStore", "SessionTreeNode"]
 
-_UNSET: Any = object()
 
 
 def _file_name(timestamp: str, session_id: str) -> str:
@@ -177,7 +177,7 @@ class SessionStore:
         """Start a fresh session in this store (``/new``); returns the future file path."""
         session_id = session_id or new_session_id()
         timestamp = iso_now()
-        raw: dict[str, Any] = {
+        raw: JsonObject = {
             "type": "session",
             "version": CURRENT_SESSION_VERSION,
             "id": session_id,
@@ -286,7 +286,7 @@ class SessionStore:
 
     # ------------------------------------------------------------------ appending
 
-    def _common(self, kind: str) -> dict[str, Any]:
+    def _common(self, kind: str) -> JsonObject:
         return {
             "type": kind,
             "id": self._tree.new_id(),
@@ -294,7 +294,7 @@ class SessionStore:
             "timestamp": iso_now(),
         }
 
-    def _append(self, raw: dict[str, Any], message: AgentMessage | None = None) -> str:
+    def _append(self, raw: JsonObject, message: AgentMessage | None = None) -> str:
         entry = entry_from_dict(raw)
         assert entry is not None
         tree = self._tree
@@ -366,7 +366,7 @@ class SessionStore:
         """Try once more to write pending entries, and leave the file to other writers."""
         self._writer.close()
 
-    def append_message(self, message: AgentMessage | Mapping[str, Any]) -> str:
+    def append_message(self, message: AgentMessage | Mapping[str, object]) -> str:
         """Append an agent message (user, assistant, toolResult, system, bashExecution, custom).
 
         Compaction and branch summaries are entries of their own: use :meth:`append_compaction`
@@ -399,9 +399,9 @@ class SessionStore:
         summary: str,
         first_kept_entry_id: str,
         tokens_before: int,
-        details: Any = None,
+        details: JsonValue = None,
         from_hook: bool | None = None,
-        usage: dict[str, Any] | None = None,
+        usage: JsonObject | None = None,
     ) -> str:
         """Append a compaction: context becomes the summary + entries from ``first_kept_entry_id``
         (``usage``: the JSON form of the summary call's usage)."""
@@ -416,7 +416,7 @@ class SessionStore:
         return self._append(raw)
 
     def append_branch_summary(
-        self, from_id: str, summary: str, details: Any = None, from_hook: bool | None = None
+        self, from_id: str, summary: str, details: JsonValue = None, from_hook: bool | None = None
     ) -> str:
         """Append a ``branch_summary`` (``from_id``: the entry the summarised branch left, or ``"root"``)."""
         raw = self._common("branch_summary")
@@ -428,7 +428,7 @@ class SessionStore:
         return self._append(raw)
 
     def branch_with_summary(
-        self, branch_from_id: str | None, summary: str, details: Any = None, from_hook: bool | None = None
+        self, branch_from_id: str | None, summary: str, details: JsonValue = None, from_hook: bool | None = None
     ) -> str:
         """Move the leaf to ``branch_from_id`` (``None``: before the root) and append a branch summary there."""
         if branch_from_id is None:
@@ -437,7 +437,7 @@ class SessionStore:
             self.branch(branch_from_id)
         return self.append_branch_summary(branch_from_id or "root", summary, details, from_hook)
 
-    def append_custom(self, custom_type: str, data: Any = None) -> str:
+    def append_custom(self, custom_type: str, data: JsonValue = None) -> str:
         """Append extension state (never part of the LLM context)."""
         raw = self._common("custom")
         raw["customType"] = custom_type
@@ -446,7 +446,11 @@ class SessionStore:
         return self._append(raw)
 
     def append_custom_message(
-        self, custom_type: str, content: str | list[Any], display: bool = True, details: Any = None
+        self,
+        custom_type: str,
+        content: str | Sequence[TextContent | ImageContent],
+        display: bool = True,
+        details: JsonValue = None,
     ) -> str:
         """Append an extension message that the model sees as user content."""
         raw = self._common("custom_message")
@@ -474,7 +478,7 @@ class SessionStore:
             raw["label"] = text
         return self._append(raw)
 
-    def append_checkpoint(self, fields: Mapping[str, Any]) -> str:
+    def append_checkpoint(self, fields: Mapping[str, JsonValue]) -> str:
         """Append a ``checkpoint`` entry (file snapshots, ``checkpoints/checkpoints.py``); Pi keeps it as unknown."""
         raw = self._common("checkpoint")
         raw.update(fields)
@@ -505,20 +509,20 @@ class SessionStore:
     def get_label(self, entry_id: str) -> str | None:
         return self._tree.labels.get(entry_id)
 
-    def get_branch(self, leaf_id: str | None = _UNSET) -> list[SessionEntry]:
+    def get_branch(self, leaf_id: str | None | Unset = Unset.UNSET) -> list[SessionEntry]:
         """The path root -> ``leaf_id`` (default: the current leaf), all entry types included."""
-        return self._tree.branch(self._tree.leaf_id if leaf_id is _UNSET else leaf_id)
+        return self._tree.branch(self._tree.leaf_id if isinstance(leaf_id, Unset) else leaf_id)
 
     def get_tree(self) -> list[SessionTreeNode]:
         """The entries as a forest: children oldest first, orphans as extra roots, labels resolved."""
         return self._tree.forest()
 
-    def build_session_context(self, leaf_id: str | None = _UNSET) -> SessionContext:
+    def build_session_context(self, leaf_id: str | None | Unset = Unset.UNSET) -> SessionContext:
         """Messages, thinking level and model at ``leaf_id`` (default: the current leaf).
 
         ``None`` gives an empty context. See :func:`pi_coder.session.context.build_context_from_path`.
         """
-        return self._tree.context(self._tree.leaf_id if leaf_id is _UNSET else leaf_id)
+        return self._tree.context(self._tree.leaf_id if isinstance(leaf_id, Unset) else leaf_id)
 
     # ------------------------------------------------------------------ moving the leaf, forking
 

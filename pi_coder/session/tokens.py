@@ -4,7 +4,7 @@ A message is estimated at ``ceil(chars / 4)`` of what it contributes to a reques
 thinking, tool-call names and JSON arguments, tool-result text, ``!`` command and output,
 summary text; an image counts as 4800 characters. The context size prefers what the provider
 reported: the last successful assistant message's usage plus estimates of the messages after
-it. Messages may be typed messages or their JSON dicts.
+it. Messages are parsed objects (docs/architecture.md#types).
 """
 
 from __future__ import annotations
@@ -13,7 +13,25 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from pi_coder.ai.types import (
+    AssistantMessage,
+    ImageContent,
+    SystemMessage,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    Usage,
+)
+from pi_coder.session.messages import (
+    AgentMessage,
+    BashExecutionMessage,
+    BranchSummaryMessage,
+    CompactionSummaryMessage,
+    UnknownMessage,
+)
+
+ContentBlock = TextContent | ThinkingContent | ImageContent | ToolCall
 
 __all__ = [
     "IMAGE_CHARS",
@@ -30,87 +48,82 @@ IMAGE_CHARS = 4800
 """An image counts as this many characters (about 1200 tokens)."""
 
 
-def _get(obj: Any, name: str, key: str | None = None) -> Any:
-    if type(obj) is dict:
-        return obj.get(key or name)
-    return getattr(obj, name, None)
-
-
-def _json_chars(arguments: Any) -> int:
+def _json_chars(arguments: object) -> int:
     return len(json.dumps(arguments if arguments is not None else {}, ensure_ascii=False, separators=(",", ":")))
 
 
-def _blocks_chars(content: Any) -> int:
-    if content is None:
-        return 0
+def _blocks_chars(content: str | Sequence[ContentBlock]) -> int:
     if isinstance(content, str):
         return len(content)
     chars = 0
     for block in content:
-        if isinstance(block, dict):
-            kind = block.get("type")
-            if kind == "text":
-                chars += len(block.get("text") or "")
-            elif kind == "thinking":
-                chars += len(block.get("thinking") or "")
-            elif kind == "image":
-                chars += IMAGE_CHARS
-            elif kind == "toolCall":
-                chars += len(block.get("name") or "") + _json_chars(block.get("arguments"))
-            continue
-        kind = getattr(block, "type", None)
-        if kind == "text":
-            chars += len(block.text or "")
-        elif kind == "thinking":
-            chars += len(block.thinking or "")
-        elif kind == "image":
+        if isinstance(block, TextContent):
+            chars += len(block.text)
+        elif isinstance(block, ThinkingContent):
+            chars += len(block.thinking)
+        elif isinstance(block, ImageContent):
             chars += IMAGE_CHARS
-        elif kind == "toolCall":
-            chars += len(block.name or "") + _json_chars(block.arguments)
+        elif isinstance(block, ToolCall):
+            chars += len(block.name) + _json_chars(block.arguments)
     return chars
 
 
-def estimate_tokens(message: Any) -> int:
+def _unknown_chars(message: UnknownMessage) -> int:
+    """The ``content`` of a message whose role is not known here, as read (unparsed JSON)."""
+    content = (message.model_extra or {}).get("content")
+    if isinstance(content, str):
+        return len(content)
+    if not isinstance(content, list):
+        return 0
+    chars = 0
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind in ("text", "thinking"):
+            text = block.get(kind)
+            chars += len(text) if isinstance(text, str) else 0
+        elif kind == "image":
+            chars += IMAGE_CHARS
+        elif kind == "toolCall":
+            name = block.get("name")
+            chars += (len(name) if isinstance(name, str) else 0) + _json_chars(block.get("arguments"))
+    return chars
+
+
+def estimate_tokens(message: AgentMessage) -> int:
     """Estimated tokens of one agent message: ``ceil(chars / 4)``.
 
     Args:
-        message: Any agent message (typed or a JSON dict). A system message counts its prompt
-            text only; unknown roles count their ``content``.
+        message: Any agent message. A system message counts its prompt text only; unknown
+            roles count their ``content``.
 
     Returns:
         The estimate (0 for an empty message).
     """
-    role = _get(message, "role")
-    if role == "bashExecution":
-        if _get(message, "exclude_from_context", "excludeFromContext"):
+    if isinstance(message, BashExecutionMessage):
+        if message.exclude_from_context:
             return 0  # `!!` output never reaches the model
-        chars = len(_get(message, "command") or "") + len(_get(message, "output") or "")
-    elif role in ("compactionSummary", "branchSummary"):
-        chars = len(_get(message, "summary") or "")
+        chars = len(message.command) + len(message.output)
+    elif isinstance(message, CompactionSummaryMessage | BranchSummaryMessage):
+        chars = len(message.summary)
+    elif isinstance(message, UnknownMessage):
+        chars = _unknown_chars(message)
     else:
-        chars = _blocks_chars(_get(message, "content"))
+        chars = _blocks_chars(message.content)
     return math.ceil(chars / 4)
 
 
-def estimate_messages_tokens(messages: Iterable[Any]) -> int:
+def estimate_messages_tokens(messages: Iterable[AgentMessage]) -> int:
     """Sum of :func:`estimate_tokens` over ``messages`` (system messages skipped)."""
-    return sum(estimate_tokens(m) for m in messages if _get(m, "role") != "system")
+    return sum(estimate_tokens(m) for m in messages if not isinstance(m, SystemMessage))
 
 
-def usage_context_tokens(usage: Any) -> int:
+def usage_context_tokens(usage: Usage | None) -> int:
     """A response's context size: ``totalTokens``, else input + output + cache read + cache write."""
     if usage is None:
         return 0
-    total = _get(usage, "total_tokens", "totalTokens") or 0
-    if total:
-        return int(total)
-    parts = (
-        _get(usage, "input"),
-        _get(usage, "output"),
-        _get(usage, "cache_read", "cacheRead"),
-        _get(usage, "cache_write", "cacheWrite"),
-    )
-    return int(sum(p or 0 for p in parts))
+    return usage.total_tokens or (usage.input + usage.output + usage.cache_read + usage.cache_write)
 
 
 @dataclass(slots=True, frozen=True)
@@ -127,7 +140,7 @@ class ContextEstimate:
     """Index of the reply whose usage was used."""
 
 
-def estimate_context_tokens(messages: Sequence[Any], estimates: Sequence[int] | None = None) -> ContextEstimate:
+def estimate_context_tokens(messages: Sequence[AgentMessage], estimates: Sequence[int] | None = None) -> ContextEstimate:
     """Estimate the context size of ``messages`` (Pi's ``estimateContextTokens``).
 
     The last assistant message that did not fail or get aborted and reported a non-zero usage
@@ -146,21 +159,22 @@ def estimate_context_tokens(messages: Sequence[Any], estimates: Sequence[int] | 
     def trailing_from(start: int) -> int:
         if estimates is None:
             return estimate_messages_tokens(messages[start:])
-        return sum(e for m, e in zip(messages[start:], estimates[start:], strict=True) if _get(m, "role") != "system")
+        pairs = zip(messages[start:], estimates[start:], strict=True)
+        return sum(e for m, e in pairs if not isinstance(m, SystemMessage))
 
     compacted_at = None
     for message in messages:
-        if _get(message, "role") == "compactionSummary":
-            compacted_at = _get(message, "timestamp") or 0
+        if isinstance(message, CompactionSummaryMessage):
+            compacted_at = message.timestamp or 0
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        if _get(message, "role") != "assistant":
+        if not isinstance(message, AssistantMessage):
             continue
-        if (_get(message, "stop_reason", "stopReason") or "stop") in ("error", "aborted"):
+        if message.stop_reason in ("error", "aborted"):
             continue
-        if compacted_at is not None and (_get(message, "timestamp") or 0) < compacted_at:
+        if compacted_at is not None and (message.timestamp or 0) < compacted_at:
             break
-        used = usage_context_tokens(_get(message, "usage"))
+        used = usage_context_tokens(message.usage)
         if used <= 0:
             continue
         trailing = trailing_from(index + 1)

@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from pi_coder.resources.skills import FrontmatterError, Skill, expand_skill_command, load_skills, parse_frontmatter
+from pi_coder.resources.skills import (
+    FrontmatterError,
+    Skill,
+    expand_skill_command,
+    load_skills,
+    parse_frontmatter,
+)
 from pi_coder.resources.system_prompt import build_system_prompt, format_skills
 
 

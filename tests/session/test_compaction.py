@@ -17,7 +17,7 @@ from pi_coder.session.compaction import (
     serialize_conversation,
     strip_generated_sections,
 )
-from pi_coder.session.messages import BashExecutionMessage, CompactionSummaryMessage
+from pi_coder.session.messages import BashExecutionMessage, CompactionSummaryMessage, parse_agent_message
 from pi_coder.session.tokens import (
     IMAGE_CHARS,
     effective_reserve_tokens,
@@ -43,8 +43,9 @@ def test_estimate_counts_text_thinking_tool_calls_images_bash_and_summaries() ->
     assert estimate_tokens(image) == IMAGE_CHARS // 4
     assert estimate_tokens(BashExecutionMessage(command="ls", output="a\nb")) == 2
     assert estimate_tokens(CompactionSummaryMessage(summary="x" * 9)) == 3
-    # JSON dicts (as stored) count the same.
-    assert estimate_tokens({"role": "user", "content": "abcdefgh"}) == 2
+    # Messages read from JSON count the same once parsed; an unknown role counts its content.
+    assert estimate_tokens(parse_agent_message({"role": "user", "content": "abcdefgh"})) == 2
+    assert estimate_tokens(parse_agent_message({"role": "note", "content": [{"type": "text", "text": "abcdefgh"}]})) == 2
 
 
 def test_context_estimate_uses_last_good_usage_plus_trailing_messages() -> None:
