@@ -9,19 +9,19 @@ instead of a replay of the whole transcript.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from pi_coder.agent.types import AgentContext, AgentMessage, AgentTool, parameters_schema
 from pi_coder.ai.context import to_tool_declaration
 from pi_coder.ai.types import SystemMessage, Tool, ToolRef
+from pi_coder.json_types import JsonObject
 
 __all__ = ["ToolLedger", "declare_tool_changes"]
 
 
-def _decl_json(tool: AgentTool | Tool) -> dict[str, Any]:
+def _decl_json(tool: AgentTool | Tool) -> JsonObject:
     """The comparison form of a tool's declaration (shares the schema: do not mutate)."""
     parameters = tool.parameters
-    out: dict[str, Any] = {
+    out: JsonObject = {
         "name": tool.name,
         "description": tool.description,
         "parameters": parameters if isinstance(parameters, dict) else parameters_schema(parameters),
@@ -45,7 +45,7 @@ def _replay(state: dict[str, Tool], message: SystemMessage) -> bool:
 
 
 def _diff(
-    previous: dict[str, dict[str, Any]], current: Sequence[AgentTool]
+    previous: dict[str, JsonObject], current: Sequence[AgentTool]
 ) -> tuple[list[Tool], list[ToolRef]]:
     current_json = {t.name: _decl_json(t) for t in current}
     added = [to_tool_declaration(t) for t in current if previous.get(t.name) != current_json[t.name]]
@@ -67,9 +67,9 @@ class ToolLedger:
         self._scanned = 0
         self._last: AgentMessage | None = None
         self._state: dict[str, Tool] = {}
-        self._json: dict[str, dict[str, Any]] = {}
+        self._json: dict[str, JsonObject] = {}
         self._version = 0
-        self._settled: tuple[Any, ...] | None = None
+        self._settled: tuple[int, tuple[AgentTool, ...]] | None = None
 
     def _read(self, messages: list[AgentMessage]) -> None:
         scanned = self._scanned

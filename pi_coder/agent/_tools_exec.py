@@ -9,13 +9,11 @@ either way the tool-result messages follow source order.
 from __future__ import annotations
 
 import asyncio
-import copy
-import inspect
 import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -36,6 +34,8 @@ from pi_coder.agent.types import (
     AgentToolResult,
     BeforeToolCallContext,
     BeforeToolCallResult,
+    MaybeAwaitable,
+    ToolArgs,
     hook_result,
 )
 from pi_coder.ai.abort import AbortSignal
@@ -50,6 +50,7 @@ __all__ = [
 ]
 
 Emit = Callable[[AgentEvent], Awaitable[None]]
+T = TypeVar("T")
 
 INVALID_JSON_TEXT = (
     'Invalid arguments for tool "{name}": {error}. The tool was not executed, because its arguments '
@@ -62,9 +63,9 @@ TRUNCATED_TEXT = (
 )
 
 
-async def maybe_await(value: Any) -> Any:
+async def maybe_await(value: MaybeAwaitable[T]) -> T:
     """``value``, awaited first if it is awaitable (hooks may be sync or async)."""
-    if inspect.isawaitable(value):
+    if isinstance(value, Awaitable):
         return await value
     return value
 
@@ -81,7 +82,7 @@ class ToolBatch:
 class _Prepared:
     call: ToolCall
     tool: AgentTool
-    args: Any
+    args: ToolArgs
 
 
 @dataclass(slots=True)
@@ -256,7 +257,7 @@ class _Runner:
             text = INVALID_JSON_TEXT.format(name=call.name, error=call.arguments_error)
             return _Outcome(call, _error_result(text), True)
         try:
-            raw_args = call.arguments
+            raw_args: object = call.arguments
             if tool.prepare_arguments is not None:
                 raw_args = await maybe_await(tool.prepare_arguments(raw_args))
             args = validate_tool_arguments(tool, raw_args)
@@ -294,7 +295,8 @@ class _Runner:
 
         started = time.monotonic()
         try:
-            result = await maybe_await(prepared.tool.execute(call.id, prepared.args, self.signal, on_update))
+            running_call = prepared.tool.execute(call.id, prepared.args, self.signal, on_update)
+            result = await running_call if isinstance(running_call, Awaitable) else running_call
             if not isinstance(result, AgentToolResult):
                 raise TypeError(f"Tool {call.name} returned {type(result).__name__}, not an AgentToolResult")
             is_error = False
@@ -339,7 +341,7 @@ def _batch_terminates(outcomes: list[_Outcome]) -> bool:
 # ---------------------------------------------------------------------------- validation
 
 
-def _json_copy(value: Any) -> Any:
+def _json_copy(value: object) -> object:
     if isinstance(value, dict):
         return {key: _json_copy(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -347,7 +349,7 @@ def _json_copy(value: Any) -> Any:
     return value
 
 
-def validate_tool_arguments(tool: AgentTool, raw_args: Any) -> Any:
+def validate_tool_arguments(tool: AgentTool, raw_args: object) -> ToolArgs:
     """Validate ``raw_args`` against the tool's parameters model, coercing types.
 
     Returns:
@@ -358,7 +360,7 @@ def validate_tool_arguments(tool: AgentTool, raw_args: Any) -> Any:
     """
     parameters = tool.parameters
     if not (isinstance(parameters, type) and issubclass(parameters, BaseModel)):
-        return copy.deepcopy(raw_args)  # no validator: accept (a copy of) the raw arguments
+        raise TypeError(f"Tool {tool.name} has no parameters model")
     try:
         # A copy, so that fields typed Any never share objects with the assistant's tool-call block.
         return parameters.model_validate(_json_copy(raw_args))

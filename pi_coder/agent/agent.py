@@ -11,11 +11,11 @@ import asyncio
 import functools
 import inspect
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from itertools import compress
 from operator import attrgetter
 from types import CoroutineType
-from typing import Any, assert_never
+from typing import TypedDict, assert_never, cast
 
 from pi_coder.agent.events import (
     AgentEnd,
@@ -38,15 +38,22 @@ from pi_coder.agent.loop import (
     run_agent_loop_continue,
 )
 from pi_coder.agent.types import (
+    AfterToolCallHook,
     AgentContext,
     AgentError,
     AgentLoopConfig,
     AgentMessage,
     AgentTool,
     AgentTurnContext,
+    BeforeToolCallHook,
+    FinishTurnHook,
+    MaybeAwaitable,
+    PrepareNextTurnHook,
     QueueMode,
     ToolExecutionMode,
+    TurnUpdateAnswer,
 )
+from pi_coder.ai._sse import ServerSentEvent
 from pi_coder.ai.abort import AbortController, AbortSignal
 from pi_coder.ai.context import (
     create_initial_system_message,
@@ -56,6 +63,7 @@ from pi_coder.ai.context import (
 from pi_coder.ai.types import (
     AssistantMessage,
     ImageContent,
+    Message,
     Model,
     SystemMessage,
     TextContent,
@@ -63,10 +71,23 @@ from pi_coder.ai.types import (
     Usage,
     UserMessage,
 )
+from pi_coder.json_types import JsonObject
 
-__all__ = ["Agent", "AgentState", "default_convert_to_llm", "placeholder_model"]
+__all__ = ["Agent", "AgentState", "InitialState", "default_convert_to_llm", "placeholder_model"]
 
-Listener = Callable[[AgentEvent, AbortSignal], Any]
+Listener = Callable[[AgentEvent, AbortSignal], object]
+"""``listener(event, signal)``; an awaitable result is awaited (in subscription order)."""
+
+
+class InitialState(TypedDict, total=False):
+    """``Agent(initial_state=...)``: Pi's ``Partial<AgentState>`` plus a ``system_prompt``."""
+
+    model: Model
+    thinking_level: str
+    tools: list[AgentTool]
+    messages: list[AgentMessage]
+    system_prompt: str
+    """Becomes the first system message (with the tools) unless ``messages`` starts with one."""
 
 _LLM_ROLES = frozenset({"system", "user", "assistant", "toolResult"})
 _LLM_MESSAGES = (SystemMessage, UserMessage, AssistantMessage, ToolResultMessage)
@@ -78,16 +99,17 @@ _CONTINUE_BUSY = "Agent is already processing. Wait for completion before contin
 _RESET_BUSY = "Agent is already processing. Wait for completion before resetting."
 
 
-def default_convert_to_llm(messages: list[AgentMessage]) -> list[AgentMessage]:
+def default_convert_to_llm(messages: list[AgentMessage]) -> list[Message]:
     """Keep the roles a model understands: system, user, assistant and toolResult."""
     # Runs over the whole transcript before every request, so the common cases stay in C.
     try:
         roles = list(map(_role, messages))
     except AttributeError:  # an object outside the AgentMessage union: keep only model messages
         return [m for m in messages if isinstance(m, _LLM_MESSAGES)]
+    # Only the model roles are kept, and only the four model message classes have them.
     if _LLM_ROLES.issuperset(roles):
-        return list(messages)
-    return list(compress(messages, map(_LLM_ROLES.__contains__, roles)))
+        return cast("list[Message]", list(messages))
+    return cast("list[Message]", list(compress(messages, map(_LLM_ROLES.__contains__, roles))))
 
 
 def placeholder_model() -> Model:
@@ -212,19 +234,23 @@ class Agent:
     def __init__(
         self,
         *,
-        initial_state: Mapping[str, Any] | Any = None,
+        initial_state: InitialState | None = None,
         stream_fn: StreamFn | None = None,
-        convert_to_llm: Callable[[list[AgentMessage]], Any] | None = None,
-        transform_context: Callable[[list[AgentMessage], AbortSignal | None], Any] | None = None,
-        get_api_key: Callable[[str], Any] | None = None,
-        on_payload: Callable[[dict[str, Any]], Any] | None = None,
-        on_response: Callable[[Any], Any] | None = None,
-        on_headers: Callable[[dict[str, str]], Any] | None = None,
-        before_tool_call: Callable[..., Any] | None = None,
-        after_tool_call: Callable[..., Any] | None = None,
-        finish_turn: Callable[..., Any] | None = None,
-        prepare_next_turn: Callable[[AbortSignal], Any] | None = None,
-        prepare_next_turn_with_context: Callable[[AgentTurnContext, AbortSignal], Any] | None = None,
+        convert_to_llm: Callable[[list[AgentMessage]], MaybeAwaitable[list[Message]]] | None = None,
+        transform_context: (
+            Callable[[list[AgentMessage], AbortSignal | None], MaybeAwaitable[list[AgentMessage]]] | None
+        ) = None,
+        get_api_key: Callable[[str], MaybeAwaitable[str | None]] | None = None,
+        on_payload: Callable[[JsonObject], object] | None = None,
+        on_response: Callable[[JsonObject], object] | None = None,
+        on_headers: Callable[[dict[str, str]], object] | None = None,
+        before_tool_call: BeforeToolCallHook | None = None,
+        after_tool_call: AfterToolCallHook | None = None,
+        finish_turn: FinishTurnHook | None = None,
+        prepare_next_turn: Callable[[AbortSignal], MaybeAwaitable[TurnUpdateAnswer]] | None = None,
+        prepare_next_turn_with_context: (
+            Callable[[AgentTurnContext, AbortSignal], MaybeAwaitable[TurnUpdateAnswer]] | None
+        ) = None,
         steering_mode: QueueMode = "one-at-a-time",
         follow_up_mode: QueueMode = "one-at-a-time",
         session_id: str | None = None,
@@ -243,7 +269,7 @@ class Agent:
         self.on_payload = on_payload
         self.on_response = on_response
         self.on_headers = on_headers
-        self.on_stream_event: Callable[[list[Any]], Any] | None = None
+        self.on_stream_event: Callable[[list[ServerSentEvent]], object] | None = None
         self.before_tool_call = before_tool_call
         self.after_tool_call = after_tool_call
         self.finish_turn = finish_turn
@@ -256,7 +282,7 @@ class Agent:
         self.tool_execution: ToolExecutionMode = tool_execution
         self._steering = _Queue(steering_mode)
         self._follow_up = _Queue(follow_up_mode)
-        self._listeners: dict[Listener | Callable[[AgentEvent], Any], Listener] = {}
+        self._listeners: dict[Listener | Callable[[AgentEvent], object], Listener] = {}
         self._active: _ActiveRun | None = None
         self._state = _initial_state(initial_state)
 
@@ -287,7 +313,7 @@ class Agent:
         """The active run's abort signal, or None when idle."""
         return self._active.controller.signal if self._active is not None else None
 
-    def subscribe(self, listener: Listener | Callable[[AgentEvent], Any]) -> Callable[[], None]:
+    def subscribe(self, listener: Listener | Callable[[AgentEvent], object]) -> Callable[[], None]:
         """Register ``listener(event, signal)`` (or ``listener(event)``); it may be async.
 
         Returns:
@@ -437,7 +463,7 @@ class Agent:
                 return []
             return self._steering.drain()
 
-        prepare: Callable[[AgentTurnContext], Any] | None = None
+        prepare: PrepareNextTurnHook | None = None
         with_context, legacy = self.prepare_next_turn_with_context, self.prepare_next_turn
         if with_context is not None:
             prepare = lambda turn: with_context(turn, signal)  # noqa: E731
@@ -514,23 +540,17 @@ class Agent:
             await self._process_event(event, signal)
 
 
-def _initial_state(initial: Mapping[str, Any] | Any) -> AgentState:
-    def get(name: str) -> Any:
-        if initial is None:
-            return None
-        if isinstance(initial, Mapping):
-            return initial.get(name)
-        return getattr(initial, name, None)
-
-    tools = list(get("tools") or ())
-    messages = list(get("messages") or ())
-    if not messages or getattr(messages[0], "role", None) != "system":
-        system = create_initial_system_message(get("system_prompt"), tools)
+def _initial_state(initial: InitialState | None) -> AgentState:
+    initial = initial or {}
+    tools = list(initial.get("tools") or ())
+    messages = list(initial.get("messages") or ())
+    if not messages or not isinstance(messages[0], SystemMessage):
+        system = create_initial_system_message(initial.get("system_prompt"), tools)
         if system is not None:
             messages.insert(0, system)
     return AgentState(
-        model=get("model") or placeholder_model(),
-        thinking_level=get("thinking_level") or "off",
+        model=initial.get("model") or placeholder_model(),
+        thinking_level=initial.get("thinking_level") or "off",
         tools=tools,
         messages=messages,
     )
@@ -542,13 +562,15 @@ def _as_message(message: AgentMessage | str) -> AgentMessage:
     return message
 
 
-def _two_arguments(listener: Callable[..., Any]) -> Listener:
+def _two_arguments(listener: Listener | Callable[[AgentEvent], object]) -> Listener:
     """Adapt a one-argument listener ``f(event)`` to the ``(event, signal)`` form."""
+    # Which of the two forms it is shows only in its signature (the casts say what was found).
     try:
         parameters = inspect.signature(listener).parameters.values()
     except (TypeError, ValueError):
-        return listener
+        return cast(Listener, listener)
     positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     if len(positional) == 1 and not any(p.kind == p.VAR_POSITIONAL for p in parameters):
-        return lambda event, signal: listener(event)
-    return listener
+        one = cast("Callable[[AgentEvent], object]", listener)
+        return lambda event, signal: one(event)
+    return cast(Listener, listener)

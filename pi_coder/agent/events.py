@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 from pi_coder.agent.types import AgentMessage, AgentToolResult
 from pi_coder.ai.events import AssistantMessageEvent, EventStream, event_to_json
 from pi_coder.ai.types import AssistantMessage, ToolResultMessage
+from pi_coder.json_types import JsonDumpable, JsonObject, JsonValue, to_json_value
 
 __all__ = [
     "AgentEnd",
@@ -32,14 +33,13 @@ __all__ = [
 ]
 
 
-def message_to_json(message: AgentMessage) -> Any:
+def message_to_json(message: AgentMessage) -> JsonValue:
     """JSON form of any agent message: pydantic messages by alias, dataclasses as dicts."""
-    to_json = getattr(message, "to_json_dict", None)
-    if to_json is not None:
-        return to_json()
+    if isinstance(message, JsonDumpable):
+        return message.to_json_dict()
     if dataclasses.is_dataclass(message) and not isinstance(message, type):
-        return dataclasses.asdict(message)
-    return message
+        return to_json_value(dataclasses.asdict(message))
+    return to_json_value(message)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -48,7 +48,7 @@ class AgentStart:
 
     type: Literal["agent_start"] = "agent_start"
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         return {"type": self.type}
 
 
@@ -62,7 +62,7 @@ class AgentEnd:
     """Set by the host (AgentSession) when it will retry this run's failure automatically."""
     type: Literal["agent_end"] = "agent_end"
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         return {
             "type": self.type,
             "messages": [message_to_json(m) for m in self.messages],
@@ -76,7 +76,7 @@ class TurnStart:
 
     type: Literal["turn_start"] = "turn_start"
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         return {"type": self.type}
 
 
@@ -89,7 +89,7 @@ class TurnEnd:
     """Results in source order; empty for turns without tools and for hard exits."""
     type: Literal["turn_end"] = "turn_end"
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         return {
             "type": self.type,
             "message": message_to_json(self.message),
@@ -104,7 +104,7 @@ class MessageStart:
     message: AgentMessage
     type: Literal["message_start"] = "message_start"
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         return {"type": self.type, "message": message_to_json(self.message)}
 
 
@@ -118,7 +118,7 @@ class MessageUpdate:
     """The provider event, unchanged."""
     type: Literal["message_update"] = "message_update"
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         """Pi's wire form: delta-only, so a stream's size stays linear in the answer's length.
 
         The cumulative ``message`` and the event's ``partial`` are left out; ``usage`` is the
@@ -144,7 +144,7 @@ class MessageEnd:
     message: AgentMessage
     type: Literal["message_end"] = "message_end"
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         return {"type": self.type, "message": message_to_json(self.message)}
 
 
@@ -152,11 +152,11 @@ class MessageEnd:
 class ToolExecutionStart:
     tool_call_id: str
     tool_name: str
-    args: Any
+    args: JsonObject
     """The raw ``arguments`` of the assistant's tool-call block."""
     type: Literal["tool_execution_start"] = "tool_execution_start"
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         return {"type": self.type, "toolCallId": self.tool_call_id, "toolName": self.tool_name, "args": self.args}
 
 
@@ -164,11 +164,11 @@ class ToolExecutionStart:
 class ToolExecutionUpdate:
     tool_call_id: str
     tool_name: str
-    args: Any
+    args: JsonObject
     partial_result: AgentToolResult
     type: Literal["tool_execution_update"] = "tool_execution_update"
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         return {
             "type": self.type,
             "toolCallId": self.tool_call_id,
@@ -189,8 +189,8 @@ class ToolExecutionEnd:
     """How long the tool's ``execute()`` took (monotonic clock); None when it did not run."""
     type: Literal["tool_execution_end"] = "tool_execution_end"
 
-    def to_json_dict(self) -> dict[str, Any]:
-        out = {
+    def to_json_dict(self) -> JsonObject:
+        out: JsonObject = {
             "type": self.type,
             "toolCallId": self.tool_call_id,
             "toolName": self.tool_name,
@@ -202,9 +202,8 @@ class ToolExecutionEnd:
         return out
 
 
-def _result_json(result: Any) -> Any:
-    to_json = getattr(result, "to_json_dict", None)
-    return to_json() if to_json is not None else result
+def _result_json(result: AgentToolResult) -> JsonObject:
+    return result.to_json_dict()
 
 
 AgentEvent: TypeAlias = (
@@ -241,5 +240,5 @@ class AgentEventStream(EventStream[AgentEvent, list[AgentMessage]]):
 
     def __init__(self) -> None:
         super().__init__(_is_agent_end, _end_messages)
-        self.task: asyncio.Future[Any] | None = None
+        self.task: asyncio.Future[None] | None = None
         """The producing task (kept so it is not garbage-collected while it runs)."""

@@ -15,7 +15,6 @@ import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from types import CoroutineType
-from typing import Any
 
 from pi_coder.agent._reconcile import ToolLedger, declare_tool_changes
 from pi_coder.agent._tools_exec import (
@@ -42,9 +41,11 @@ from pi_coder.agent.types import (
     AgentMessage,
     AgentTurnContext,
     FinishTurnResult,
+    MaybeAwaitable,
     hook_result,
 )
 from pi_coder.ai.abort import AbortSignal
+from pi_coder.ai.events import AssistantMessageEventStream, DoneEvent, ErrorEvent
 from pi_coder.ai.options import StreamOptions
 from pi_coder.ai.types import AssistantMessage, Context, Model, ToolCall
 
@@ -60,7 +61,7 @@ __all__ = [
     "stream_assistant_response",
 ]
 
-StreamFn = Callable[[Model, Context, StreamOptions], Any]
+StreamFn = Callable[[Model, Context, StreamOptions], MaybeAwaitable[AssistantMessageEventStream]]
 """``(model, context, options) -> AssistantMessageEventStream`` (or an awaitable of one)."""
 Emit = Callable[[AgentEvent], Awaitable[None] | None]
 
@@ -287,7 +288,7 @@ async def _run_loop(
 
             if message.stop_reason in _HARD_EXIT:  # error/abort ends the run; its tool calls never run
                 last_turn = AgentTurnContext(message=message, tool_results=[], context=context, new_messages=new_messages)
-                await _maybe_call(config.finish_turn, last_turn, signal)
+                await _finish_turn(config, last_turn, signal)
                 await emit(TurnEnd(message=message, tool_results=[]))
                 await emit(AgentEnd(messages=new_messages))
                 return
@@ -308,7 +309,7 @@ async def _run_loop(
             last_turn = AgentTurnContext(  # what finish_turn and the next turn's hook see
                 message=message, tool_results=tool_results, context=context, new_messages=new_messages
             )
-            decision = _action(await _maybe_call(config.finish_turn, last_turn, signal))
+            decision = _action(await _finish_turn(config, last_turn, signal))
             await emit(TurnEnd(message=message, tool_results=tool_results))
             if decision == "end":
                 await emit(AgentEnd(messages=new_messages))
@@ -330,16 +331,18 @@ async def _run_loop(
     await emit(AgentEnd(messages=new_messages))
 
 
-async def _poll(get_messages: Callable[[], Any] | None) -> list[AgentMessage]:
+async def _poll(get_messages: Callable[[], MaybeAwaitable[list[AgentMessage]]] | None) -> list[AgentMessage]:
     if get_messages is None:
         return []
     return list(await maybe_await(get_messages()) or ())
 
 
-async def _maybe_call(hook: Callable[..., Any] | None, *args: Any) -> Any:
+async def _finish_turn(config: AgentLoopConfig, turn: AgentTurnContext, signal: AbortSignal | None) -> object:
+    hook = config.finish_turn
     if hook is None:
         return None
-    return await maybe_await(hook(*args))
+    answer: object = await maybe_await(hook(turn, signal))
+    return answer
 
 
 def _action(decision: object) -> str | None:
@@ -392,6 +395,8 @@ async def stream_assistant_response(
     events = aiter(stream)
     try:
         async for event in events:
+            if isinstance(event, DoneEvent | ErrorEvent):
+                break  # anything after the terminal event is never read
             kind = event.type
             if kind == "start":
                 partial = event.partial
@@ -402,8 +407,6 @@ async def stream_assistant_response(
                     partial = event.partial
                     context.messages[-1] = partial
                     await emit(MessageUpdate(message=_snapshot(partial), assistant_message_event=event))
-            elif kind == "done" or kind == "error":
-                break  # anything after the terminal event is never read
     finally:
         close = getattr(events, "aclose", None)
         if close is not None:

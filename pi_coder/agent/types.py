@@ -11,7 +11,7 @@ import copy
 import functools
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Generic, Literal, Protocol, TypeAlias
 
 from pydantic import BaseModel
 from typing_extensions import TypeVar
@@ -21,6 +21,7 @@ from pi_coder.ai.options import StreamOptions
 from pi_coder.ai.types import (
     AssistantMessage,
     ImageContent,
+    Message,
     SystemMessage,
     TextContent,
     Tool,
@@ -30,6 +31,7 @@ from pi_coder.ai.types import (
     UserMessage,
 )
 from pi_coder.errors import PiError
+from pi_coder.json_types import JsonObject, to_json_value
 
 if TYPE_CHECKING:
     from pi_coder.ai.types import Model
@@ -71,7 +73,7 @@ class AppMessage(Protocol):
     @property
     def role(self) -> str: ...
 
-    def to_json_dict(self) -> dict[str, Any]: ...
+    def to_json_dict(self) -> JsonObject: ...
 
 
 AgentMessage: TypeAlias = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage | AppMessage
@@ -88,16 +90,17 @@ class AgentToolResult:
     """What a tool's ``execute`` returns (and what ``on_update`` receives while it runs)."""
 
     content: list[TextContent | ImageContent] = field(default_factory=list)
-    details: Any = None
+    details: object = None
+    """Opaque to the loop: what the tool wants its renderer (or the extension) to see."""
     usage: Usage | None = None
     terminate: bool | None = None
     """Ask the loop to skip the automatic follow-up request (batch-wide "every" rule)."""
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         """Pi's JSON form: ``content``, ``details``, and ``usage``/``terminate`` when set."""
-        out: dict[str, Any] = {
+        out: JsonObject = {
             "content": [block.to_json_dict() for block in self.content],
-            "details": self.details,
+            "details": to_json_value(self.details),
         }
         if self.usage is not None:
             out["usage"] = self.usage.to_json_dict()
@@ -107,12 +110,19 @@ class AgentToolResult:
 
 
 @functools.cache
-def parameters_schema(parameters: type[BaseModel]) -> dict[str, Any]:
+def parameters_schema(parameters: type[BaseModel]) -> JsonObject:
     """The JSON schema of a parameters model, computed once per class (shared: do not mutate)."""
     return parameters.model_json_schema()
 
 
-ToolUpdateCallback: TypeAlias = Callable[[AgentToolResult], Any]
+ToolUpdateCallback: TypeAlias = Callable[[AgentToolResult], object]
+
+T = TypeVar("T")
+MaybeAwaitable: TypeAlias = T | Awaitable[T]
+"""What a hook returns: the value, or an awaitable of it (hooks may be sync or async)."""
+
+ToolArgs: TypeAlias = BaseModel
+"""Validated tool arguments: an instance of the tool's parameters model."""
 
 P = TypeVar("P", bound=BaseModel, default=BaseModel, covariant=True)
 """A tool's parameters model. Covariant so that tools of different parameter models share one
@@ -135,12 +145,13 @@ class AgentTool(Generic[P]):
     parameters: type[P]
     execute: Callable[[str, P, AbortSignal | None, ToolUpdateCallback | None], Awaitable[AgentToolResult]]
     execution_mode: ToolExecutionMode | None = None
-    prepare_arguments: Callable[[Any], Any] | None = None
+    prepare_arguments: Callable[[object], MaybeAwaitable[object]] | None = None
+    """Rewrites the model's raw arguments before validation (legacy shapes)."""
     constrained_sampling: bool | None = None
     read_only: bool = False
     """The tool never changes anything: plan mode allows it and checkpoints take no snapshot for it."""
 
-    def json_schema(self) -> dict[str, Any]:
+    def json_schema(self) -> JsonObject:
         """The parameters' JSON schema (a fresh copy)."""
         return copy.deepcopy(parameters_schema(self.parameters))
 
@@ -176,7 +187,7 @@ class BeforeToolCallContext:
     assistant_message: AssistantMessage
     tool_call: ToolCall
     """The original block from ``assistant_message.content``."""
-    args: Any
+    args: ToolArgs
     """The validated (possibly coerced) arguments; mutations reach ``execute`` unvalidated."""
     context: AgentContext
 
@@ -195,7 +206,7 @@ class AfterToolCallContext:
 
     assistant_message: AssistantMessage
     tool_call: ToolCall
-    args: Any
+    args: ToolArgs
     result: AgentToolResult
     is_error: bool
     context: AgentContext
@@ -206,7 +217,7 @@ class AfterToolCallResult:
     """Each field that is not None replaces the whole original field."""
 
     content: list[TextContent | ImageContent] | None = None
-    details: Any = None
+    details: object = None
     usage: Usage | None = None
     is_error: bool | None = None
     terminate: bool | None = None
@@ -265,8 +276,18 @@ def hook_result(value: object, kind: type[HookResult]) -> HookResult | None:
 
 # ---------------------------------------------------------------------------- loop configuration
 
-MaybeAwaitable: TypeAlias = Any
-
+BeforeToolCallHook: TypeAlias = Callable[
+    [BeforeToolCallContext, AbortSignal | None], MaybeAwaitable[BeforeToolCallResult | Mapping[str, object] | None]
+]
+"""May block the call; a dict of ``BeforeToolCallResult``'s fields works too (see ``hook_result``)."""
+AfterToolCallHook: TypeAlias = Callable[
+    [AfterToolCallContext, AbortSignal | None], MaybeAwaitable[AfterToolCallResult | Mapping[str, object] | None]
+]
+FinishTurnHook: TypeAlias = Callable[
+    [AgentTurnContext, AbortSignal | None], MaybeAwaitable[FinishTurnResult | str | Mapping[str, object] | None]
+]
+TurnUpdateAnswer: TypeAlias = AgentLoopTurnUpdate | Mapping[str, object] | None
+PrepareNextTurnHook: TypeAlias = Callable[[AgentTurnContext], MaybeAwaitable[TurnUpdateAnswer]]
 
 @dataclass(slots=True, kw_only=True)
 class AgentLoopConfig(StreamOptions):
@@ -278,17 +299,19 @@ class AgentLoopConfig(StreamOptions):
     """
 
     model: Model
-    convert_to_llm: Callable[[list[AgentMessage]], MaybeAwaitable]
+    convert_to_llm: Callable[[list[AgentMessage]], MaybeAwaitable[list[Message]]]
     """``messages -> Message[]``; must not raise."""
-    transform_context: Callable[[list[AgentMessage], AbortSignal | None], MaybeAwaitable] | None = None
+    transform_context: (
+        Callable[[list[AgentMessage], AbortSignal | None], MaybeAwaitable[list[AgentMessage]]] | None
+    ) = None
     """``(messages, signal) -> messages`` for one request; receives the live list, must not mutate it."""
-    get_api_key: Callable[[str], MaybeAwaitable] | None = None
-    get_steering_messages: Callable[[], MaybeAwaitable] | None = None
-    get_follow_up_messages: Callable[[], MaybeAwaitable] | None = None
+    get_api_key: Callable[[str], MaybeAwaitable[str | None]] | None = None
+    get_steering_messages: Callable[[], MaybeAwaitable[list[AgentMessage]]] | None = None
+    get_follow_up_messages: Callable[[], MaybeAwaitable[list[AgentMessage]]] | None = None
     tool_execution: ToolExecutionMode = "parallel"
-    before_tool_call: Callable[[BeforeToolCallContext, AbortSignal | None], MaybeAwaitable] | None = None
-    after_tool_call: Callable[[AfterToolCallContext, AbortSignal | None], MaybeAwaitable] | None = None
-    finish_turn: Callable[[AgentTurnContext, AbortSignal | None], MaybeAwaitable] | None = None
+    before_tool_call: BeforeToolCallHook | None = None
+    after_tool_call: AfterToolCallHook | None = None
+    finish_turn: FinishTurnHook | None = None
     """Returns ``"end"``, ``"continue"`` (or ``FinishTurnResult``/``{"action": ...}``) or None."""
-    prepare_next_turn: Callable[[AgentTurnContext], MaybeAwaitable] | None = None
+    prepare_next_turn: PrepareNextTurnHook | None = None
     """Returns None or an ``AgentLoopTurnUpdate``; called before every turn but the first."""

@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_coder.ai.abort import AbortSignal
+from pi_coder.json_types import JsonObject
 
 if TYPE_CHECKING:
     from pi_coder.ai._http import HttpContext
+    from pi_coder.ai._sse import ServerSentEvent
 
 __all__ = ["StreamOptions", "resolve_cache_retention"]
 
@@ -42,11 +44,13 @@ class StreamOptions:
     cache_retention: str | None = None
     """``none``, ``short`` or ``long``; None: ``long`` when ``PI_CACHE_RETENTION=long``, else ``short``."""
     transport: str | None = None
-    metadata: dict[str, Any] | None = None
-    on_payload: Callable[[dict[str, Any]], Any] | None = None
-    on_response: Callable[[Any], Any] | None = None
-    on_headers: Callable[[dict[str, str]], Any] | None = None
-    on_stream_event: Callable[[list[Any]], Any] | None = None
+    metadata: JsonObject | None = None
+    on_payload: Callable[[JsonObject], object] | None = None
+    """Called (and awaited when it returns an awaitable) with the request body; a dict result replaces it."""
+    on_response: Callable[[JsonObject], object] | None = None
+    """Called with ``{"status", "headers"}`` of the response (awaited when async)."""
+    on_headers: Callable[[dict[str, str]], object] | None = None
+    on_stream_event: Callable[[list[ServerSentEvent]], object] | None = None
     """Called (and awaited) with each batch of parsed server-sent events before they are
     normalized; observe only (extensions' ``provider_stream_event``)."""
     """Called with the request headers (a mutable dict) before an HTTP request is sent; a dict

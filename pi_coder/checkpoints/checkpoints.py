@@ -40,6 +40,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from pi_coder.agent.types import (
+    AfterToolCallContext,
+    AfterToolCallResult,
+    BeforeToolCallContext,
+    BeforeToolCallResult,
+    hook_result,
+)
+from pi_coder.ai.abort import AbortSignal
 from pi_coder.checkpoints.plan import CheckpointInfo, RestoreResult
 from pi_coder.checkpoints.restore import CheckpointHost, CheckpointRestore, RestoreMode
 from pi_coder.checkpoints.shadow_git import GitError, Unsaved, git_available
@@ -110,29 +118,28 @@ class Checkpoints(CheckpointRestore):
         inner = agent.before_tool_call
         inner_after = agent.after_tool_call
 
-        async def before_tool_call(ctx: Any, signal: Any) -> Any:
+        async def before_tool_call(
+            ctx: BeforeToolCallContext, signal: AbortSignal | None
+        ) -> BeforeToolCallResult | None:
             if inner is not None:
-                decision = inner(ctx, signal)
-                if hasattr(decision, "__await__"):
-                    decision = await decision
+                answer = inner(ctx, signal)
+                decision = hook_result(await answer if isinstance(answer, Awaitable) else answer, BeforeToolCallResult)
                 if decision is not None:
                     return decision
             await self.before_tool(ctx.tool_call.name, ctx.args, ctx.tool_call.id)
             return None
 
-        async def after_tool_call(ctx: Any, signal: Any) -> Any:
+        async def after_tool_call(ctx: AfterToolCallContext, signal: AbortSignal | None) -> AfterToolCallResult | None:
             override = None
             if inner_after is not None:
-                override = inner_after(ctx, signal)
-                if hasattr(override, "__await__"):
-                    override = await override
+                answer = inner_after(ctx, signal)
+                override = hook_result(await answer if isinstance(answer, Awaitable) else answer, AfterToolCallResult)
             notes = self._unsaved.pop(ctx.tool_call.id, None)
             if not notes:
                 return override
-            from pi_coder.agent.types import AfterToolCallResult
             from pi_coder.ai.types import TextContent
 
-            content = list(getattr(override, "content", None) or ctx.result.content)
+            content = list((override.content if override is not None else None) or ctx.result.content)
             content.append(TextContent(text="not undoable: " + "; ".join(notes)))
             if override is None:
                 return AfterToolCallResult(content=content)

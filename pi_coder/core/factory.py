@@ -131,7 +131,7 @@ def create_agent_session(plan: StartupPlan | str | os.PathLike[str], **legacy: A
     """
     if not isinstance(plan, StartupPlan):
         return create_agent_session(plan_for(plan, **legacy))
-    from pi_coder.agent import Agent
+    from pi_coder.agent.agent import Agent, InitialState
 
     cwd = plan.cwd
     loaded = plan.settings
@@ -162,7 +162,9 @@ def create_agent_session(plan: StartupPlan | str | os.PathLike[str], **legacy: A
     from pi_coder.core.convert import make_convert_to_llm
 
     agent = Agent(
-        initial_state={"model": plan.model, "tools": list(tools), "messages": []},
+        initial_state=InitialState(tools=list(tools), messages=[])
+        if plan.model is None
+        else InitialState(model=plan.model, tools=list(tools), messages=[]),
         stream_fn=plan.stream_fn or models.stream_simple,
         convert_to_llm=make_convert_to_llm(lambda: plain.images.block_images),
         thinking_budgets=plain.thinking_budgets.model_dump(),

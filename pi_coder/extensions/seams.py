@@ -18,6 +18,7 @@ from pi_coder.ai.types import AssistantMessage
 
 if TYPE_CHECKING:
     from pi_coder.agent.types import AgentTool
+    from pi_coder.ai._sse import ServerSentEvent
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.extensions.host import RunnerHost
     from pi_coder.extensions.types import Extension
@@ -188,15 +189,15 @@ def install(runner: RunnerHost, session: AgentSession) -> None:
             headers = dict(response.get("headers") or {}) if isinstance(response, dict) else {}
             await runner.notify("after_provider_response", E.AfterProviderResponseEvent(status=status, headers=headers))
 
-    async def on_stream_event(events: list[Any]) -> None:
+    async def on_stream_event(events: list[ServerSentEvent]) -> None:
         if not runner.has("provider_stream_event"):
             return
         model = session.model
         for sse in events:
             event = E.ProviderStreamEvent(
-                provider=str(getattr(model, "provider", "")),
-                api=str(getattr(model, "api", "")),
-                model=str(getattr(model, "id", "")),
+                provider=model.provider if model is not None else "",
+                api=model.api if model is not None else "",
+                model=model.id if model is not None else "",
                 data=_sse_data(sse.raw),
                 sse_event=sse.event,
             )

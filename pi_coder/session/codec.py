@@ -12,12 +12,12 @@ import os
 import uuid
 from collections.abc import Callable, Container
 from datetime import UTC, datetime
-from typing import Protocol, TypedDict, TypeGuard, runtime_checkable
+from typing import TypedDict
 
 import orjson
 from pydantic import BaseModel
 
-from pi_coder.json_types import JsonObject, JsonValue
+from pi_coder.json_types import JsonDumpable, JsonObject, JsonValue, to_json_value
 from pi_coder.session.entries import (
     CURRENT_SESSION_VERSION,
     BranchSummaryEntry,
@@ -66,13 +66,8 @@ def loads(data: bytes | memoryview | str) -> JsonValue:
             raise ValueError("JSON nested too deeply") from None
 
 
-@runtime_checkable
-class _JsonDumpable(Protocol):
-    def to_json_dict(self) -> JsonObject: ...
-
-
 def _default(value: object) -> JsonValue:
-    if isinstance(value, _JsonDumpable):
+    if isinstance(value, JsonDumpable):
         return value.to_json_dict()
     if isinstance(value, BaseModel):
         dumped: JsonObject = value.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -87,24 +82,6 @@ def dumps(value: object) -> bytes:
     except TypeError:
         # Lone surrogates, big ints or non-string keys: the stdlib copes (escaping as needed).
         return json.dumps(value, default=_default, separators=(",", ":")).encode()
-
-
-def to_json_value(value: object) -> JsonValue:
-    """``value`` as JSON data: itself when it already is (checked, not copied), else its JSON form
-    (a model or an entry through ``to_json_dict``), as :func:`dumps` would write it."""
-    if _is_json(value):
-        return value
-    return loads(dumps(value))
-
-
-def _is_json(value: object) -> TypeGuard[JsonValue]:
-    if value is None or isinstance(value, str | bool | int | float):
-        return True
-    if isinstance(value, list):
-        return all(_is_json(item) for item in value)
-    if isinstance(value, dict):
-        return all(isinstance(key, str) and _is_json(item) for key, item in value.items())
-    return False
 
 
 def iso_now() -> str:

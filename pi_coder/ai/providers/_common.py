@@ -114,7 +114,7 @@ def require_api_key(model: Model, options: StreamOptions) -> str | None:
     raise ProviderError(f'No API key for provider "{model.provider}". Set {hint} or pass --api-key.')
 
 
-async def call_hook(hook: Callable[..., Any] | None, *args: Any) -> Any:
+async def call_hook(hook: Callable[..., object] | None, *args: object) -> object:
     """Call an optional sync-or-async hook and return its (awaited) result."""
     if hook is None:
         return None
@@ -515,12 +515,12 @@ def _seconds(value_ms: int | None, default_s: float) -> float:
     return value_ms / 1000 if value_ms is not None and value_ms >= 0 else default_s
 
 
-async def _edited_headers(hook: Callable[..., Any], headers: dict[str, str]) -> dict[str, str]:
+async def _edited_headers(hook: Callable[[dict[str, str]], object], headers: dict[str, str]) -> dict[str, str]:
     """``on_headers``: edits in place or a returned dict; ``None`` values remove a header."""
-    mutable: dict[str, Any] = dict(headers)
+    mutable = dict(headers)
     replaced = await call_hook(hook, mutable)
     if isinstance(replaced, dict):
-        mutable = replaced
+        return {str(k): str(v) for k, v in replaced.items() if v is not None}
     return {str(k): str(v) for k, v in mutable.items() if v is not None}
 
 
