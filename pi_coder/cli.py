@@ -2,8 +2,9 @@
 
 Start-up speed decides the shape of this module. Only the standard library is imported at
 module level. ``pi --version`` reads the version from the installed distribution's folder
-name without importing ``importlib.metadata``. The options are declared once, in ``_OPTIONS``;
-a small parser here reads them with Pi's exact rules (``@file`` positionals, the optional value
+name without importing ``importlib.metadata``. The options are declared once, as the fields
+of ``modes.options.CliOptions`` (flags and help in each field's metadata); a small parser here
+reads them with Pi's exact rules (``@file`` positionals, the optional value
 of ``--list-models``, ``--export``'s second path taken from the messages), and ``--help``
 builds a Typer command from the same table, so Typer is imported only to print help. The
 chosen mode (print, JSON, RPC, or the TUI) is imported after parsing.
@@ -25,13 +26,21 @@ __all__ = ["UsageError", "main", "parse_args"]
 
 
 class _Option:
-    """One option. ``kind`` is ``flag``, ``value``, or ``optional`` (a value only when the next word
-    is not a flag or @file). A plain class: dataclasses would import inspect (~10 ms)."""
+    """One option of the parser and of ``--help``. ``kind`` is ``flag``, ``value``, or ``optional``
+    (a value only when the next word is not a flag or @file). A plain class: dataclasses would
+    import inspect (~10 ms)."""
 
-    __slots__ = ("dest", "flags", "help", "kind", "metavar", "panel")
+    __slots__ = ("dest", "flags", "help", "kind", "metavar", "panel", "repeatable")
 
     def __init__(
-        self, dest: str, flags: tuple[str, ...], kind: str, help: str, panel: str, metavar: str | None = None
+        self,
+        dest: str,
+        flags: tuple[str, ...],
+        kind: str,
+        help: str,
+        panel: str,
+        metavar: str | None = None,
+        repeatable: bool = False,
     ) -> None:
         self.dest = dest
         self.flags = flags
@@ -39,271 +48,44 @@ class _Option:
         self.help = help
         self.panel = panel
         self.metavar = metavar
+        self.repeatable = repeatable
 
 
-_MODE, _MODEL, _SESSION, _TOOLS, _PROMPT, _INFO = "Mode", "Model", "Session", "Tools", "Prompt", "Other"
-_TRUST = "Project trust"
-_EXT = "Extensions"
-_SAFETY = "Safety"
 _PERMISSION_MODES = ("auto", "ask", "accept-edits", "plan", "deny")
 _SANDBOX_MODES = ("off", "workspace-write", "read-only")
 
-_OPTIONS: tuple[_Option, ...] = (
-    _Option("print", ("-p", "--print"), "flag", "Non-interactive: run the prompts, print the final answer, exit.", _MODE),
-    _Option(
-        "mode",
-        ("--mode",),
-        "value",
-        "text (plain output; on a terminal the TUI still opens, -p runs once), json (one JSON event "
-        "per line) or rpc (JSON commands on stdin).",
-        _MODE,
-        "MODE",
-    ),
-    _Option(
-        "tui_mode",
-        ("--tui-mode",),
-        "value",
-        "TUI mode: fullscreen (the only one; Pi's regular scrollback mode is not supported).",
-        _MODE,
-        "MODE",
-    ),
-    _Option("provider", ("--provider",), "value", "Look up --model in this provider only.", _MODEL, "NAME"),
-    _Option(
-        "model",
-        ("--model",),
-        "value",
-        "Model: provider/id, an id, or part of an id or name; :level sets thinking (sonnet:high).",
-        _MODEL,
-        "PATTERN",
-    ),
-    _Option(
-        "models",
-        ("--models",),
-        "value",
-        "Comma-separated model patterns cycled with Ctrl+P; globs allowed (anthropic/*, *sonnet*:high).",
-        _MODEL,
-        "PATTERNS",
-    ),
-    _Option(
-        "thinking",
-        ("--thinking",),
-        "value",
-        "Thinking level: off, minimal, low, medium, high, xhigh, max (clamped to the model).",
-        _MODEL,
-        "LEVEL",
-    ),
-    _Option(
-        "api_key", ("--api-key",), "value", "API key for the chosen model's provider (not saved).", _MODEL, "KEY"
-    ),
-    _Option(
-        "continue_session", ("-c", "--continue"), "flag", "Continue the most recent session in this folder.", _SESSION
-    ),
-    _Option("resume", ("-r", "--resume"), "flag", "Pick a session to resume.", _SESSION),
-    _Option(
-        "undo",
-        ("--undo",),
-        "flag",
-        "With -c/--session: restore the files the last prompt changed, step the session back, exit.",
-        _SESSION,
-    ),
-    _Option("force", ("--force",), "flag", "With --undo: overwrite files changed by hand since.", _SESSION),
-    _Option(
-        "session",
-        ("--session",),
-        "value",
-        "Use this session file, or the session whose id starts with this.",
-        _SESSION,
-        "PATH|ID",
-    ),
-    _Option(
-        "session_id",
-        ("--session-id",),
-        "value",
-        "Use this folder's session with the id, creating it otherwise (letters, digits, . _ -).",
-        _SESSION,
-        "ID",
-    ),
-    _Option(
-        "fork",
-        ("--fork",),
-        "value",
-        "Fork a session (file path or full/partial id) into a new session in this folder.",
-        _SESSION,
-        "PATH|ID",
-    ),
-    _Option("name", ("-n", "--name"), "value", "Set the session's display name.", _SESSION, "NAME"),
-    _Option("session_dir", ("--session-dir",), "value", "Folder for session files.", _SESSION, "DIR"),
-    _Option("no_session", ("--no-session",), "flag", "Do not save the session.", _SESSION),
-    _Option(
-        "tools",
-        ("-t", "--tools"),
-        "value",
-        "Comma-separated allowlist of tools or * patterns (default read,bash,edit,write; also grep,find,ls); "
-        "only +name/-name entries change the default set instead.",
-        _TOOLS,
-        "NAMES",
-    ),
-    _Option(
-        "no_tools", ("-nt", "--no-tools"), "flag", "Start without built-in tools (--tools adds some back).", _TOOLS
-    ),
-    _Option(
-        "no_builtin_tools",
-        ("-nbt", "--no-builtin-tools"),
-        "flag",
-        "Start without built-in tools but keep extension tools (--tools adds some back).",
-        _TOOLS,
-    ),
-    _Option(
-        "exclude_tools",
-        ("-xt", "--exclude-tools"),
-        "value",
-        "Comma-separated tools or * patterns to leave out, after every other tool option.",
-        _TOOLS,
-        "NAMES",
-    ),
-    _Option(
-        "offline",
-        ("--offline",),
-        "flag",
-        "Accepted for Pi compatibility; pi makes no network call at start anyway.",
-        _INFO,
-    ),
-    _Option(
-        "system_prompt",
-        ("--system-prompt",),
-        "value",
-        "Replace the system prompt (text, or a file to read).",
-        _PROMPT,
-        "TEXT|FILE",
-    ),
-    _Option(
-        "append_system_prompt",
-        ("--append-system-prompt",),
-        "value",
-        "Append text (or a file's text) to the system prompt (repeatable).",
-        _PROMPT,
-        "TEXT|FILE",
-    ),
-    _Option(
-        "no_context_files", ("-nc", "--no-context-files"), "flag", "Do not read AGENTS.md or CLAUDE.md.", _PROMPT
-    ),
-    _Option(
-        "prompt_templates",
-        ("--prompt-template",),
-        "value",
-        "Load a prompt template file or folder (repeatable).",
-        _PROMPT,
-        "PATH",
-    ),
-    _Option(
-        "no_prompt_templates",
-        ("-np", "--no-prompt-templates"),
-        "flag",
-        "Load only the --prompt-template templates (none discovered or configured).",
-        _PROMPT,
-    ),
-    _Option("themes", ("--theme",), "value", "Load a theme file or folder (repeatable).", _INFO, "PATH"),
-    _Option("use_theme", ("--use-theme",), "value", "The theme for this run (not saved).", _INFO, "NAME"),
-    _Option(
-        "no_themes", ("--no-themes",), "flag", "Disable discovered and configured themes (--theme paths still load).", _INFO
-    ),
-    _Option(
-        "verbose",
-        ("--verbose",),
-        "flag",
-        "Start-up diagnostics on stderr: settings files, models, context files, timings.",
-        _INFO,
-    ),
-    _Option(
-        "approve",
-        ("-a", "--approve"),
-        "flag",
-        "Trust this project folder for this run: apply its .pi settings, SYSTEM.md, templates, themes.",
-        _TRUST,
-    ),
-    _Option(
-        "no_approve",
-        ("-na", "--no-approve"),
-        "flag",
-        "Do not trust this project folder for this run (nothing is asked or saved).",
-        _TRUST,
-    ),
-    _Option(
-        "extensions",
-        ("-e", "--extension"),
-        "value",
-        "Load an extension: a .py file, a package folder, a dotted module or builtin:<name> (repeatable).",
-        _EXT,
-        "SPEC",
-    ),
-    _Option("no_extensions", ("-ne", "--no-extensions"), "flag", "Load only the -e extensions.", _EXT),
-    _Option("no_mcp", ("--no-mcp",), "flag", "Connect no MCP server (mcp.json); see pi mcp --help.", _EXT),
-    _Option(
-        "skills",
-        ("--skill",),
-        "value",
-        "Load a skill folder, SKILL.md or folder of skills (repeatable; wins over other locations).",
-        _EXT,
-        "PATH",
-    ),
-    _Option("no_skills", ("-ns", "--no-skills"), "flag", "Load only the --skill skills.", _EXT),
-    _Option("no_hooks", ("--no-hooks",), "flag", "Run no hook (Claude Code hooks and [hooks] in settings).", _EXT),
-    _Option(
-        "permission_mode",
-        ("--permission-mode",),
-        "value",
-        "Permission mode: auto (default), ask, accept-edits, plan, deny.",
-        _SAFETY,
-        "MODE",
-    ),
-    _Option(
-        "sandbox",
-        ("--sandbox",),
-        "value",
-        "Run bash and ! commands under bubblewrap: off, workspace-write, read-only.",
-        _SAFETY,
-        "MODE",
-    ),
-    _Option(
-        "max_turns",
-        ("--max-turns",),
-        "value",
-        "Stop the run (parent and subagents together) after N model turns; print mode exits 1.",
-        _SAFETY,
-        "N",
-    ),
-    _Option(
-        "max_budget_usd",
-        ("--max-budget-usd",),
-        "value",
-        "Stop the run (parent and subagents together) once it has spent this many USD; print mode exits 1.",
-        _SAFETY,
-        "USD",
-    ),
-    _Option("no_subagents", ("--no-subagents",), "flag", "Leave out the task tool (no subagents).", _EXT),
-    _Option(
-        "list_models",
-        ("--list-models",),
-        "optional",
-        "List the models that have a key, optionally filtered, and exit.",
-        _INFO,
-        "[SEARCH]",
-    ),
-    _Option(
-        "export",
-        ("--export",),
-        "value",
-        "Write a session file as HTML and exit; the next argument may name the output file.",
-        _INFO,
-        "SESSION",
-    ),
-    _Option("version", ("-v", "--version"), "flag", "Print the version and exit.", _INFO),
-    _Option("help", ("-h", "--help"), "flag", "Show this help and exit.", _INFO),
-)
+_table: tuple[tuple[_Option, ...], dict[str, _Option]] | None = None
 
-_REPEATABLE = ("extensions", "skills", "append_system_prompt", "prompt_templates", "themes")
 
-_BY_FLAG = {flag: option for option in _OPTIONS for flag in option.flags}
+def _options() -> tuple[tuple[_Option, ...], dict[str, _Option]]:
+    """The options (in ``--help`` order) and the option of each flag, read once from the fields of
+    ``CliOptions`` (where each option is declared, see ``core/startup_options.py``)."""
+    global _table
+    if _table is None:
+        from dataclasses import fields
+
+        from pi_coder.core.startup_options import PANELS, CliFlag
+        from pi_coder.modes.options import CliOptions
+
+        found: list[tuple[int, int, _Option]] = []
+        for item in fields(CliOptions):
+            spec = item.metadata.get("cli")
+            if isinstance(spec, CliFlag):
+                option = _Option(item.name, spec.flags, spec.kind, spec.help, spec.panel, spec.metavar, spec.repeatable)
+                found.append((PANELS.index(spec.panel), len(found), option))
+        options = tuple(option for _, _, option in sorted(found, key=lambda row: row[:2]))
+        _table = (options, {name: option for option in options for name in option.flags})
+    return _table
+
+
+def __getattr__(name: str) -> object:
+    # ``_OPTIONS`` and ``_BY_FLAG`` are built on first use: ``pi --version`` never needs them.
+    if name == "_OPTIONS":
+        return _options()[0]
+    if name == "_BY_FLAG":
+        return _options()[1]
+    raise AttributeError(f"module 'pi_coder.cli' has no attribute {name!r}")
+
 
 _EPILOG = """\
 \b
@@ -375,6 +157,7 @@ def parse_args(argv: list[str], *, allow_unknown: bool = False) -> CliOptions:
     from pi_coder.modes.options import MODES, THINKING_LEVELS, VALID_TOOLS, CliOptions
 
     opts = CliOptions()
+    by_flag = _options()[1]
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -391,7 +174,7 @@ def parse_args(argv: list[str], *, allow_unknown: bool = False) -> CliOptions:
             opts.messages.append(arg)
             continue
         name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
-        option = _BY_FLAG.get(name)
+        option = by_flag.get(name)
         if option is None and allow_unknown and name.startswith("--") and len(name) > 2:
             opts.flag_tokens.append((name, inline if eq else None, len(opts.messages)))
             continue
@@ -465,7 +248,7 @@ def _store_value(
             opts.warnings.append(f'Invalid thinking level "{text}". Valid values: {", ".join(levels)}')
     elif option.dest == "models":
         opts.models = [part.strip() for part in text.split(",") if part.strip()]
-    elif option.dest in _REPEATABLE:
+    elif option.repeatable:
         getattr(opts, option.dest).append(text)
     elif option.dest == "exclude_tools":
         opts.exclude_tools = [part.strip() for part in text.split(",") if part.strip()]
@@ -517,7 +300,7 @@ def _help_command(extra: Sequence[_Option] = ()) -> Any:
             annotation=list[str] | None,
         )
     ]
-    for option in (*_OPTIONS, *extra):
+    for option in (*_options()[0], *extra):
         if option.dest == "help":
             continue  # Click adds -h/--help itself (context_settings)
         is_flag = option.kind == "flag"
