@@ -53,13 +53,13 @@ from pi_coder.agent.types import (
     ToolExecutionMode,
     TurnUpdateAnswer,
 )
-from pi_coder.ai._sse import ServerSentEvent
 from pi_coder.ai.abort import AbortController, AbortSignal
 from pi_coder.ai.context import (
     create_initial_system_message,
     get_current_system_message,
     get_current_system_prompt,
 )
+from pi_coder.ai.events import ServerSentEvent
 from pi_coder.ai.types import (
     AssistantMessage,
     ImageContent,

@@ -81,12 +81,6 @@ class AbortSignal:
         for callback in listeners:
             _call(callback)
 
-    @classmethod
-    def aborted_signal(cls, reason: Any = None) -> AbortSignal:
-        signal = cls()
-        signal._abort(reason if reason is not None else "aborted")
-        return signal
-
 
 def _call(callback: Callable[[], Any]) -> None:
     result = callback()

@@ -7,10 +7,12 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar
 
+from pi_coder.ai._sse import ServerSentEvent
 from pi_coder.ai.abort import running_loop as _running_loop
 from pi_coder.ai.types import AssistantMessage, ToolCall
 
 __all__ = [
+    "ServerSentEvent",
     "AssistantMessageEvent",
     "AssistantMessageEventStream",
     "DoneEvent",

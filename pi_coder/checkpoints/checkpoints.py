@@ -454,6 +454,6 @@ def _secret_patterns() -> tuple[str, ...]:
 
 
 def _resolve(cwd: str, path: str) -> str:
-    from pi_coder.tools._paths import real_path
+    from pi_coder.tools import real_path
 
     return str(real_path(path, cwd))

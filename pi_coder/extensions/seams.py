@@ -18,7 +18,7 @@ from pi_coder.ai.types import AssistantMessage
 
 if TYPE_CHECKING:
     from pi_coder.agent.types import AgentTool
-    from pi_coder.ai._sse import ServerSentEvent
+    from pi_coder.ai.events import ServerSentEvent
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.extensions.host import RunnerHost
     from pi_coder.extensions.types import Extension

@@ -51,7 +51,7 @@ class HookEngine:
         self._secret_names = tuple(secret_names)
 
     def environment(self) -> dict[str, str]:
-        from pi_coder.tools._env import safe_environment
+        from pi_coder.tools import safe_environment
 
         extra = {"CLAUDE_PROJECT_DIR": self.cwd, "PI_PROJECT_DIR": self.cwd}
         return safe_environment(

@@ -21,7 +21,7 @@ import sys
 from typing import Any
 
 from pi_coder.permissions.policy import MODES, Decision, Policy
-from pi_coder.tools._paths import lexical_path, pin
+from pi_coder.tools import lexical_path, pin
 
 __all__ = ["CYCLE_KEY", "PLAN_PROMPT", "configure", "current_policy", "register"]
 

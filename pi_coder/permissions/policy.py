@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pi_coder.permissions.bash import Analysis, analyze, is_read_only
 from pi_coder.permissions.rules import Match, RuleSet
-from pi_coder.tools._paths import lexical_path, real_path
+from pi_coder.tools import lexical_path, real_path
 
 __all__ = ["MODES", "Decision", "Policy", "PLAN_REASON", "protected_reason", "suggest_rule"]
 

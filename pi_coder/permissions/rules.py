@@ -29,7 +29,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from pi_coder.permissions.bash import Analysis, SimpleCommand
-from pi_coder.tools._paths import lexical_path, real_path
+from pi_coder.tools import lexical_path, real_path
 
 __all__ = [
     "DEFAULT_SECRET_RULES",

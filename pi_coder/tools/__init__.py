@@ -16,6 +16,7 @@ from pi_coder.agent.types import AgentTool
 from pi_coder.tools._edits import EditError, EditPreview, compute_edit_preview, prepare_edit_arguments
 from pi_coder.tools._env import is_secret_name, safe_environment
 from pi_coder.tools._images import PreparedImage, detect_image_mime, prepare_image
+from pi_coder.tools._paths import lexical_path, pin, real_path
 from pi_coder.tools._prompts import TOOL_PROMPT_SNIPPETS, tool_prompt_guidelines
 from pi_coder.tools._settings import ToolSettings
 from pi_coder.tools._shell import (
@@ -60,9 +61,12 @@ __all__ = [
     "detect_image_mime",
     "format_size",
     "is_secret_name",
+    "lexical_path",
+    "pin",
     "kill_running_commands",
     "prepare_edit_arguments",
     "prepare_image",
+    "real_path",
     "resolve_shell",
     "run_shell_command",
     "safe_environment",

@@ -255,10 +255,6 @@ class StreamWriter:
             block.__dict__["arguments"] = arguments
             block.arguments_error = error
 
-    def tool_call_json(self, index: int) -> str | None:
-        """The raw argument text accumulated so far for an open tool call."""
-        return self._json.get(index)
-
     def _open_block(self, index: int, field: str) -> None:
         self._apply_parts()
         self._open = index

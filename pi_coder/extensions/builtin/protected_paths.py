@@ -13,7 +13,7 @@ import fnmatch
 import os
 from typing import TYPE_CHECKING, Any
 
-from pi_coder.tools._paths import lexical_path, real_path
+from pi_coder.tools import lexical_path, real_path
 
 if TYPE_CHECKING:
     from pi_coder.extensions import ExtensionAPI
