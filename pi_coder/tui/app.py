@@ -148,7 +148,11 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
     ) -> None:
         from pi_coder.tui.driver import driver_class
 
-        super().__init__(driver_class=driver_class())
+        if themes is None:
+            themes = session_themes(session)
+        # The terminal's own colours (its background shows; NO_COLOR drops every colour rather
+        # than turning them grey) unless the page is painted: tui/theming.py.
+        super().__init__(driver_class=driver_class(), ansi_color=True if themes.native_colors else None)
         self.session = session
         self.initial_messages = list(initial_messages)
         self.initial_images = list(initial_images)
@@ -159,7 +163,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         if keymap is None:
             keymap = load_keybindings(getattr(session, "settings", None))
         self._startup_warnings: list[str] = list(keymap.warnings)
-        self.themes = themes if themes is not None else session_themes(session)
+        self.themes = themes
         self._startup_warnings.extend(self.themes.attach(self, on_warning=self._theme_warning))
         self.effective_keys = effective_keys(keymap.overrides)
         self._keymap_overrides: dict[str, str] = dict(keymap.overrides)
@@ -342,9 +346,10 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         self.editor.focus()
         markdown = getattr(getattr(self.session, "settings", None), "markdown", None)
         if markdown is not None:
-            from pi_coder.tui.widgets.markdown_view import set_code_block_indent
+            from pi_coder.tui.widgets.markdown_view import set_code_block_indent, set_table_row_separators
 
             set_code_block_indent(markdown.code_block_indent)
+            set_table_row_separators(markdown.table_row_separators)
         await self._render_start()
         self.refresh_footer()
         warnings, self._startup_warnings = self._startup_warnings, []

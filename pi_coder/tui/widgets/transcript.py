@@ -18,7 +18,7 @@ class UserMessageBlock(Static):
     """What the user sent."""
 
     DEFAULT_CSS = """
-    UserMessageBlock { height: auto; margin: 1 1 0 1; padding: 0 1; background: $primary 20%; }
+    UserMessageBlock { height: auto; margin: 1 1 0 1; padding: 0 1; background: $pi-user-message-bg; color: $pi-user-message-text; }
     """
 
     def __init__(self, text: str, images: Sequence[str] = ()) -> None:
