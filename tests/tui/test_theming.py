@@ -41,7 +41,10 @@ def test_builtin_themes_map_onto_textual_colours() -> None:
     assert tlight.name == "pi-light" and tlight.dark is False
     assert tdark.primary == dark.hex("accent")
     assert tdark.error == dark.hex("error") and tdark.success == dark.hex("success")
-    assert tdark.background == dark.export["pageBg"]
+    assert tdark.background is None and tdark.ansi  # the terminal's own background shows, as in Pi
+    painted = textual_theme(dark, painted=True)
+    assert painted.background == dark.export["pageBg"] and not painted.ansi
+    assert textual_theme(dark, painted=True, colorless=True).background is None  # NO_COLOR wins
     variables = theme_variables(dark)
     assert len([k for k in variables if k.startswith("pi-")]) == len(TOKENS)
     assert variables["pi-user-message-bg"] == dark.hex("userMessageBg")
