@@ -360,6 +360,8 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             self._resume_at_start = False
             navigation.run_dialog(self, navigation.resume_at_start(self))
         self.set_timer(1.0, self._after_startup)  # once the first frame is on screen
+        if os.environ.get("TMUX"):
+            self.run_worker(self._check_tmux_keys(), group="startup", exit_on_error=False)
         if self.initial_messages:
             messages = list(self.initial_messages)
             self.run_worker(self._send_initial(messages), group="prompt", exit_on_error=False)
@@ -386,6 +388,14 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         for index, text in enumerate(messages):
             images = self.initial_images if index == 0 else []
             await self._send_prompt(text, "follow_up", images or None)
+
+    async def _check_tmux_keys(self) -> None:
+        """Pi's warning when tmux would drop Shift+Enter (its ``extended-keys`` is off)."""
+        from pi_coder.tui.driver import tmux_extended_keys_warning
+
+        warning = await asyncio.to_thread(tmux_extended_keys_warning)
+        if warning:
+            await self.notice(warning, "warning")
 
     def _after_startup(self) -> None:
         # Idle time after the first frame: load the Markdown renderer (markdown-it, Pygments) now
