@@ -194,6 +194,8 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
                 history = []
         self.history = PromptHistory(history)
         self.controller: TranscriptController | None = None
+        self.exit_transcript: list[Text] = []
+        """The conversation's rows, kept when quitting, for ``run_tui`` to print (tui/exit_output.py)."""
         self.working_message: str | None = None
         self.autocomplete_providers: list[tuple[Any, str]] = []
         """``ctx.ui.add_autocomplete_provider``: ``(provider, trigger characters)``, newest first."""
@@ -724,9 +726,22 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         await self.quit_app()
 
     async def quit_app(self) -> None:
+        self._keep_transcript()
         self._close_bridge()  # events of the closing session are not rendered any more
         await self._close_session()
         self.exit(0)
+
+    def _keep_transcript(self) -> None:
+        """The conversation as drawn, for ``run_tui`` to print once the screen is restored (as Pi;
+        setting ``fullscreen_exit_output``)."""
+        if getattr(self._settings(), "fullscreen_exit_output", "transcript") != "transcript":
+            return
+        from pi_coder.tui.exit_output import transcript_rows
+
+        try:
+            self.exit_transcript = transcript_rows(self.transcript)
+        except Exception:  # never let a drawing problem stand in the way of quitting
+            self.exit_transcript = []
 
     async def _close_session(self) -> None:
         extensions = getattr(self.session, "extensions", None)
