@@ -50,7 +50,7 @@ class JumpMarker(Static):
     DEFAULT_CSS = """
     JumpMarker {
         width: auto; height: 1; margin: 0 0 0 2; padding: 0 1;
-        background: $accent; color: $text; display: none;
+        background: $accent; color: auto 90%; display: none;
     }
     JumpMarker.-visible { display: block; }
     """
