@@ -11,7 +11,7 @@ The Models collection, the catalog and the faux provider load on first access of
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_coder.ai.abort import AbortController, AbortSignal
 from pi_coder.ai.context import (
@@ -95,7 +95,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

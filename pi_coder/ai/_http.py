@@ -33,7 +33,6 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import httpx
 
@@ -195,7 +194,7 @@ def api_error_text(body: bytes) -> tuple[str | None, str]:
     except ValueError:
         return None, text[:1000]
     kind: str | None = None
-    message: Any = None
+    message: object = None
     if isinstance(data, dict):
         err = data.get("error")
         if isinstance(err, dict):

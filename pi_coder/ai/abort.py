@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 __all__ = ["AbortController", "AbortSignal"]
 
@@ -32,8 +32,8 @@ class AbortSignal:
 
     def __init__(self) -> None:
         self._aborted = False
-        self._reason: Any = None
-        self._listeners: list[Callable[[], Any]] = []
+        self._reason: object = None
+        self._listeners: list[Callable[[], object]] = []
         self._waiters: list[asyncio.Future[None]] = []
 
     @property
@@ -41,17 +41,17 @@ class AbortSignal:
         return self._aborted
 
     @property
-    def reason(self) -> Any:
+    def reason(self) -> object:
         return self._reason
 
-    def add_listener(self, callback: Callable[[], Any]) -> None:
+    def add_listener(self, callback: Callable[[], object]) -> None:
         """Call ``callback()`` once when the signal aborts (at once if it already has)."""
         if self._aborted:
             _call(callback)
         else:
             self._listeners.append(callback)
 
-    def remove_listener(self, callback: Callable[[], Any]) -> None:
+    def remove_listener(self, callback: Callable[[], object]) -> None:
         try:
             self._listeners.remove(callback)
         except ValueError:
@@ -69,7 +69,7 @@ class AbortSignal:
             if fut in self._waiters:
                 self._waiters.remove(fut)
 
-    def _abort(self, reason: Any) -> None:
+    def _abort(self, reason: object) -> None:
         if self._aborted:
             return
         self._aborted = True
@@ -82,7 +82,7 @@ class AbortSignal:
             _call(callback)
 
 
-def _call(callback: Callable[[], Any]) -> None:
+def _call(callback: Callable[[], object]) -> None:
     result = callback()
     if inspect.isawaitable(result):
         import asyncio
@@ -98,5 +98,5 @@ class AbortController:
     def __init__(self) -> None:
         self.signal = AbortSignal()
 
-    def abort(self, reason: Any = None) -> None:
+    def abort(self, reason: object = None) -> None:
         self.signal._abort(reason if reason is not None else "aborted")

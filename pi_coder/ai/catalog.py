@@ -11,9 +11,10 @@ newest first within a provider, aliases before dated ids.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from pi_coder.ai.types import Model, ModelCost
+from pi_coder.json_types import JsonObject
 
 __all__ = [
     "BUILTIN_PROVIDERS",
@@ -30,7 +31,7 @@ class BuiltinProvider(NamedTuple):
     base_url_env: str | None = None
     """Environment variable that overrides ``base_url`` (e.g. ``ANTHROPIC_BASE_URL``)."""
     default_model: str | None = None
-    compat: dict[str, Any] | None = None
+    compat: JsonObject | None = None
     """OpenAI-compatible quirks copied onto every model of the provider."""
 
 
@@ -53,7 +54,7 @@ _ANTHROPIC = "anthropic-messages"
 _OPENAI = "openai-completions"
 _RESPONSES = "openai-responses"
 _GOOGLE = "google-generative-ai"
-_NO_STORE = {"supportsStore": False, "supportsDeveloperRole": False}
+_NO_STORE: JsonObject = {"supportsStore": False, "supportsDeveloperRole": False}
 
 BUILTIN_PROVIDERS: tuple[BuiltinProvider, ...] = (
     BuiltinProvider("anthropic", _ANTHROPIC, "https://api.anthropic.com", "ANTHROPIC_BASE_URL", "claude-opus-5-5"),

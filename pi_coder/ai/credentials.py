@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 from pi_coder.errors import ConfigError
+from pi_coder.json_types import JsonObject
 
 __all__ = [
     "credentials_path",
@@ -42,7 +42,7 @@ def credentials_path(env: dict[str, str] | None = None) -> Path:
     return config_dir() / FILE_NAME
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(path: Path) -> JsonObject:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -78,7 +78,7 @@ def load_credentials(path: Path | None = None) -> dict[str, str]:
     return keys
 
 
-def _write(path: Path, data: dict[str, Any]) -> None:
+def _write(path: Path, data: JsonObject) -> None:
     from pi_coder.paths import write_atomic
 
     path.parent.mkdir(parents=True, exist_ok=True)

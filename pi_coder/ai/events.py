@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Generic, Literal, TypeAlias, TypeVar
 
 from pi_coder.ai._sse import ServerSentEvent
 from pi_coder.ai.abort import running_loop as _running_loop
-from pi_coder.ai.types import AssistantMessage, ToolCall
+from pi_coder.ai.types import AssistantMessage, PiModel, ToolCall
+from pi_coder.json_types import JsonObject
 
 __all__ = [
     "ServerSentEvent",
@@ -144,16 +145,14 @@ AssistantMessageEvent: TypeAlias = (
 _CAMEL = {"content_index": "contentIndex", "tool_call": "toolCall"}
 
 
-def event_to_json(event: AssistantMessageEvent, *, include_partial: bool = True) -> dict[str, Any]:
+def event_to_json(event: AssistantMessageEvent, *, include_partial: bool = True) -> JsonObject:
     """Pi's JSON form of a streaming event (camelCase keys, messages by alias)."""
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     for name in event.__slots__:
         if name == "partial" and not include_partial:
             continue
-        value = getattr(event, name)
-        if hasattr(value, "to_json_dict"):
-            value = value.to_json_dict()
-        out[_CAMEL.get(name, name)] = value
+        value = getattr(event, name)  # the event's own fields, by their slot names
+        out[_CAMEL.get(name, name)] = value.to_json_dict() if isinstance(value, PiModel) else value
     return out
 
 
