@@ -9,9 +9,25 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
-__all__ = ["AppHost", "CommandContext", "DialogState", "Handler", "SlashCommand"]
+if TYPE_CHECKING:
+    from pi_coder.core.agent_session import AgentSession
+    from pi_coder.extensions.runner import ExtensionRunner
+    from pi_coder.extensions.types import Shortcut
+    from pi_coder.tui.theming import ThemeController
+
+__all__ = ["AppHost", "CommandContext", "DialogState", "Handler", "SlashCommand", "extension_runner"]
+
+
+def extension_runner(session: AgentSession) -> ExtensionRunner | None:
+    """The session's extensions as the TUI drives them (commands, shortcuts, renderers, ``ctx.ui``).
+
+    Core holds the runner as its narrower ``ExtensionHooks`` protocol (core never imports the
+    extension package); the modes bind an ``ExtensionRunner`` there, and the TUI needs its whole
+    surface.
+    """
+    return cast("ExtensionRunner | None", session.extensions)
 
 
 @dataclass(slots=True)
@@ -27,13 +43,15 @@ class DialogState:
 class CommandContext(Protocol):
     """The app as a slash command handler and the dialog flows it opens see it."""
 
-    session: Any
+    session: AgentSession
     commands: Sequence[SlashCommand]
     effective_keys: dict[str, str]
     title: str
-    themes: Any
+    themes: ThemeController
     hide_thinking: bool
     dialogs: DialogState
+    extension_shortcut_list: list[tuple[str, Shortcut]]
+    """The extensions' shortcuts bound as app keys: ``(textual key, shortcut)``."""
 
     @property
     def editor(self) -> Any: ...

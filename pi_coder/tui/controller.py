@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol, assert_never
+from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from textual.widget import Widget
 
@@ -10,19 +10,27 @@ from pi_coder.agent import events as ae
 from pi_coder.core import events as se
 from pi_coder.core import transcript as tx
 from pi_coder.core.transcript import Block, build_transcript, end_notice, message_blocks, message_text
+from pi_coder.session.entries import CustomEntry
 from pi_coder.tui.bridge import StreamDelta
+from pi_coder.tui.context import extension_runner
 from pi_coder.tui.tool_render import CustomToolRender, stored_result
 from pi_coder.tui.widgets.assistant_message import AssistantText, MessageNote, ThinkingBlock
 from pi_coder.tui.widgets.bash_block import BashBlock, SummaryBlock
 from pi_coder.tui.widgets.tool_call import ToolCallBlock
 from pi_coder.tui.widgets.transcript import Transcript, UserMessageBlock
 
+if TYPE_CHECKING:
+    from pi_coder.core.agent_session import AgentSession
+    from pi_coder.tui.theming import ThemeController
+
 __all__ = ["StreamDelta", "TranscriptController", "TranscriptView", "message_text"]
 
 
 class TranscriptView(Protocol):
-    """What the controller needs from its host (the app): display options and two callbacks."""
+    """What the controller needs from its host (the app): the session, display options and two callbacks."""
 
+    session: AgentSession
+    themes: ThemeController
     tools_expanded: bool
     hide_thinking: bool
     animations: bool
@@ -74,22 +82,19 @@ class TranscriptController:
     def _tool_render(self, name: str) -> CustomToolRender | None:
         """An extension tool's ``render_call``/``render_result`` (docs/extensions-runtime.md#renderers); a failure is
         reported (once) as ``renderer:<tool>``."""
-        runner: Any = getattr(getattr(self.view, "session", None), "extensions", None)
-        lookup = getattr(runner, "tool_definition", None)
-        found = lookup(name) if lookup is not None else None
-        if found is None:
+        runner = extension_runner(self.view.session)
+        found = runner.tool_definition(name) if runner is not None else None
+        if runner is None or found is None:
             return None
         definition, ext = found
-        render_call = getattr(definition, "render_call", None)
-        render_result = getattr(definition, "render_result", None)
+        render_call, render_result = definition.render_call, definition.render_result
         if render_call is None and render_result is None:
             return None
 
         def report(exc: BaseException) -> None:
             runner.report(ext, f"renderer:{name}", exc)
 
-        theme = getattr(getattr(self.view, "themes", None), "theme", None)
-        return CustomToolRender(render_call, render_result, report, theme)
+        return CustomToolRender(render_call, render_result, report, self.view.themes.theme)
 
     async def clear(self) -> None:
         self._parts.clear()
@@ -310,15 +315,15 @@ class TranscriptController:
 
     async def _on_entry_appended(self, event: Any) -> None:
         """A ``custom`` entry an extension appended: shown only by its entry renderer (docs/extensions-runtime.md#renderers)."""
-        session: Any = getattr(self.view, "session", None)
-        runner = getattr(session, "extensions", None)
+        session = self.view.session
+        runner = extension_runner(session)
         if runner is None:
             return
         entry_id = event.entry.get("id") if isinstance(event.entry, dict) else None
         entry = session.store.get_entry(entry_id) if entry_id else None
-        custom_type = getattr(entry, "custom_type", None)
-        if entry is None or not custom_type:
+        if not isinstance(entry, CustomEntry) or not entry.custom_type:
             return
+        custom_type = entry.custom_type
         from pi_coder.tui.extension_ui import render_custom_message
 
         widget = render_custom_message(self.view, runner, custom_type, entry, kind="entry")
@@ -347,17 +352,18 @@ class TranscriptController:
         self.transcript.scroll_end(animate=False, immediate=True)
 
     def _custom_entry_places(self, messages: list[Any]) -> dict[int, list[Any]]:
-        session: Any = getattr(self.view, "session", None)
-        runner = getattr(session, "extensions", None)
-        store = getattr(session, "store", None)
-        if runner is None or store is None or not any(ext.entry_renderers for ext in runner.extensions):
+        session = self.view.session
+        runner = extension_runner(session)
+        if runner is None or not any(ext.entry_renderers for ext in runner.extensions):
             return {}
-        return tx.custom_entry_places(messages, store.get_branch())
+        return tx.custom_entry_places(messages, session.store.get_branch())
 
     def _entry_widgets(self, entries: Any) -> list[Widget]:
         from pi_coder.tui.extension_ui import render_custom_message
 
-        runner: Any = getattr(getattr(self.view, "session", None), "extensions", None)
+        runner = extension_runner(self.view.session)
+        if runner is None:
+            return []
         widgets = (render_custom_message(self.view, runner, e.custom_type, e, kind="entry") for e in entries)
         return [widget for widget in widgets if widget is not None]
 
@@ -400,7 +406,7 @@ class TranscriptController:
 
     def _custom_widget(self, block: tx.CustomBlock) -> Widget | None:
         """An extension's rendering of a custom message (docs/extensions-runtime.md#renderers), or None for the default."""
-        runner = getattr(getattr(self.view, "session", None), "extensions", None)
+        runner = extension_runner(self.view.session)
         if runner is None or block.message is None:
             return None
         from pi_coder.tui.extension_ui import render_custom_message

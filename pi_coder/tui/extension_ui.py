@@ -20,7 +20,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from pi_coder.tui.context import SlashCommand
+from pi_coder.tui.context import SlashCommand, extension_runner
 from pi_coder.tui.extension_extras import TuiExtras
 from pi_coder.tui.key_guard import KeyGuard
 from pi_coder.tui.screens._picker import PickerEntry, PickerScreen
@@ -273,7 +273,7 @@ def provider_completions(app: Any, context: Any) -> list[Any]:
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
         except Exception as exc:
-            runner = app.session.extensions
+            runner = extension_runner(app.session)
             if runner is not None:
                 runner.report(None, "autocomplete", exc)
             continue
@@ -299,16 +299,17 @@ def argument_completions(app: Any, context: Any) -> list[Any]:
     ``Completion``, dicts with ``value``/``label``/``description``, or strings; None: no menu)."""
     from pi_coder.tui.completion import Completion
 
-    runner = app.session.extensions
+    runner = extension_runner(app.session)
     if runner is None:
         return []
     name, _, prefix = context.query.partition(" ")
     found = runner.find_command("/" + name)
-    if found is None or found[0].get_argument_completions is None:
+    complete = found[0].get_argument_completions if found is not None else None
+    if found is None or complete is None:
         return []
     command = found[0]
     try:
-        items = command.get_argument_completions(prefix)
+        items = complete(prefix)
         if inspect.isawaitable(items):
             close = getattr(items, "close", None)
             if close is not None:
@@ -335,7 +336,7 @@ def argument_completions(app: Any, context: Any) -> list[Any]:
 
 def extension_commands(app: CommandContext) -> list[SlashCommand]:
     """The extensions' commands as slash commands (built-in names win)."""
-    runner = app.session.extensions
+    runner = extension_runner(app.session)
     if runner is None:
         return []
     taken = {c.name for c in app.commands}
@@ -356,7 +357,7 @@ def extension_shortcuts(app: Any) -> list[tuple[str, Any]]:
     """``(textual key, Shortcut)`` of the extensions; built-in keys and earlier extensions win."""
     from pi_coder.tui.keybindings import normalize_key
 
-    runner = app.session.extensions
+    runner = extension_runner(app.session)
     if runner is None:
         return []
     taken = {k.strip() for keys in app.effective_keys.values() for k in keys.split(",") if k.strip()}
@@ -389,7 +390,7 @@ def bind_shortcuts(app: Any) -> None:
 async def run_shortcut(app: Any, index: int) -> None:
     """Call the shortcut's ``handler(ctx)``; a failure is reported like any extension error."""
     shortcuts = getattr(app, "extension_shortcut_list", [])
-    runner = app.session.extensions
+    runner = extension_runner(app.session)
     if runner is None or not 0 <= index < len(shortcuts):
         return
     _key, shortcut = shortcuts[index]
@@ -401,7 +402,7 @@ async def run_shortcut(app: Any, index: int) -> None:
 async def reload_extensions(app: CommandContext, builtins: Sequence[SlashCommand]) -> bool:
     """``/reload`` with extensions: shutdown, re-discover and re-import, commands into ``/`` again
     (after the built-in ``builtins``)."""
-    runner = app.session.extensions
+    runner = extension_runner(app.session)
     if runner is None or not await runner.reload():
         return False
     app.commands = builtins
@@ -436,7 +437,7 @@ async def start_extensions(app: CommandContext) -> None:
     """Commands into ``/``, the TUI's ``ctx.ui``, load errors as warnings, then ``session_start``."""
     from pi_coder.extensions.events import SessionStartEvent
 
-    runner = app.session.extensions
+    runner = extension_runner(app.session)
     if runner is None:
         return
     app.commands = [*app.commands, *extension_commands(app)]

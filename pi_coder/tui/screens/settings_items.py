@@ -12,6 +12,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pi_coder.settings import Settings
+    from pi_coder.tui.context import CommandContext
     from pi_coder.tui.screens.settings_screen import SettingItem
 
 __all__ = ["more_setting_items"]
@@ -25,7 +27,7 @@ def _on_off(value: bool) -> str:
 
 
 def more_setting_items(
-    app: Any, settings: Callable[[], Any], save: Callable[[dict[str, Any]], None]
+    app: CommandContext, settings: Callable[[], Settings], save: Callable[[dict[str, Any]], None]
 ) -> list[SettingItem]:
     """The lines of ``/settings`` after the first ones; ``settings()`` reads them, ``save`` writes."""
     from pi_coder.tui.screens.settings_screen import SettingItem
@@ -78,8 +80,8 @@ def more_setting_items(
                "Never send images to the model; each is replaced by a short note.", False),
         SettingItem(
             "retry.enabled", "Auto-retry", "Retry automatically after overload, rate-limit and connection errors.",
-            ON_OFF, lambda: _on_off(bool(getattr(session, "auto_retry_enabled", value("retry.enabled", True)))),
-            lambda choice: _set_auto_retry(app, save, choice == "on"),
+            ON_OFF, lambda: _on_off(session.auto_retry_enabled),
+            lambda choice: session.set_auto_retry(choice == "on"),  # saves retry.enabled itself
         ),
         toggle("enable_skill_commands", "Skill commands", "Offer /skill:name commands for discovered skills in / completion (typed ones still run).",
                True),
@@ -95,14 +97,6 @@ def more_setting_items(
                     list(_INDENTS), indent_now, set_indent),
     ]  # fmt: skip
     return items
-
-
-def _set_auto_retry(app: Any, save: Callable[[dict[str, Any]], None], enabled: bool) -> None:
-    setter = getattr(app.session, "set_auto_retry", None)
-    if setter is not None:
-        setter(enabled)  # saves retry.enabled itself
-    else:
-        save({"retry.enabled": enabled})
 
 
 def _set_editor_padding(app: Any, columns: int) -> None:
