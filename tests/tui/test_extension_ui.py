@@ -323,3 +323,16 @@ async def test_resources_discover_theme_paths_join_the_theme_list(make_session, 
         await wait_until(pilot, lambda: "Reloaded extensions" in screen_text(app), what="reload")
         assert {"ocean", "forest"} <= {t.name for t in app.themes.available()}
         assert app.themes.theme.name == "ocean"
+
+
+async def test_reload_with_extensions_shows_the_reload_warnings(make_session, project: Path) -> None:
+    """Regression: with extensions loaded, ``/reload`` read its warnings from the session, which
+    has none of its own (the extension runner's reload keeps them), so none was ever shown."""
+    session, _ = make_session([])
+    app = make_app_with_extensions(session, project, ["quiet.py"], {"quiet.py": "def extension(pi):\n    pass\n"})
+    session.reload_hooks.append(lambda: ["MCP server docs: cannot start"])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "/reload")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Reloaded extensions" in screen_text(app), what="reload")
+        assert "MCP server docs: cannot start" in screen_text(app)
