@@ -12,9 +12,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 if TYPE_CHECKING:
+    from textual.geometry import Size
+
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.extensions.runner import ExtensionRunner
     from pi_coder.extensions.types import Shortcut
+    from pi_coder.settings import Settings
     from pi_coder.tui.theming import ThemeController
 
 __all__ = ["AppHost", "CommandContext", "DialogState", "Handler", "SlashCommand", "extension_runner"]
@@ -61,6 +64,9 @@ class CommandContext(Protocol):
 
     @property
     def screen_stack(self) -> Any: ...
+
+    @property
+    def size(self) -> Size: ...
 
     @property
     def status_line(self) -> Any: ...
@@ -113,7 +119,7 @@ class AppHost(CommandContext, Protocol):
 
     def _busy(self) -> bool: ...
 
-    def _settings(self) -> Any: ...
+    def _settings(self) -> Settings: ...
 
     def query_one(self, *args: Any, **kwargs: Any) -> Any: ...
 

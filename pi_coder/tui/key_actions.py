@@ -37,13 +37,13 @@ class KeyActionsMixin:
 
     def _busy(self: AppHost) -> bool:
         session = self.session
-        return any(getattr(session, flag, False) for flag in ("is_streaming", "is_compacting", "is_retrying"))
+        return session.is_streaming or session.is_compacting or session.is_retrying
 
     async def action_interrupt(self: AppHost) -> None:
         editor = self.editor
         if editor.close_menu() or navigation.cancel_branch_summary(self):
             return
-        if getattr(self.session, "is_bash_running", False):
+        if self.session.is_bash_running:
             self.session.abort_bash()
             return
         if self._busy():
@@ -83,7 +83,7 @@ class KeyActionsMixin:
             self.status("Current model does not support thinking")
         else:
             self.status(f"Thinking level: {level}")
-        self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
+        self.editor.set_thinking_level(self.session.thinking_level)
         self.refresh_footer()
 
     async def action_cycle_model(self: AppHost, direction: int = 1) -> None:
@@ -92,9 +92,9 @@ class KeyActionsMixin:
             self.status("Only one model in scope")
         else:
             model, level = result
-            thinking = f" (thinking: {level})" if getattr(model, "reasoning", False) else ""
+            thinking = f" (thinking: {level})" if model.reasoning else ""
             self.status(f"Switched to {model.name or model.id}{thinking}")
-        self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
+        self.editor.set_thinking_level(self.session.thinking_level)
         self.refresh_footer()
 
     def action_toggle_tools(self: AppHost) -> None:

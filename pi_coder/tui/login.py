@@ -53,8 +53,8 @@ def _default_model(app: CommandContext, provider: str) -> Any:
 async def login(app: CommandContext, args: str) -> None:
     from pi_coder.tui.screens.dialogs import ChoiceDialog, InputDialog
 
-    models = getattr(app.session, "models", None)
-    if models is None or getattr(models, "credentials_path", None) is None:
+    models = app.session.models
+    if models.credentials_path is None:
         await app.notice("/login: no model registry to store a key for", "error")
         return
     reload_models(app)
@@ -82,7 +82,7 @@ async def login(app: CommandContext, args: str) -> None:
         return
     models.load_credentials()
     await app.notice(f"✓ Key for {provider} saved", "success")
-    current = getattr(app.session, "model", None)
+    current = app.session.model
     if current is None or not models.has_key(current.provider):
         model = _default_model(app, provider)
         if model is not None:
@@ -95,8 +95,8 @@ async def login(app: CommandContext, args: str) -> None:
 async def logout(app: CommandContext, args: str) -> None:
     from pi_coder.tui.screens.dialogs import ChoiceDialog
 
-    models = getattr(app.session, "models", None)
-    path = getattr(models, "credentials_path", None)
+    models = app.session.models
+    path = models.credentials_path
     stored = sorted(load_credentials(path)) if path is not None else []
     if not stored:
         await app.notice("No stored keys (keys from environment variables or models.toml stay).", "warning")
@@ -109,7 +109,6 @@ async def logout(app: CommandContext, args: str) -> None:
     if not remove_credential(provider, path):
         await app.notice(f"No stored key for {provider}", "warning")
         return
-    if models is not None:
-        models.load_credentials()
+    models.load_credentials()
     await app.notice(f"✓ Key for {provider} removed from {path}", "success")
     app.refresh_footer()

@@ -116,7 +116,11 @@ async def open_model_picker(app: CommandContext, term: str = "") -> None:
             switch_model(app, exact)
             return
     scoped = [model for model, _ in session.scoped_models]
-    chosen = await app.push_screen_wait(ModelPicker(models, session.model, scoped=scoped, query=term.strip()))
+    def save_default(model: Model) -> None:
+        session.save_settings({"default_provider": model.provider, "default_model": model.id})
+
+    picker = ModelPicker(models, session.model, scoped=scoped, query=term.strip(), save_default=save_default)
+    chosen = await app.push_screen_wait(picker)
     if chosen is not None:
         switch_model(app, chosen)
 
