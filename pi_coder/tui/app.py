@@ -204,7 +204,6 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         """``ctx.ui.set_status`` texts by key, shown in the footer."""
         self.extension_shortcut_list: list[tuple[str, Shortcut]] = []
         """The extensions' shortcuts bound as app keys (``extension_ui.bind_shortcuts``)."""
-        self._extension_keys: list[str] = []
 
     def _use_discovered_themes(self) -> None:
         """Themes from ``resources_discover`` join the theme list; the ``theme`` setting is

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 if TYPE_CHECKING:
+    from textual.binding import BindingsMap
     from textual.geometry import Size
 
     from pi_coder.core.agent_session import AgentSession
@@ -67,6 +68,11 @@ class CommandContext(Protocol):
 
     @property
     def size(self) -> Size: ...
+
+    @property
+    def _bindings(self) -> BindingsMap:
+        """Textual's key table of the app (extension shortcuts are bound into it)."""
+        ...
 
     @property
     def status_line(self) -> Any: ...

@@ -79,7 +79,7 @@ class TuiExtras:
     def theme(self) -> ThemeView:
         from pi_coder.extensions.theme import ThemeView
 
-        return ThemeView(getattr(getattr(self._app, "themes", None), "theme", None))
+        return ThemeView(self._app.themes.theme)
 
     def get_all_themes(self) -> list[str]:
         return [info.name for info in self._app.themes.available()]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from rich.protocol import is_renderable
 from rich.text import Text
@@ -29,7 +29,10 @@ if TYPE_CHECKING:
     from textual.app import ComposeResult
 
     from pi_coder.ai.abort import AbortSignal
+    from pi_coder.extensions.runner import ExtensionRunner
+    from pi_coder.extensions.types import Shortcut
     from pi_coder.tui.context import CommandContext
+    from pi_coder.tui.theming import ThemeController
 
 __all__ = ["ConfirmScreen", "CustomMessageBlock", "render_custom_message", "SelectScreen", "TextScreen", "TuiUI", "bind_shortcuts", "extension_commands", "reload_extensions", "run_shortcut", "start_extensions"]
 
@@ -213,8 +216,15 @@ class CustomMessageBlock(Static):
                 self.update(out)
 
 
+class RendererHost(Protocol):
+    """What an extension's message renderer needs of the app: the expansion state and the theme."""
+
+    tools_expanded: bool
+    themes: ThemeController
+
+
 def render_custom_message(
-    app: Any, runner: Any, custom_type: str, message: Any, *, kind: str = "message"
+    app: RendererHost, runner: ExtensionRunner, custom_type: str, message: Any, *, kind: str = "message"
 ) -> Static | None:
     """``register_message_renderer``'s rendering of ``message`` (``kind="entry"``:
     ``register_entry_renderer``'s of a custom entry); the first extension registering
@@ -229,16 +239,18 @@ def render_custom_message(
         def draw(expanded: bool, ext: Any = ext, renderer: Any = renderer) -> Any:
             return _draw(app, runner, ext, renderer, custom_type, message, expanded)
 
-        out = draw(bool(getattr(app, "tools_expanded", False)))
+        out = draw(app.tools_expanded)
         return CustomMessageBlock(out, draw) if out is not None else None
     return None
 
 
-def _draw(app: Any, runner: Any, ext: Any, renderer: Any, custom_type: str, message: Any, expanded: bool) -> Any:
+def _draw(
+    app: RendererHost, runner: ExtensionRunner, ext: Any, renderer: Any, custom_type: str, message: Any, expanded: bool
+) -> Any:
     """One call of a renderer: a Rich renderable, or None (nothing, or a failure reported once)."""
     from pi_coder.extensions.theme import ThemeView
 
-    theme = ThemeView(getattr(getattr(app, "themes", None), "theme", None))
+    theme = ThemeView(app.themes.theme)
     try:
         out = renderer(message, expanded=expanded, theme=theme)
         if inspect.isawaitable(out):
@@ -353,7 +365,7 @@ def extension_commands(app: CommandContext) -> list[SlashCommand]:
     return out
 
 
-def extension_shortcuts(app: Any) -> list[tuple[str, Any]]:
+def extension_shortcuts(app: CommandContext) -> list[tuple[str, Shortcut]]:
     """``(textual key, Shortcut)`` of the extensions; built-in keys and earlier extensions win."""
     from pi_coder.tui.keybindings import normalize_key
 
@@ -361,7 +373,7 @@ def extension_shortcuts(app: Any) -> list[tuple[str, Any]]:
     if runner is None:
         return []
     taken = {k.strip() for keys in app.effective_keys.values() for k in keys.split(",") if k.strip()}
-    out: list[tuple[str, Any]] = []
+    out: list[tuple[str, Shortcut]] = []
     for ext in runner.extensions:
         for shortcut in ext.shortcuts:
             key = normalize_key(shortcut.key)
@@ -375,26 +387,27 @@ def extension_shortcuts(app: Any) -> list[tuple[str, Any]]:
     return out
 
 
-def bind_shortcuts(app: Any) -> None:
+def bind_shortcuts(app: CommandContext) -> None:
     """(Re)bind the extensions' shortcuts as priority app bindings calling ``app.extension_shortcut(i)``."""
-    for key in getattr(app, "_extension_keys", ()):
+    for key, _ in app.extension_shortcut_list:  # the ones bound before (``/reload``)
         app._bindings.key_to_bindings.pop(key, None)
     app.extension_shortcut_list = extension_shortcuts(app)
-    app._extension_keys = [key for key, _ in app.extension_shortcut_list]
     for index, (key, shortcut) in enumerate(app.extension_shortcut_list):
         app._bindings.bind(
             key, f"extension_shortcut({index})", shortcut.description, show=False, priority=True
         )
 
 
-async def run_shortcut(app: Any, index: int) -> None:
+async def run_shortcut(app: CommandContext, index: int) -> None:
     """Call the shortcut's ``handler(ctx)``; a failure is reported like any extension error."""
-    shortcuts = getattr(app, "extension_shortcut_list", [])
+    shortcuts = app.extension_shortcut_list
     runner = extension_runner(app.session)
     if runner is None or not 0 <= index < len(shortcuts):
         return
     _key, shortcut = shortcuts[index]
     ext = shortcut.extension
+    if ext is None:  # set for every shortcut an extension registered
+        return
     # Spawned: a handler awaiting a dialog must not hold the app's message loop.
     runner.spawn(runner.call(ext, f"shortcut:{shortcut.key}", shortcut.handler, runner.command_context(ext)))
 
@@ -411,7 +424,7 @@ async def reload_extensions(app: CommandContext, builtins: Sequence[SlashCommand
     return True
 
 
-def _install_markdown_transformers(runner: Any) -> None:
+def _install_markdown_transformers(runner: ExtensionRunner) -> None:
     """Chain the extensions' Markdown transformers (load order); one that raises is skipped."""
     from pi_coder.tui.widgets.markdown_view import MarkdownContext, set_markdown_transform
 
