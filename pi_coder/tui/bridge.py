@@ -14,17 +14,17 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from textual.message import Message
 
 from pi_coder.agent.events import MessageUpdate
+from pi_coder.ai.events import TextDeltaEvent, ThinkingDeltaEvent
 from pi_coder.core.events import AutoCompactionEnd
 
 __all__ = ["EventSource", "SessionBridge", "SessionEventsPosted", "StreamDelta"]
 
 DRAIN_INTERVAL = 1 / 60
-_STREAM_DELTAS = frozenset({"text_delta", "thinking_delta"})
 
 
 class StreamDelta:
@@ -33,9 +33,8 @@ class StreamDelta:
     __slots__ = ("content_index", "kind", "parts")
     type = "stream_delta"
 
-    def __init__(self, kind: str, content_index: int, parts: list[str]) -> None:
+    def __init__(self, kind: Literal["text_delta", "thinking_delta"], content_index: int, parts: list[str]) -> None:
         self.kind = kind
-        """``text_delta`` or ``thinking_delta``."""
         self.content_index = content_index
         self.parts = parts
 
@@ -91,15 +90,14 @@ class SessionBridge:
             # Keep only the delta text: the event's partial message may be a fresh copy of the
             # whole answer, and holding hundreds of those until the next drain is costly.
             ame = event.assistant_message_event
-            if ame.type in _STREAM_DELTAS:
+            if isinstance(ame, TextDeltaEvent | ThinkingDeltaEvent):
                 events = self._events
                 last = events[-1] if events else None
-                index = getattr(ame, "content_index", 0)
-                delta = getattr(ame, "delta", "")
+                index = ame.content_index
                 if isinstance(last, StreamDelta) and last.kind == ame.type and last.content_index == index:
-                    last.parts.append(delta)
+                    last.parts.append(ame.delta)
                     return
-                event = StreamDelta(ame.type, index, [delta])
+                event = StreamDelta(ame.type, index, [ame.delta])
         self._events.append(event)
         if self._posted:
             return
