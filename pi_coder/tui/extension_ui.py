@@ -254,9 +254,8 @@ def _draw(
     try:
         out = renderer(message, expanded=expanded, theme=theme)
         if inspect.isawaitable(out):
-            close = getattr(out, "close", None)
-            if close is not None:
-                close()
+            if inspect.iscoroutine(out):
+                out.close()  # never awaited: no "was never awaited" warning
             raise TypeError("a message renderer must return a Rich renderable or str, not a coroutine")
         if out is None:
             return None
@@ -323,9 +322,8 @@ def argument_completions(app: Any, context: Any) -> list[Any]:
     try:
         items = complete(prefix)
         if inspect.isawaitable(items):
-            close = getattr(items, "close", None)
-            if close is not None:
-                close()
+            if inspect.iscoroutine(items):
+                items.close()  # never awaited: no "was never awaited" warning
             raise TypeError("get_argument_completions must return a list, not a coroutine")
     except (KeyboardInterrupt, asyncio.CancelledError):
         raise

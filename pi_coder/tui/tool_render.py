@@ -68,9 +68,8 @@ class CustomToolRender:
         try:
             out = fn(*args, theme=self.theme, **options)
             if inspect.isawaitable(out):
-                close = getattr(out, "close", None)
-                if close is not None:
-                    close()
+                if inspect.iscoroutine(out):
+                    out.close()  # never awaited: no "was never awaited" warning
                 raise TypeError("a tool renderer must return a Rich renderable or str, not a coroutine")
             if out is None:
                 return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_coder.core import transcript as tx
 from pi_coder.session.entries import (
@@ -26,6 +26,10 @@ from pi_coder.session.entries import (
     ThinkingLevelChangeEntry,
 )
 from pi_coder.tui.format import shorten_home
+
+if TYPE_CHECKING:
+    from pi_coder.session.entries import SessionEntry
+    from pi_coder.session.store import SessionTreeNode
 
 __all__ = ["FILTER_LABELS", "FILTER_MODES", "TreeItem", "TreeModel", "TreeRow", "build_items"]
 
@@ -109,7 +113,7 @@ def _tool_summary(name: str, args: dict[str, Any]) -> str:
     return f"[{name}: {dumped[:40]}{'...' if len(dumped) > 40 else ''}]"
 
 
-def _describe(entry: Any, tools: dict[str, tuple[str, dict[str, Any]]]) -> TreeItem:
+def _describe(entry: SessionEntry, tools: dict[str, tuple[str, dict[str, Any]]]) -> TreeItem:
     """The entry's row; its content is read through the transcript blocks, like every renderer's."""
     entry_id = entry.id
     if isinstance(entry, MessageEntry):
@@ -148,7 +152,7 @@ def _describe(entry: Any, tools: dict[str, tuple[str, dict[str, Any]]]) -> TreeI
         return TreeItem(entry_id, "label", "", f"[label: {entry.label or '(cleared)'}]", settings_entry=True)
     if isinstance(entry, SessionInfoEntry):
         return TreeItem(entry_id, "session_info", "", f"[name: {entry.name or ''}]", settings_entry=True)
-    kind = str(getattr(entry, "type", "entry"))
+    kind = entry.type
     return TreeItem(entry_id, kind, "", f"[{kind}]", settings_entry=True)
 
 
@@ -172,11 +176,11 @@ def _assistant(
     return item
 
 
-def build_items(roots: Sequence[Any]) -> list[TreeItem]:
+def build_items(roots: Sequence[SessionTreeNode]) -> list[TreeItem]:
     """``TreeItem`` forest from ``SessionStore.get_tree()`` nodes (``entry``, ``children``, ``label``)."""
     tools: dict[str, tuple[str, dict[str, Any]]] = {}
     out: list[TreeItem] = []
-    stack: list[tuple[Any, list[TreeItem]]] = [(node, out) for node in reversed(roots)]
+    stack: list[tuple[SessionTreeNode, list[TreeItem]]] = [(node, out) for node in reversed(roots)]
     # Pre-order, so an assistant message is described before the tool results below it.
     while stack:
         node, siblings = stack.pop()
