@@ -546,40 +546,47 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
     # ------------------------------------------------------------------ completion
 
     def _completions(self, context: CompletionContext) -> list[Completion]:
-        if context.kind == "slash":
-            names = {c.name: c for c in self.commands}
-            templates: dict[str, str] = {}
-            try:
-                for template in self.session.prompt_templates:
-                    templates[template.name] = template.description
-            except Exception:
-                templates = {}
-            skills = self.session.skills
-            if skills and self.session.settings.enable_skill_commands:
-                from pi_coder.resources.skills import SkillSet
+        match context.kind:
+            case "slash":
+                return self._slash_completions(context.query)
+            case "file":
+                return self._project_files.complete(context.query)
+            case "argument":
+                from pi_coder.tui.extension_ui import argument_completions
 
-                for skill in skills.skills if isinstance(skills, SkillSet) else skills:
-                    templates.setdefault(f"skill:{skill.name}", skill.description)
-            builtins = [c.name for c in COMMANDS if c.name in names]
-            others = [t for t in templates if not t.startswith("skill:")]
-            others += [n for n in names if n not in builtins] + [t for t in templates if t.startswith("skill:")]
-            out = []
-            for name in ordered_filter(context.query, slash_candidates(builtins, others)):
-                command = names.get(name)
-                description = command.description if command else templates.get(name, "")
-                out.append(Completion("/" + name, "/" + name, description))
-            return out
-        if context.kind == "file":
-            return self._project_files.complete(context.query)
-        if context.kind == "argument":
-            from pi_coder.tui.extension_ui import argument_completions
+                return argument_completions(self, context)
+            case "extension":
+                from pi_coder.tui.extension_ui import provider_completions
 
-            return argument_completions(self, context)
-        if context.kind == "extension":
-            from pi_coder.tui.extension_ui import provider_completions
+                return provider_completions(self, context)
+            case "path":
+                return []  # the editor lists paths itself
+            case _:
+                assert_never(context.kind)
 
-            return provider_completions(self, context)
-        return []
+    def _slash_completions(self, query: str) -> list[Completion]:
+        names = {c.name: c for c in self.commands}
+        templates: dict[str, str] = {}
+        try:
+            for template in self.session.prompt_templates:
+                templates[template.name] = template.description
+        except Exception:
+            templates = {}
+        skills = self.session.skills
+        if skills and self.session.settings.enable_skill_commands:
+            from pi_coder.resources.skills import SkillSet
+
+            for skill in skills.skills if isinstance(skills, SkillSet) else skills:
+                templates.setdefault(f"skill:{skill.name}", skill.description)
+        builtins = [c.name for c in COMMANDS if c.name in names]
+        others = [t for t in templates if not t.startswith("skill:")]
+        others += [n for n in names if n not in builtins] + [t for t in templates if t.startswith("skill:")]
+        out = []
+        for name in ordered_filter(query, slash_candidates(builtins, others)):
+            command = names.get(name)
+            description = command.description if command else templates.get(name, "")
+            out.append(Completion("/" + name, "/" + name, description))
+        return out
 
     # ------------------------------------------------------------------ submitting
 

@@ -56,6 +56,8 @@ class CommandContext(Protocol):
     dialogs: DialogState
     extension_shortcut_list: list[tuple[str, Shortcut]]
     """The extensions' shortcuts bound as app keys: ``(textual key, shortcut)``."""
+    autocomplete_providers: list[tuple[Any, str]]
+    """``ctx.ui.add_autocomplete_provider``: ``(provider, trigger characters)``, newest first."""
 
     @property
     def editor(self) -> Any: ...

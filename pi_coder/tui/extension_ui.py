@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
     from pi_coder.extensions.runner import ExtensionRunner
     from pi_coder.extensions.types import Shortcut
+    from pi_coder.tui.completion import Completion, CompletionContext
     from pi_coder.tui.context import CommandContext
     from pi_coder.tui.theming import ThemeController
 
@@ -271,7 +272,7 @@ def _draw(
         return None
 
 
-def provider_completions(app: Any, context: Any) -> list[Any]:
+def provider_completions(app: CommandContext, context: CompletionContext) -> list[Completion]:
     """The menu for a token starting with a trigger character: the newest provider that answers
     (``provider(token)`` -> items replacing the token; None lets the next one answer)."""
     from pi_coder.tui.completion import Completion
@@ -305,7 +306,7 @@ def provider_completions(app: Any, context: Any) -> list[Any]:
     return []
 
 
-def argument_completions(app: Any, context: Any) -> list[Any]:
+def argument_completions(app: CommandContext, context: CompletionContext) -> list[Completion]:
     """The menu for ``/name args``: the command's ``get_argument_completions(prefix)`` (a list of
     ``Completion``, dicts with ``value``/``label``/``description``, or strings; None: no menu)."""
     from pi_coder.tui.completion import Completion
