@@ -10,7 +10,7 @@ import difflib
 import inspect
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, Literal
@@ -23,6 +23,7 @@ from pi_coder.tui.format import format_duration, shorten_home
 
 if TYPE_CHECKING:
     from pi_coder.agent.types import AgentToolResult
+    from pi_coder.ai.types import ImageContent, TextContent
 
 __all__ = ["CustomToolRender", "ToolView", "render_tool", "result_text", "stored_result"]
 
@@ -96,21 +97,13 @@ def result_text(result: AgentToolResult | None) -> str:
     )
 
 
-def stored_result(content: Any, details: Any) -> AgentToolResult:
-    """An ``AgentToolResult`` of a stored tool result's ``content`` (its JSON form or the models)
-    and ``details``: what an extension's ``render_result`` gets for a resumed session."""
+def stored_result(content: str | Sequence[TextContent | ImageContent], details: Any) -> AgentToolResult:
+    """An ``AgentToolResult`` of a stored tool result's ``content`` and ``details``: what an
+    extension's ``render_result`` gets for a resumed session."""
     from pi_coder.agent.types import AgentToolResult
-    from pi_coder.ai.types import ImageContent, TextContent
+    from pi_coder.ai.types import TextContent
 
-    blocks: list[Any] = []
-    for block in [{"type": "text", "text": content}] if isinstance(content, str) else content or []:
-        if isinstance(block, TextContent | ImageContent):
-            blocks.append(block)
-        elif isinstance(block, dict) and block.get("type") in ("text", "image"):
-            try:
-                blocks.append((TextContent if block["type"] == "text" else ImageContent).model_validate(block))
-            except ValueError:
-                continue
+    blocks: list[TextContent | ImageContent] = [TextContent(text=content)] if isinstance(content, str) else list(content)
     return AgentToolResult(content=blocks, details=details)
 
 
