@@ -14,12 +14,17 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 if TYPE_CHECKING:
     from textual.binding import BindingsMap
     from textual.geometry import Size
+    from textual.screen import Screen
+    from textual.widget import Widget
 
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.extensions.runner import ExtensionRunner
     from pi_coder.extensions.types import Shortcut
     from pi_coder.settings import Settings
     from pi_coder.tui.theming import ThemeController
+    from pi_coder.tui.widgets.panels import StatusLine
+    from pi_coder.tui.widgets.prompt_editor import PromptEditor
+    from pi_coder.tui.widgets.transcript import Transcript
 
 __all__ = ["AppHost", "CommandContext", "DialogState", "Handler", "SlashCommand", "extension_runner"]
 
@@ -60,13 +65,13 @@ class CommandContext(Protocol):
     """``ctx.ui.add_autocomplete_provider``: ``(provider, trigger characters)``, newest first."""
 
     @property
-    def editor(self) -> Any: ...
+    def editor(self) -> PromptEditor: ...
 
     @property
-    def screen(self) -> Any: ...
+    def screen(self) -> Screen[object]: ...
 
     @property
-    def screen_stack(self) -> Any: ...
+    def screen_stack(self) -> list[Screen[Any]]: ...
 
     @property
     def size(self) -> Size: ...
@@ -77,7 +82,7 @@ class CommandContext(Protocol):
         ...
 
     @property
-    def status_line(self) -> Any: ...
+    def status_line(self) -> StatusLine: ...
 
     async def notice(self, text: str, level: str = "info") -> None: ...
 
@@ -118,12 +123,16 @@ class AppHost(CommandContext, Protocol):
     controller: Any
     tools_expanded: bool
     _last_clear: float
+    working_message: str | None
+    """``ctx.ui.set_working_message``: the status line's text while a run is active."""
+    terminal_input_handlers: list[Callable[[str, str | None], Any]]
+    """``ctx.ui.on_terminal_input``: see each key first; a true result consumes it."""
 
     @property
-    def transcript(self) -> Any: ...
+    def transcript(self) -> Transcript: ...
 
     @property
-    def focused(self) -> Any: ...
+    def focused(self) -> Widget | None: ...
 
     def _busy(self) -> bool: ...
 
@@ -138,6 +147,10 @@ class AppHost(CommandContext, Protocol):
     def suspend(self, *args: Any, **kwargs: Any) -> Any: ...
 
     def action_suspend_process(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def action_toggle_tools(self) -> None: ...
+
+    def query(self, *args: Any, **kwargs: Any) -> Any: ...
 
 
 Handler = Callable[[CommandContext, str], Awaitable[None] | None]

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from pi_coder.extensions.runner import ExtensionRunner
     from pi_coder.extensions.types import Shortcut
     from pi_coder.tui.completion import Completion, CompletionContext
-    from pi_coder.tui.context import CommandContext
+    from pi_coder.tui.context import AppHost, CommandContext
     from pi_coder.tui.theming import ThemeController
 
 __all__ = ["ConfirmScreen", "CustomMessageBlock", "render_custom_message", "SelectScreen", "TextScreen", "TuiUI", "bind_shortcuts", "extension_commands", "reload_extensions", "run_shortcut", "start_extensions"]
@@ -120,7 +120,7 @@ class TuiUI(TuiExtras):
 
     has_ui = True
 
-    def __init__(self, app: CommandContext) -> None:
+    def __init__(self, app: AppHost) -> None:
         self._app = app
         self.statuses: dict[str, str] = {}
 
@@ -176,7 +176,7 @@ class TuiUI(TuiExtras):
         """Lines above the editor (or below it); ``None`` removes the widget."""
         from pi_coder.tui.widgets.panels import ExtensionWidgets
 
-        app: Any = self._app
+        app = self._app
         here, there = ("#widgets-below", "#widgets-above") if placement == "below_editor" else ("#widgets-above", "#widgets-below")
         app.query_one(there, ExtensionWidgets).set_lines(key, None)
         app.query_one(here, ExtensionWidgets).set_lines(key, lines)
@@ -192,7 +192,7 @@ class TuiUI(TuiExtras):
 
     def set_working_message(self, text: str | None) -> None:
         """The status line's text while a run is active (``None``: the default ``Working...``)."""
-        app: Any = self._app
+        app = self._app
         previous = app.working_message or "Working..."
         app.working_message = text or None
         line = app.status_line
@@ -445,7 +445,7 @@ def _install_markdown_transformers(runner: ExtensionRunner) -> None:
         set_markdown_transform(transform)
 
 
-async def start_extensions(app: CommandContext) -> None:
+async def start_extensions(app: AppHost) -> None:
     """Commands into ``/``, the TUI's ``ctx.ui``, load errors as warnings, then ``session_start``."""
     from pi_coder.extensions.events import SessionStartEvent
 
