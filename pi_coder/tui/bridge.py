@@ -14,13 +14,13 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from textual.message import Message
 
 from pi_coder.agent.events import MessageUpdate
 from pi_coder.ai.events import TextDeltaEvent, ThinkingDeltaEvent
-from pi_coder.core.events import AutoCompactionEnd
+from pi_coder.core.events import AutoCompactionEnd, Event
 
 __all__ = ["EventSource", "SessionBridge", "SessionEventsPosted", "StreamDelta"]
 
@@ -44,7 +44,7 @@ class SessionEventsPosted(Message):
 
 
 class EventSource(Protocol):
-    def subscribe(self, listener: Callable[[Any], Any]) -> Callable[[], None]: ...
+    def subscribe(self, listener: Callable[[Event], None]) -> Callable[[], None]: ...
 
 
 class _Target(Protocol):
@@ -56,7 +56,7 @@ class SessionBridge:
 
     def __init__(self, source: EventSource, target: _Target) -> None:
         self._target = target
-        self._events: deque[Any] = deque()
+        self._events: deque[Event | StreamDelta] = deque()
         self._posted = False
         self._last_drain = 0.0
         self._closed = False
@@ -81,11 +81,12 @@ class SessionBridge:
             unsubscribe, self._unsubscribe = self._unsubscribe, None
             unsubscribe()
 
-    def _on_event(self, event: Any) -> None:
+    def _on_event(self, event: Event) -> None:
         if self._closed:
             return
         if isinstance(event, AutoCompactionEnd) and event.error_message:
             self.compaction_error_reported = True
+        queued: Event | StreamDelta = event
         if isinstance(event, MessageUpdate):
             # Keep only the delta text: the event's partial message may be a fresh copy of the
             # whole answer, and holding hundreds of those until the next drain is costly.
@@ -97,8 +98,8 @@ class SessionBridge:
                 if isinstance(last, StreamDelta) and last.kind == ame.type and last.content_index == index:
                     last.parts.append(ame.delta)
                     return
-                event = StreamDelta(ame.type, index, [ame.delta])
-        self._events.append(event)
+                queued = StreamDelta(ame.type, index, [ame.delta])
+        self._events.append(queued)
         if self._posted:
             return
         self._posted = True
@@ -112,7 +113,7 @@ class SessionBridge:
         if not self._closed:
             self._target.post_message(SessionEventsPosted())
 
-    def drain(self) -> list[Any]:
+    def drain(self) -> list[Event | StreamDelta]:
         """The queued events, in order (empty once closed); the next event posts a new wake-up."""
         self._posted = False
         self._last_drain = time.monotonic()

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from pi_coder.checkpoints.checkpoints import Checkpoints
@@ -36,7 +36,13 @@ async def _confirmed(app: CommandContext, conflicts: list[str], verb: str) -> bo
     return bool(await app.push_screen_wait(ConfirmDialog(message, title=verb, yes="Overwrite", no="Keep them")))
 
 
-async def _run(app: CommandContext, step: str, verb: str, call: Callable[..., Awaitable[RestoreResult]]) -> None:
+class _Step(Protocol):
+    """``Checkpoints.undo`` or ``Checkpoints.redo``."""
+
+    def __call__(self, force: bool = False) -> Awaitable[RestoreResult]: ...
+
+
+async def _run(app: CommandContext, step: str, verb: str, call: _Step) -> None:
     if app.session.is_streaming:
         await app.notice(f"Wait for the agent to finish before /{step}", "warning")
         return
@@ -86,16 +92,16 @@ async def ask_restore_mode(app: CommandContext, entry_id: str, action: str) -> s
     return choice if isinstance(choice, str) else None
 
 
-async def _restore(app: CommandContext, entry_id: str, mode: RestoreMode, **kwargs: Any) -> RestoreResult | None:
+async def _restore(app: CommandContext, entry_id: str, mode: RestoreMode) -> RestoreResult | None:
     """``checkpoints.restore`` (what RPC ``restore_checkpoint`` runs), confirming hand edits; None when not done."""
     feature = _feature(app)
     try:
-        result = await feature.restore(entry_id, mode, **kwargs)
+        result = await feature.restore(entry_id, mode)
         if result.conflicts and not result.applied:
             if not await _confirmed(app, result.conflicts, "Restore"):
                 await app.notice("Restore cancelled; nothing changed")
                 return None
-            result = await feature.restore(entry_id, mode, force=True, **kwargs)
+            result = await feature.restore(entry_id, mode, force=True)
     except Exception as exc:  # GitError and friends: one line, never a traceback
         await app.notice(f"Restore failed: {exc}", "error")
         return None
