@@ -433,8 +433,11 @@ class TranscriptController:
         return [self.block_widget(notice)] if notice is not None else []
 
     def set_tools_expanded(self, expanded: bool) -> None:
+        from pi_coder.tui.extension_ui import CustomMessageBlock
+
         for widget in self.transcript.query("ToolCallBlock, BashBlock, SummaryBlock, CustomMessageBlock"):
-            widget.set_expanded(expanded)  # type: ignore[attr-defined]
+            if isinstance(widget, ToolCallBlock | BashBlock | SummaryBlock | CustomMessageBlock):
+                widget.set_expanded(expanded)
 
     def set_thinking_hidden(self, hidden: bool) -> None:
         for widget in self.transcript.query(ThinkingBlock):

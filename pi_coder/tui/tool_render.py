@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from rich.console import Group, RenderableType
 from rich.protocol import is_renderable
@@ -78,7 +78,7 @@ class CustomToolRender:
                 return Text.from_ansi(out)
             if not is_renderable(out):
                 raise TypeError(f"a tool renderer returned {type(out).__name__}, not a Rich renderable or str")
-            return out  # type: ignore[no-any-return]
+            return cast("RenderableType", out)
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
         except Exception as exc:
