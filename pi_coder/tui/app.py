@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import inspect
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, assert_never
@@ -102,12 +101,6 @@ def no_model_help(models_toml: str | None = None) -> Text:
     text.highlight_words([LOCAL_EXAMPLE], "cyan")
     text.highlight_words([*NO_MODEL_MARKERS, shorten_home(where)], "bold")
     return text
-
-
-async def _maybe_await(value: Any) -> Any:
-    if inspect.isawaitable(value):
-        return await value
-    return value
 
 
 class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
@@ -656,7 +649,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         except Exception as exc:
             await self.notice(f"Error: {exc}", "error")
 
-    async def _run_command(self, command: Any, args: str) -> None:
+    async def _run_command(self, command: SlashCommand, args: str) -> None:
         try:
             await command.run(self, args)
         except Exception as exc:
@@ -725,7 +718,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         if extensions is not None:
             await extensions.shutdown("quit")
         try:
-            await asyncio.wait_for(_maybe_await(self.session.close()), timeout=5)
+            await asyncio.wait_for(self.session.close(), timeout=5)
         except Exception:
             pass
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, assert_never
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol, assert_never
 
 from textual.widget import Widget
 
@@ -23,6 +24,7 @@ from pi_coder.tui.widgets.tool_call import ToolCallBlock
 from pi_coder.tui.widgets.transcript import Transcript, UserMessageBlock
 
 if TYPE_CHECKING:
+    from pi_coder.agent.types import AgentMessage
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.tui.theming import ThemeController
 
@@ -347,7 +349,7 @@ class TranscriptController:
 
     # ------------------------------------------------------------------ stored transcript
 
-    async def render_history(self, messages: list[Any]) -> None:
+    async def render_history(self, messages: list[AgentMessage]) -> None:
         """Render a stored transcript (resume, session switch) in one mount; the branch's custom
         entries that an extension draws (``register_entry_renderer``) sit where they were appended."""
         places = self._custom_entry_places(messages)
@@ -363,14 +365,14 @@ class TranscriptController:
             await self.add(*widgets)
         self.transcript.scroll_end(animate=False, immediate=True)
 
-    def _custom_entry_places(self, messages: list[Any]) -> dict[int, list[Any]]:
+    def _custom_entry_places(self, messages: list[AgentMessage]) -> dict[int, list[CustomEntry]]:
         session = self.view.session
         runner = extension_runner(session)
         if runner is None or not any(ext.entry_renderers for ext in runner.extensions):
             return {}
         return tx.custom_entry_places(messages, session.store.get_branch())
 
-    def _entry_widgets(self, entries: Any) -> list[Widget]:
+    def _entry_widgets(self, entries: Sequence[CustomEntry]) -> list[Widget]:
         from pi_coder.tui.extension_ui import render_custom_message
 
         runner = extension_runner(self.view.session)
@@ -425,10 +427,10 @@ class TranscriptController:
 
         return render_custom_message(self.view, runner, block.custom_type, block.message)
 
-    def _static_blocks(self, message: Any) -> list[Widget]:
+    def _static_blocks(self, message: AgentMessage) -> list[Widget]:
         return [self.block_widget(block) for block in message_blocks(message)]
 
-    def _end_notes(self, message: Any) -> list[Widget]:
+    def _end_notes(self, message: AssistantMessage) -> list[Widget]:
         notice = end_notice(message)
         return [self.block_widget(notice)] if notice is not None else []
 

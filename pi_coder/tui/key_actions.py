@@ -5,9 +5,8 @@ The ones that open dialogs run the flows of :mod:`pi_coder.tui.screens.navigatio
 
 from __future__ import annotations
 
-import inspect
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.actions import SkipAction
 
@@ -21,12 +20,6 @@ if TYPE_CHECKING:
 __all__ = ["KeyActionsMixin"]
 
 _DOUBLE_PRESS_SECONDS = 0.5
-
-
-async def _maybe_await(value: Any) -> Any:
-    if inspect.isawaitable(value):
-        return await value
-    return value
 
 
 class KeyActionsMixin:
@@ -78,7 +71,7 @@ class KeyActionsMixin:
         await self.quit_app()
 
     async def action_cycle_thinking_level(self: AppHost) -> None:
-        level = await _maybe_await(self.session.cycle_thinking_level())
+        level = self.session.cycle_thinking_level()
         if level is None:
             self.status("Current model does not support thinking")
         else:
@@ -87,7 +80,7 @@ class KeyActionsMixin:
         self.refresh_footer()
 
     async def action_cycle_model(self: AppHost, direction: int = 1) -> None:
-        result = await _maybe_await(self.session.cycle_model(direction))
+        result = self.session.cycle_model(direction)
         if result is None:
             self.status("Only one model in scope")
         else:

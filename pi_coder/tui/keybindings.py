@@ -18,7 +18,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_coder.tui.keys import KEY_ACTIONS, KeyAction, unbound_key
 
@@ -179,7 +179,7 @@ def _char_name(char: str) -> str:
         return char
 
 
-def parse_keybindings(table: Mapping[str, Any] | None, actions: Iterable[KeyAction] = KEY_ACTIONS) -> Keymap:
+def parse_keybindings(table: Mapping[str, object] | None, actions: Iterable[KeyAction] = KEY_ACTIONS) -> Keymap:
     """Turn a ``[keybindings]`` table into overrides of the key table.
 
     Args:

@@ -7,18 +7,20 @@ the provider's default model so the next prompt works.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_coder.ai.credentials import load_credentials, remove_credential, save_credential
 from pi_coder.tui.screens.model_picker import reload_models
 
 if TYPE_CHECKING:
+    from pi_coder.ai.models import Models
+    from pi_coder.ai.types import Model
     from pi_coder.tui.context import CommandContext
 
 __all__ = ["login", "login_choices", "logout", "reload_models"]
 
 
-def _key_source(models: Any, provider: str, stored: dict[str, str]) -> str:
+def _key_source(models: Models, provider: str, stored: dict[str, str]) -> str:
     for name in models.env_vars(provider):
         if models._env.get(name):
             return f"{name} set"
@@ -27,7 +29,7 @@ def _key_source(models: Any, provider: str, stored: dict[str, str]) -> str:
     return ""
 
 
-def login_choices(models: Any) -> list[tuple[str, str]]:
+def login_choices(models: Models) -> list[tuple[str, str]]:
     """``(provider, label)`` for every provider that takes a key, built-in ones first."""
     stored = load_credentials(models.credentials_path) if models.credentials_path is not None else {}
     out = []
@@ -39,7 +41,7 @@ def login_choices(models: Any) -> list[tuple[str, str]]:
     return out
 
 
-def _default_model(app: CommandContext, provider: str) -> Any:
+def _default_model(app: CommandContext, provider: str) -> Model | None:
     from pi_coder.core.model_resolver import default_model_ids
 
     models = app.session.models

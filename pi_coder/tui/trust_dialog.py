@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.app import App, ComposeResult
 from textual.widgets import Static
@@ -87,7 +87,7 @@ def ask_project_trust(folder: Path, resources: Sequence[str]) -> TrustChoice | N
     return _as_choice(answer)
 
 
-def _as_choice(value: Any) -> TrustChoice | None:
+def _as_choice(value: object) -> TrustChoice | None:
     for choice, _ in TRUST_CHOICES:
         if value == choice:
             return choice

@@ -8,7 +8,6 @@ running, the time of the last Esc) lives in the app's :class:`~pi_coder.tui.cont
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Coroutine
 from pathlib import Path
@@ -39,12 +38,6 @@ _DOUBLE_ESCAPE_SECONDS = 0.5
 
 def _same_file(a: str | Path, b: str | Path) -> bool:
     return Path(a).resolve() == Path(b).resolve()
-
-
-async def _await(value: Any) -> Any:
-    if inspect.isawaitable(value):
-        return await value
-    return value
 
 
 # ---------------------------------------------------------------------- helpers
@@ -178,7 +171,7 @@ async def open_session_picker(app: CommandContext) -> bool:
 async def resume_at_start(app: CommandContext) -> None:
     """``pi -r``: the session picker at start; cancelling it quits."""
     if not await open_session_picker(app):
-        await _await(app.session.close())
+        await app.session.close()
         app.exit(0, message="No session selected")
 
 

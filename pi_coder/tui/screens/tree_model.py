@@ -201,7 +201,7 @@ class TreeModel:
         filter_mode: One of ``FILTER_MODES``.
     """
 
-    def __init__(self, roots: Sequence[Any], leaf_id: str | None, filter_mode: str = "default") -> None:
+    def __init__(self, roots: Sequence[SessionTreeNode], leaf_id: str | None, filter_mode: str = "default") -> None:
         self.roots = build_items(roots)
         self.leaf_id = leaf_id
         self.filter_mode = _filter_mode(filter_mode) or "default"
