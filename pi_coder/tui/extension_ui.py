@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from rich.protocol import is_renderable
@@ -275,7 +275,6 @@ def _draw(
 def provider_completions(app: CommandContext, context: CompletionContext) -> list[Completion]:
     """The menu for a token starting with a trigger character: the newest provider that answers
     (``provider(token)`` -> items replacing the token; None lets the next one answer)."""
-    from pi_coder.tui.completion import Completion
 
     for provider, triggers in app.autocomplete_providers:
         if context.query[:1] not in triggers:
@@ -291,25 +290,31 @@ def provider_completions(app: CommandContext, context: CompletionContext) -> lis
             continue
         if items is None:
             continue
-        out = []
-        for item in items:
-            if isinstance(item, str):
-                value, label, description = item, item, ""
-            elif isinstance(item, dict):
-                value = str(item.get("value", ""))
-                label, description = str(item.get("label") or value), str(item.get("description") or "")
-            else:
-                value = str(item.value)
-                label, description = item.label or value, item.description or ""
-            out.append(Completion(label, value, description))
-        return out
+        return [_menu_item(item, lambda value: value) for item in items]
     return []
+
+
+def _menu_item(item: object, replacement: Callable[[str], str]) -> Completion:
+    """One item an extension offered for a menu (a ``Completion``, a dict with ``value``/``label``/
+    ``description``, or a string), read once here; ``replacement(value)`` replaces the token."""
+    from pi_coder.extensions.types import Completion as Offered
+    from pi_coder.tui.completion import Completion
+
+    if isinstance(item, Offered):
+        value = str(item.value)
+        label, description = item.label or value, item.description or ""
+    elif isinstance(item, dict):
+        value = str(item.get("value", ""))
+        label, description = str(item.get("label") or value), str(item.get("description") or "")
+    else:
+        value = label = str(item)
+        description = ""
+    return Completion(label, replacement(value), description)
 
 
 def argument_completions(app: CommandContext, context: CompletionContext) -> list[Completion]:
     """The menu for ``/name args``: the command's ``get_argument_completions(prefix)`` (a list of
     ``Completion``, dicts with ``value``/``label``/``description``, or strings; None: no menu)."""
-    from pi_coder.tui.completion import Completion
 
     runner = extension_runner(app.session)
     if runner is None:
@@ -331,18 +336,7 @@ def argument_completions(app: CommandContext, context: CompletionContext) -> lis
     except Exception as exc:
         runner.report(command.extension, f"completions:{name}", exc)
         return []
-    out = []
-    for item in items or ():
-        if isinstance(item, str):
-            value, label, description = item, item, ""
-        elif isinstance(item, dict):
-            value = str(item.get("value", ""))
-            label, description = str(item.get("label") or value), str(item.get("description") or "")
-        else:
-            value = str(item.value)
-            label, description = item.label or value, item.description or ""
-        out.append(Completion(label, f"/{name} {value}", description))
-    return out
+    return [_menu_item(item, lambda value: f"/{name} {value}") for item in items or ()]
 
 
 def extension_commands(app: CommandContext) -> list[SlashCommand]:
