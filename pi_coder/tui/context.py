@@ -9,9 +9,11 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+    from textual.await_complete import AwaitComplete
     from textual.binding import BindingsMap
     from textual.geometry import Size
     from textual.screen import Screen
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
     from pi_coder.tui.widgets.panels import StatusLine
     from pi_coder.tui.widgets.prompt_editor import PromptEditor
     from pi_coder.tui.widgets.transcript import Transcript
+
+_R = TypeVar("_R")
 
 __all__ = ["AppHost", "CommandContext", "DialogState", "Handler", "SlashCommand", "extension_runner"]
 
@@ -104,15 +108,15 @@ class CommandContext(Protocol):
 
     def push_screen(self, *args: Any, **kwargs: Any) -> Any: ...
 
-    def push_screen_wait(self, *args: Any, **kwargs: Any) -> Any: ...
+    async def push_screen_wait(self, screen: Screen[_R], *, mode: str | None = None) -> _R: ...
 
-    def pop_screen(self, *args: Any, **kwargs: Any) -> Any: ...
+    def pop_screen(self) -> AwaitComplete: ...
 
     def call_later(self, *args: Any, **kwargs: Any) -> Any: ...
 
     def run_worker(self, *args: Any, **kwargs: Any) -> Any: ...
 
-    def exit(self, *args: Any, **kwargs: Any) -> Any: ...
+    def exit(self, result: int | None = None, return_code: int = 0, message: RenderableType | None = None) -> None: ...
 
     def set_thinking_hidden(self, hidden: bool) -> None: ...
 
