@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 _R = TypeVar("_R")
 
-__all__ = ["AppHost", "CommandContext", "DialogState", "Handler", "SlashCommand", "extension_runner"]
+__all__ = ["AppHost", "BlockToggles", "CommandContext", "DialogState", "Handler", "SlashCommand", "extension_runner"]
 
 
 def extension_runner(session: AgentSession) -> ExtensionRunner | None:
@@ -121,10 +121,20 @@ class CommandContext(Protocol):
     def set_thinking_hidden(self, hidden: bool) -> None: ...
 
 
+class BlockToggles(Protocol):
+    """What the key actions ask of the transcript controller (``controller.TranscriptController``)."""
+
+    def set_tools_expanded(self, expanded: bool) -> None: ...
+
+    def set_thinking_hidden(self, hidden: bool) -> None: ...
+
+
 class AppHost(CommandContext, Protocol):
     """The app as its key-action, editor and selection mixins see it."""
 
-    controller: Any
+    @property
+    def controller(self) -> BlockToggles | None: ...
+
     tools_expanded: bool
     _last_clear: float
     working_message: str | None
