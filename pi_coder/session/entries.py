@@ -98,7 +98,9 @@ class MessageEntry(_Entry):
         message = self._message
         if message is None:
             raw = self.raw
-            message = parse_agent_message(self._message_json(), strict=False)
+            data = raw["message"]
+            assert type(data) is dict  # the codec builds a message entry only for an object (inline: hot path)
+            message = parse_agent_message(data, strict=False)
             self._message = message
             # Keep only fields beyond the standard ones (to_json_dict rebuilds the rest).
             self.raw = {} if len(raw) == 5 else {k: v for k, v in raw.items() if k not in _STANDARD_KEYS}
@@ -110,8 +112,10 @@ class MessageEntry(_Entry):
         message = self._message
         if message is not None:
             return message.role
-        role = self._message_json().get("role")
-        if not isinstance(role, str):
+        data = self.raw["message"]
+        assert type(data) is dict  # as in ``message`` (inline: read for every entry of a rebuild)
+        role = data.get("role")
+        if type(role) is not str:
             return None
         return "custom" if role == "hookMessage" else role
 
