@@ -141,6 +141,7 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: T
             startup.prompts,
             notices,
             resume=options.resume,
+            **({"startup_news": startup.news} if startup.news else {}),
             hide_thinking=bool(getattr(settings, "hide_thinking_block", False)),
             **({"initial_images": startup.images} if startup.images else {}),
         )
@@ -148,6 +149,8 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: T
         from pi_coder.permissions.trust import untrusted_notice
 
         print(untrusted_notice(cwd), file=sys.stderr)
+    for line in startup.news:
+        print(line, file=sys.stderr)
     for notice in startup.notices:
         print(f"Warning: {notice}", file=sys.stderr)
     if mode == "rpc":

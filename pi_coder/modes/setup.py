@@ -52,6 +52,8 @@ class Startup:
     """Images from @file arguments, attached to the first prompt."""
     notices: list[str] = field(default_factory=list)
     """Warnings for the user (invalid settings, unknown tools, model fallbacks, missing key)."""
+    news: list[str] = field(default_factory=list)
+    """Plain information, not warnings (a local server was found): said once, without "Warning:"."""
     trust: TrustDecision | None = None
     """How trust in the project folder was decided (``source == "undecided"``: nobody was asked)."""
 
@@ -158,7 +160,7 @@ def prepare(
     # The project's .pi/extensions and its settings' extension entries load only for a trusted folder.
     extensions = extension_host.load_for_startup(options, cwd, loaded, models, project_trusted=trust.trusted)
     extension_host.resolve_flags(extensions, options)
-    _discover_local(options, models, loaded, notices)
+    news = _discover_local(options, models, loaded)
     cli_model = _cli_model(options, models, notices)
     scoped = _scoped_models(options, models, notices)
     if options.api_key:
@@ -213,7 +215,7 @@ def prepare(
         from pi_coder.modes.diagnostics import print_startup_diagnostics
 
         print_startup_diagnostics(plan, session, loaded, elapsed=time.perf_counter() - started)
-    return Startup(session=session, prompts=prompts, images=images, notices=notices, trust=trust)
+    return Startup(session=session, prompts=prompts, images=images, notices=notices, news=news, trust=trust)
 
 
 def override_settings(loaded: LoadedSettings, overrides: Mapping[str, Any]) -> None:
@@ -239,16 +241,19 @@ def override_settings(loaded: LoadedSettings, overrides: Mapping[str, Any]) -> N
         setattr(plain, key, getattr(checked, key))
 
 
-def _discover_local(options: CliOptions, models: Models, loaded: LoadedSettings, notices: list[str]) -> None:
-    """No provider has a key: offer a local server found on loopback (``local_discovery``)."""
+def _discover_local(options: CliOptions, models: Models, loaded: LoadedSettings) -> list[str]:
+    """No provider has a key: offer a local server found on loopback (``local_discovery``).
+
+    Returns the line to tell the user what was found (news, not a warning), or nothing."""
     if options.api_key or not loaded.settings.local_discovery or models.available_models():
-        return
+        return []
     from pi_coder.ai.discovery import discover_local, found_notice, register_found
 
     found = discover_local()
-    if found:
-        register_found(models, found)
-        notices.append(found_notice(found))
+    if not found:
+        return []
+    register_found(models, found)
+    return [found_notice(found)]
 
 
 def _package_loader(cwd: str, loaded: LoadedSettings, trusted: bool) -> Callable[[], Any]:

@@ -110,6 +110,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         session: The AgentSession to drive.
         initial_messages: Prompts sent one after another once the screen is up.
         startup_notices: Lines shown at the top of the transcript (warnings from the CLI).
+        startup_news: Information lines shown above them (a local server was found).
         keymap: The key table's overrides and their warnings (default: the session's
             ``[keybindings]`` settings, as ``run_tui`` builds them).
         themes: The theme controller with the start theme loaded, not yet attached (default:
@@ -135,6 +136,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         *,
         initial_messages: Sequence[str] = (),
         startup_notices: Sequence[str] = (),
+        startup_news: Sequence[str] = (),
         keymap: Keymap | None = None,
         themes: ThemeController | None = None,
         version: str | None = None,
@@ -154,6 +156,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         self.initial_images = list(initial_images)
         self._clipboard_image = clipboard_image
         self.startup_notices = list(startup_notices)
+        self.startup_news = list(startup_news)
         self.dialogs = DialogState()
         self._resume_at_start = resume
         if keymap is None:
@@ -364,6 +367,8 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         context_files = [str(p) for p in getattr(self.session, "context_files", []) or []]
         if not getattr(getattr(self.session, "settings", None), "quiet_startup", False):
             await self.transcript.add(HeaderPanel(self.version, self._header_hints(), context_files))
+        for line in self.startup_news:
+            await self.controller.note(line, "info")
         for notice in self.startup_notices:
             await self.controller.note(notice, "warning")
         if getattr(self.session, "model", None) is None:
