@@ -18,7 +18,15 @@ from pathlib import Path
 
 from pi_coder.errors import ToolError
 
-__all__ = ["describe_os_error", "file_kind", "open_dir_nofollow", "open_regular", "read_regular_bytes", "write_file_atomic"]
+__all__ = [
+    "describe_os_error",
+    "file_kind",
+    "open_dir_nofollow",
+    "open_regular",
+    "read_regular_bytes",
+    "refuse_special",
+    "write_file_atomic",
+]
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -43,6 +51,26 @@ def _not_regular(shown: str, kind: str, action: str) -> ToolError:
     if kind == "a directory":
         return ToolError(f"Path is a directory: {shown}. Use ls (or bash) to list it.")
     return ToolError(f"{shown} is not a regular file ({kind}); {action}.")
+
+
+def refuse_special(path: str | Path, shown: str, action: str) -> None:
+    """Refuse ``path`` as the tool argument spells it when it names a FIFO, socket or device.
+
+    The tools work on the resolved path, and a link to an unnamed pipe (``/dev/stdin`` in RPC mode
+    is ``/proc/self/fd/0 -> pipe:[N]``) resolves to a name that does not exist, which would read
+    as "File not found". A missing path passes: the caller reports it.
+
+    Raises:
+        ToolError: ``path`` exists and is not a regular file (nor a directory, which the tools
+            report in their own words).
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return
+    kind = file_kind(mode)
+    if kind is not None and kind != "a directory":
+        raise _not_regular(shown, kind, action)
 
 
 def describe_os_error(exc: OSError, shown: str) -> str:

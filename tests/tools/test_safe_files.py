@@ -174,6 +174,19 @@ async def test_devices_and_sockets_are_refused(run: ToolRunner, tmp_path: Path) 
         sock.close()
 
 
+@pytest.mark.parametrize(("tool", "params"), [("write", {"content": "x"}), ("edit", {"oldText": "a", "newText": "b"})])
+async def test_a_pipe_named_through_dev_fd_is_not_a_regular_file(run: ToolRunner, tool: str, params: dict[str, str]) -> None:
+    """``/dev/stdin`` in RPC mode is a symlink to ``pipe:[N]``: it is a FIFO, not a missing file (issue 33)."""
+    read_end, write_end = os.pipe()
+    try:
+        with pytest.raises(ToolError) as info:
+            await asyncio.wait_for(run(tool, path=f"/dev/fd/{read_end}", **params), timeout=5)
+        assert str(info.value).startswith(f"/dev/fd/{read_end} is not a regular file (a FIFO)"), str(info.value)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
 # ---------------------------------------------------------------------------- safe replacement
 
 
