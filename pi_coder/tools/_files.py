@@ -6,7 +6,8 @@
   between a check and the open cannot slip through.
 - ``write_file_atomic`` never truncates the original: the new text goes to a temporary file in
   the same folder, is flushed to disk and renamed over the target. A full disk, a file size
-  limit or a kill leaves either the old file or the complete new one.
+  limit or a kill leaves either the old file or the complete new one; the temporary file a kill
+  leaves is removed by the next write in that folder (``_stale_temps``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import stat
 from pathlib import Path
 
 from pi_coder.errors import ToolError
+from pi_coder.tools._stale_temps import lock_temp, sweep_once
 
 __all__ = [
     "describe_os_error",
@@ -233,6 +235,7 @@ def write_file_atomic(path: Path, data: bytes, shown: str) -> None:
     name = target.name
     dir_fd = open_dir_nofollow(target.parent, shown, create=True)
     try:
+        sweep_once(dir_fd)  # temporary files a killed pi left in this folder
         _write_in(dir_fd, name, data, shown)
     finally:
         os.close(dir_fd)
@@ -270,12 +273,13 @@ def _write_in(dir_fd: int, name: str, data: bytes, shown: str) -> None:
         raise ToolError(describe_os_error(exc, shown) + "; the file was not changed") from None
     try:
         try:
+            lock_temp(fd)  # held until the rename: another pi's sweep leaves the file alone
             _copy_owner_and_mode(fd, old)
             _write_all(fd, data)
             os.fsync(fd)
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         finally:
             os.close(fd)
-        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException as exc:
         try:
             os.unlink(tmp, dir_fd=dir_fd)
