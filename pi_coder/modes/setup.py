@@ -202,6 +202,8 @@ def prepare(
             raise UserError(problem)
         if plan.model is not None:  # with no model at all the TUI shows this guidance itself
             notices.append(problem)
+    if models.credentials_problem is not None and (problem is None or models.credentials_problem not in problem):
+        notices.append(f"{models.credentials_problem}; its keys were not used")
 
     session = create_agent_session(plan)
     subagents.install_budget(session, options.max_turns, options.max_budget_usd)
@@ -362,7 +364,8 @@ def _model_problem(models: Models, model: Model | None, explicit: bool) -> str |
     if not models.available_models():
         from pi_coder.core.no_model import no_model_text
 
-        return no_model_text(models.models_toml_path)
+        text = no_model_text(models.models_toml_path)
+        return text if models.credentials_problem is None else f"{models.credentials_problem}.\n{text}"
     if model is None:  # pragma: no cover - pick_start_model returns an available model here
         return "No model selected. Use --model (see --list-models)."
     return models.missing_key_message(model.provider)
