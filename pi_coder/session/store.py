@@ -47,6 +47,7 @@ from pi_coder.session.entries import (
     SessionEntry,
     SessionHeader,
     SessionInfoEntry,
+    UnknownEntry,
 )
 from pi_coder.session.errors import InvalidSessionFileError, SessionReadError, SessionWriteError
 from pi_coder.session.messages import (
@@ -129,6 +130,9 @@ class SessionStore:
         """Pids of other live processes that had the file open when it was opened here."""
         self.repairs: list[str] = []
         """One line per damaged link repaired on load (naming the line)."""
+        self.unknown_types: dict[str, int] = {}
+        """Entries kept unread on load (a type this pi does not know, or a known type of the wrong
+        shape), counted by type."""
         self.malformed_at: list[int] = []
         """Line numbers of (the first few) malformed lines skipped on load."""
         self.malformed_lines = 0
@@ -336,6 +340,16 @@ class SessionStore:
             return
         by_id = self._by_id
         parent_id = entry.parent_id
+        if type(entry) is UnknownEntry:
+            self.unknown_types[entry.type] = self.unknown_types.get(entry.type, 0) + 1
+        if parent_id is None and self._entries and data.get("parentId", 0) is not None:
+            # Pi writes parentId on every entry (null only for a root it meant to start).
+            where = f"line {line} of {self._file}" if line else f"an entry of {self._file}"
+            what = "has no parentId" if "parentId" not in data else "has a parentId that is not a string"
+            self.repairs.append(
+                f"{where}: entry {entry.id} {what}, so it starts a new root; "
+                "the history before it is on another branch (see /tree)"
+            )
         if parent_id is not None:
             if self._aliases:
                 parent_id = self._aliases.get(parent_id, parent_id)
@@ -451,6 +465,22 @@ class SessionStore:
         if self.repairs:
             more = f" (and {len(self.repairs) - 1} more)" if len(self.repairs) > 1 else ""
             notes.append(f"Repaired a damaged session: {self.repairs[0]}{more}")
+        version = self._header.version
+        newer = (
+            f"written by a newer version (session format v{version}; this pi reads v{CURRENT_SESSION_VERSION})"
+            if version > CURRENT_SESSION_VERSION
+            else ""
+        )
+        if self.unknown_types:
+            count = sum(self.unknown_types.values())
+            kinds = ", ".join(self.unknown_types)
+            plural = "entries" if count != 1 else "entry"
+            notes.append(
+                f"Kept {count} {plural} of types this pi does not know unread ({kinds}) in {self._file}"
+                + (f", {newer}" if newer else "")
+            )
+        elif newer:
+            notes.append(f"{self._file} was {newer}: fields it does not know were kept unread")
         if self.migrated_from is not None:
             notes.append(
                 f"Migrated session from format v{self.migrated_from} to v{CURRENT_SESSION_VERSION} "
