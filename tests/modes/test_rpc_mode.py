@@ -67,6 +67,49 @@ def test_prompt_answers_at_once_then_streams_events(pi: PiHome, rpc: RpcClient) 
     assert rpc.close() == 0
 
 
+SLOW_SETTLE = """
+import asyncio
+
+def extension(pi):
+    @pi.on("agent_settled")
+    async def slow(event, ctx):
+        await asyncio.sleep(0.5)  # the run is over (agent_end is out) but the prompt has not settled
+"""
+
+
+@pytest.mark.parametrize("slow", [False, True], ids=["plain", "slow-settle"])
+def test_a_prompt_sent_the_moment_agent_end_arrives_is_accepted(pi: PiHome, tmp_path: Path, slow: bool) -> None:
+    """After ``agent_end`` the session still settles (checkpoint entry, save, extensions'
+    ``agent_settled``); a client written for Pi sends its next prompt right then. It is accepted
+    and runs once the first prompt has settled, as in Pi 1.6 (issue 33). The slow-settle case
+    makes the window wide enough to hit every time."""
+    (pi.project / "a.txt").write_text("file text\n")
+    ext = tmp_path / "slow_settle.py"
+    ext.write_text(SLOW_SETTLE)
+    client = RpcClient(pi, *(["-e", str(ext)] if slow else []))
+    try:
+        for round in range(3):
+            pi.server.enqueue(
+                Turn([ToolCall("write", {"path": "a.txt", "content": f"v{round}"}, id=f"c{round}")]),
+                Turn([Text(f"wrote it {round}")]),
+                Turn([Text(f"second answer {round}")]),
+            )
+            client.call({"type": "prompt", "message": f"first {round}"})
+            client.event("agent_end", timeout=30)
+            second = client.call({"type": "prompt", "message": f"second {round}"})
+            assert second["success"] is True, second
+            assert second["data"] == {"disposition": "started"}
+            end = client.wait_for(lambda line: line["type"] == "agent_end" and "second" in json.dumps(line), 30)
+            assert end["messages"][-1]["content"][0]["text"] == f"second answer {round}"
+            client.event("agent_settled", timeout=30)
+        assert user_texts(pi.server.requests[-1].json)[-2:] == ["first 2", "second 2"]
+        pi.server.enqueue(Turn([Text("third answer")]))
+        assert client.call({"type": "prompt", "message": "third"})["success"] is True
+        client.event("agent_settled", timeout=30)
+    finally:
+        assert client.close() == 0
+
+
 def test_steer_and_follow_up_while_streaming(pi: PiHome, rpc: RpcClient) -> None:
     pi.server.enqueue(
         Turn([Text("first answer")], hang=2.0),
