@@ -229,6 +229,8 @@ def _load_resources(
     package_skills, package_prompts = (packaged.skills, packaged.prompts) if packaged else ((), ())
     extra.package_themes[:] = packaged.themes if packaged else ()
     extra.packages[:] = packaged.summary if packaged else ()
+    extra.package_roots[:] = packaged.roots if packaged else ()
+    extra.cli_prompt_paths[:] = plan.prompt_template_paths
     if packaged is not None:
         notices.extend(packaged.notices)
     if callable(skills):

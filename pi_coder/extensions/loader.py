@@ -12,6 +12,7 @@ A load failure is reported and skipped, its registrations rolled back.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import importlib
 import importlib.util
@@ -100,7 +101,7 @@ def _settings_specs(found: _Found, specs: Sequence[str], base: Path, scope: Any)
             found.errors.append((spec, result))
         else:
             for source in result:
-                found.add(source)
+                found.add(dataclasses.replace(source, listed=True))
 
 
 def entry_point_sources(skip: Collection[str] = ()) -> list[Source]:
@@ -285,7 +286,7 @@ def load_extensions(runner: Any, sources: Sequence[Source]) -> None:
     """Import each source and run its factory with a fresh ``ExtensionAPI``, one by one, in order."""
     runner.sources = list(sources)
     for source in sources:
-        ext = Extension(path=source.identity, name=source.name)
+        ext = Extension(path=source.identity, name=source.name, source_info=source.source_info())
         try:
             ext.factory = _import(source)
         except (KeyboardInterrupt, asyncio.CancelledError):
@@ -328,7 +329,7 @@ async def reimport(runner: Any) -> None:
     runner.extensions.clear()
     fresh: list[Extension] = []
     for source in runner.sources:
-        ext = Extension(path=source.identity, name=source.name)
+        ext = Extension(path=source.identity, name=source.name, source_info=source.source_info())
         try:
             ext.factory = _import(source, fresh=True)
         except (KeyboardInterrupt, asyncio.CancelledError):

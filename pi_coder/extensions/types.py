@@ -131,6 +131,8 @@ class ToolInfo:
     source: Literal["builtin", "extension", "mcp"]
     extension_path: str | None = None
     annotations: dict[str, Any] | None = None
+    source_info: dict[str, str] = field(default_factory=dict)
+    """Pi's ``{path, source, scope, origin}`` (plus ``baseDir`` for a package's tool)."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -173,6 +175,8 @@ class Extension:
     path: str
     """Identity: the real path, ``builtin:<name>``, a dotted module or ``dist:name``."""
     name: str
+    source_info: dict[str, str] = field(default_factory=dict)
+    """Pi's ``sourceInfo`` of its commands and tools (``Source.source_info``)."""
     factory: Callable[..., Any] | None = None
     handlers: dict[str, list[Handler]] = field(default_factory=dict)
     tools: list[Any] = field(default_factory=list)
@@ -212,3 +216,23 @@ class Source:
     sys_paths: tuple[str, ...] = ()
     """Folders joining ``sys.path`` (at its end) just before this source is imported: an installed
     package's environment (docs/packages.md); empty for every other source."""
+    listed: bool = False
+    """Named in a settings file's ``extensions`` (else found in an extensions folder)."""
+    package: tuple[str, str, str] | None = None
+    """``(folder, source spec, scope)`` of the package it belongs to."""
+
+    def source_info(self) -> dict[str, str]:
+        """Pi's ``sourceInfo`` of what this source registers (``pi_coder.resources.source_info``)."""
+        from pi_coder.resources.source_info import make
+
+        path = self.target if self.kind in ("file", "package") else self.identity
+        if self.identity.startswith("builtin:"):
+            return make(self.identity, "builtin", "temporary")
+        if self.package is not None:
+            root, spec, scope = self.package
+            return make(path, spec, "project" if scope == "project" else "user", origin="package", base_dir=root)
+        if self.scope == "cli":
+            return make(path, "cli", "temporary")
+        if self.scope == "entry_point":
+            return make(path, "entry_point", "user", origin="package")
+        return make(path, "local" if self.listed else "auto", "project" if self.scope == "project" else "user")

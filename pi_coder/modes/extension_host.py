@@ -173,6 +173,7 @@ def _package_sources(cwd: str, loaded: LoadedSettings, project_trusted: bool) ->
                     target=ext.target,
                     scope="package",
                     sys_paths=tuple(package.sys_paths),
+                    package=(package.root, package.entry.source.spec, package.entry.scope),
                 )
             )
     return sources

@@ -164,7 +164,7 @@ async def _get_commands(server: RpcHost, command: t.GetCommandsCommand) -> Any:
                 "name": "mcp",
                 "description": mcp_host.COMMAND_DESCRIPTION,
                 "source": "extension",
-                "sourceInfo": {"path": "builtin:mcp", "scope": "builtin"},
+                "sourceInfo": {"path": "builtin:mcp", "source": "builtin", "scope": "temporary", "origin": "top-level"},
             }
         )
     records += skill_records(session)
