@@ -286,7 +286,7 @@ def load_extensions(runner: Any, sources: Sequence[Source]) -> None:
     """Import each source and run its factory with a fresh ``ExtensionAPI``, one by one, in order."""
     runner.sources = list(sources)
     for source in sources:
-        ext = Extension(path=source.identity, name=source.name, source_info=source.source_info())
+        ext = Extension(path=source.identity, name=source.name, source=source)
         try:
             ext.factory = _import(source)
         except (KeyboardInterrupt, asyncio.CancelledError):
@@ -329,7 +329,7 @@ async def reimport(runner: Any) -> None:
     runner.extensions.clear()
     fresh: list[Extension] = []
     for source in runner.sources:
-        ext = Extension(path=source.identity, name=source.name, source_info=source.source_info())
+        ext = Extension(path=source.identity, name=source.name, source=source)
         try:
             ext.factory = _import(source, fresh=True)
         except (KeyboardInterrupt, asyncio.CancelledError):

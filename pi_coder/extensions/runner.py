@@ -438,7 +438,7 @@ class ExtensionRunner(SessionSeams):
         infos = []
         for name, (tool, ext) in self._tools.items():
             if ext is not None:
-                info = dict(ext.source_info)
+                info = ext.source_info()
             else:  # a built-in tool, or one the host added (MCP's, as Pi's builtin:mcp)
                 info = make(f"builtin:{name}" if name in ALL_TOOL_NAMES else "builtin:mcp", "builtin", "temporary")
             infos.append(
@@ -487,7 +487,7 @@ class ExtensionRunner(SessionSeams):
                 "name": name,
                 "description": command.description,
                 "source": "extension",
-                "sourceInfo": dict(command.extension.source_info) if command.extension else {},
+                "sourceInfo": command.extension.source_info() if command.extension else {},
             }
             for name, command in self.commands()
         ]

@@ -175,8 +175,17 @@ class Extension:
     path: str
     """Identity: the real path, ``builtin:<name>``, a dotted module or ``dist:name``."""
     name: str
-    source_info: dict[str, str] = field(default_factory=dict)
-    """Pi's ``sourceInfo`` of its commands and tools (``Source.source_info``)."""
+    source: Source | None = None
+    """Where it was loaded from (``source.source_info()``: Pi's ``sourceInfo`` of its commands
+    and tools); None for one made in code."""
+
+    def source_info(self) -> dict[str, str]:
+        """Pi's ``sourceInfo`` of what this extension registers."""
+        if self.source is not None:
+            return self.source.source_info()
+        from pi_coder.resources.source_info import make
+
+        return make(self.path, "sdk", "temporary")
     factory: Callable[..., Any] | None = None
     handlers: dict[str, list[Handler]] = field(default_factory=dict)
     tools: list[Any] = field(default_factory=list)

@@ -128,8 +128,11 @@ def prepare(
     started = time.perf_counter()
 
     interactive = mode == "interactive"
+    _check_paths(options, cwd)
     notices = list(options.warnings)
     loaded = load_settings(cwd, project_trusted=False)
+    if loaded.unreadable:  # running on defaults would drop its permission and sandbox settings unseen
+        raise UserError(loaded.unreadable[0])
     from pi_coder.modes import extension_host
 
     handlers = [*trust_handlers, *extension_host.trust_handlers(options, cwd, loaded)]  # project_trust
@@ -354,6 +357,16 @@ def _scoped_models(options: CliOptions, models: Models, notices: list[str]) -> l
     from pi_coder.core.model_resolver import resolve_scoped_models
 
     return resolve_scoped_models(models, options.models, warnings=notices)
+
+
+def _check_paths(options: CliOptions, cwd: str) -> None:
+    """``--prompt-template``, ``--skill`` and ``--theme`` name files or folders: a missing one is a
+    typo to fix now (one line, exit 1), not a warning to scroll past."""
+    for flag, paths in (("--prompt-template", options.prompt_templates), ("--skill", options.skills), ("--theme", options.themes)):
+        for path in paths:
+            full = os.path.join(cwd, os.path.expanduser(path))
+            if not os.path.exists(full):
+                raise UserError(f"{flag} {path}: no such file or folder")
 
 
 def _model_problem(models: Models, model: Model | None, explicit: bool) -> str | None:

@@ -18,7 +18,6 @@ import stat
 from pathlib import Path
 
 from pi_coder.errors import ToolError
-from pi_coder.tools._stale_temps import lock_temp, sweep_once
 
 __all__ = [
     "describe_os_error",
@@ -233,6 +232,8 @@ def write_file_atomic(path: Path, data: bytes, shown: str) -> None:
     """
     target = Path(os.path.abspath(path))
     name = target.name
+    from pi_coder.tools._stale_temps import sweep_once
+
     dir_fd = open_dir_nofollow(target.parent, shown, create=True)
     try:
         sweep_once(dir_fd)  # temporary files a killed pi left in this folder
@@ -271,6 +272,8 @@ def _write_in(dir_fd: int, name: str, data: bytes, shown: str) -> None:
             _write_in_place(dir_fd, name, data, shown)  # a writable file in a folder we may not add to
             return
         raise ToolError(describe_os_error(exc, shown) + "; the file was not changed") from None
+    from pi_coder.tools._stale_temps import lock_temp
+
     try:
         try:
             lock_temp(fd)  # held until the rename: another pi's sweep leaves the file alone
