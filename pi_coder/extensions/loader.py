@@ -28,7 +28,6 @@ from pi_coder.extensions.types import Extension, ExtensionLoadError, Source
 
 __all__ = ["Source", "discover", "load_extensions", "reimport", "rerun_factories"]
 
-ENTRY_POINT_GROUP = "pi_coder.extensions"
 BUILTIN_PACKAGE = "pi_coder.extensions.builtin"
 
 
@@ -107,40 +106,13 @@ def _settings_specs(found: _Found, specs: Sequence[str], base: Path, scope: Any)
 def entry_point_sources(skip: Collection[str] = ()) -> list[Source]:
     """Entry points of the ``pi_coder.extensions`` group, by name, from the dist-info folders on
     ``sys.path`` (except the ``skip`` folders: package environments, whose entries load as packages)."""
+    from pi_coder.extensions.entry_points import declared
+
     points: dict[str, Source] = {}
-    for folder in sys.path:
-        if folder in skip:
-            continue
-        try:
-            names = [n for n in os.listdir(folder or ".") if n.endswith(".dist-info")]
-        except OSError:
-            continue
-        for name in names:
-            try:
-                text = Path(folder or ".", name, "entry_points.txt").read_text(encoding="utf-8")
-            except OSError:
-                continue
-            if f"[{ENTRY_POINT_GROUP}]" not in text:
-                continue
-            dist = name[: -len(".dist-info")].rsplit("-", 1)[0]
-            for ep_name, target in _group_entries(text, ENTRY_POINT_GROUP):
-                identity = f"entry_point:{dist}:{ep_name}"
-                points.setdefault(
-                    ep_name, Source(identity=identity, name=ep_name, kind="entry_point", target=target, scope="entry_point")
-                )
+    for dist, ep_name, target in declared(sys.path, skip):
+        identity = f"entry_point:{dist}:{ep_name}"
+        points.setdefault(ep_name, Source(identity=identity, name=ep_name, kind="entry_point", target=target, scope="entry_point"))
     return [points[name] for name in sorted(points)]
-
-
-def _group_entries(text: str, group: str) -> list[tuple[str, str]]:
-    out, inside = [], False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith("["):
-            inside = line == f"[{group}]"
-        elif inside and "=" in line and not line.startswith(("#", ";")):
-            key, _, value = line.partition("=")
-            out.append((key.strip(), value.strip()))
-    return out
 
 
 def discover(

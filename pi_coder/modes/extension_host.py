@@ -10,7 +10,6 @@ source is present.
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -43,22 +42,11 @@ __all__ = [
 
 
 def _has_entry_points() -> bool:
-    """Whether some installed distribution declares a ``pi_coder.extensions`` entry point (cheap scan)."""
-    for folder in sys.path:
-        try:
-            names = os.listdir(folder or ".")
-        except OSError:
-            continue
-        for name in names:
-            if not name.endswith(".dist-info"):
-                continue
-            try:
-                with open(os.path.join(folder or ".", name, "entry_points.txt"), encoding="utf-8") as fh:
-                    if "[pi_coder.extensions]" in fh.read():
-                        return True
-            except OSError:
-                continue
-    return False
+    """Whether some installed distribution declares a ``pi_coder.extensions`` entry point (the scan
+    is kept for the loader: ``pi_coder.extensions.entry_points``)."""
+    from pi_coder.extensions.entry_points import declared
+
+    return bool(declared(sys.path))
 
 
 def _specs(data: dict[str, Any]) -> list[str]:
