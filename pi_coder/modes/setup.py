@@ -152,14 +152,23 @@ def prepare(
         options.extensions.append(BUILTIN_SPEC)
     from pi_coder.subagents import startup as subagents
 
-    spec = subagents.wanted_extension(cwd, loaded, disabled=options.no_subagents, trusted=trust.trusted)
-    if spec is not None and spec not in options.extensions:
-        options.extensions.append(spec)
+    subagents_at = len(options.extensions)
     from pi_coder.hooks.startup import HOOKS_SPEC, configure_hooks
 
     if configure_hooks(options.no_hooks, loaded, cwd, models, trusted=trust.trusted, notices=notices):
         if HOOKS_SPEC not in options.extensions:
             options.extensions.append(HOOKS_SPEC)
+    # The task tool: with no other extension in print and json mode, a stand-in that loads the
+    # extension framework on its first call (subagents/lazy.py); else the extension, as always.
+    lazy_task = (
+        subagents.enabled(loaded, disabled=options.no_subagents)
+        and mode in ("text", "json")
+        and not extension_host.would_load(options, cwd, loaded, project_trusted=trust.trusted)
+    )
+    if not lazy_task and subagents.enabled(loaded, disabled=options.no_subagents):
+        subagents.load_agent_definitions(cwd, trusted=trust.trusted)
+        if subagents.SPEC not in options.extensions:
+            options.extensions.insert(subagents_at, subagents.SPEC)
     # The project's .pi/extensions and its settings' extension entries load only for a trusted folder.
     extensions = extension_host.load_for_startup(options, cwd, loaded, models, project_trusted=trust.trusted)
     extension_host.resolve_flags(extensions, options)
@@ -193,8 +202,8 @@ def prepare(
         scoped_models=scoped or None,
         project_trust=trust,
         skills=_skill_loader(options, cwd, loaded, trust.trusted),
-        extension_tools=extension_host.tool_names(extensions),
-        extension_defaults=extension_host.tool_names(extensions, default_active=True),
+        extension_tools=[*extension_host.tool_names(extensions), *(["task"] if lazy_task else [])],
+        extension_defaults=[*extension_host.tool_names(extensions, default_active=True), *(["task"] if lazy_task else [])],
         packages=_package_loader(cwd, loaded, trust.trusted),
     )
     # The settings' own warnings reach the user through the session's start-up notices.
@@ -212,6 +221,8 @@ def prepare(
     subagents.install_budget(session, options.max_turns, options.max_budget_usd)
     extension_host.bind(extensions, session)
     extension_host.select_tools(extensions, options, plan.tool_names)
+    if lazy_task and "task" in plan.tool_names:
+        _declare_task(session, cwd, models, trusted=trust.trusted, mode=mode)
     from pi_coder.modes import mcp_host
 
     mcp_host.setup(options, session, project_trusted=trust.trusted)
@@ -357,6 +368,23 @@ def _scoped_models(options: CliOptions, models: Models, notices: list[str]) -> l
     from pi_coder.core.model_resolver import resolve_scoped_models
 
     return resolve_scoped_models(models, options.models, warnings=notices)
+
+
+def _declare_task(session: AgentSession, cwd: str, models: Models, *, trusted: bool, mode: str) -> None:
+    """The stand-in ``task`` tool; its first call loads the subagents extension in this mode."""
+    from pi_coder.paths import config_dir
+    from pi_coder.subagents import lazy
+    from pi_coder.subagents.startup import SPEC, load_agent_definitions
+
+    async def load() -> None:
+        from pi_coder.modes import extension_host
+
+        load_agent_definitions(cwd, trusted=trusted)
+        await extension_host.attach_late(
+            session, SPEC, cwd, models, project_trusted=trusted, mode="json" if mode == "json" else "print"
+        )
+
+    lazy.declare(session, cwd, config_dir(), trusted=trusted, load=load)
 
 
 def _check_paths(options: CliOptions, cwd: str) -> None:
