@@ -63,6 +63,7 @@ def main() -> None:
             (ten / f"ext{i}.py").write_text(EXT.format(i=i))
         (Path(tmp) / "empty.py").write_text(EMPTY)
         env = {**os.environ, "PI_CODER_HOME": str(home)}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # as on a user's machine: extensions keep their bytecode
         base = ["-p", "--no-session", "--provider", "faux", "hi"]
         cases = {
             "baseline": [*base, "--no-subagents"],

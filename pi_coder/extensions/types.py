@@ -100,7 +100,7 @@ class ExtensionLoadError(PiError):
     """An extension could not be imported or its factory failed."""
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class ToolDefinition:
     """An extension tool: the ``AgentTool`` fields, prompt text, and an ``execute`` taking ``ctx`` too.
 
@@ -123,7 +123,7 @@ class ToolDefinition:
     """Never changes anything: allowed in plan mode, no checkpoint snapshot."""
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class ToolInfo:
     name: str
     description: str
@@ -135,14 +135,14 @@ class ToolInfo:
     """Pi's ``{path, source, scope, origin}`` (plus ``baseDir`` for a package's tool)."""
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Completion:
     value: str
     label: str | None = None
     description: str | None = None
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Command:
     name: str
     handler: Callable[..., Any]
@@ -151,7 +151,7 @@ class Command:
     extension: Extension | None = None
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Shortcut:
     key: str
     handler: Callable[..., Any]
@@ -159,7 +159,7 @@ class Shortcut:
     extension: Extension | None = None
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Flag:
     name: str
     description: str = ""
@@ -168,7 +168,7 @@ class Flag:
     extension: Extension | None = None
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Extension:
     """One loaded extension: its identity and everything it registered (in order)."""
 
