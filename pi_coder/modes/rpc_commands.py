@@ -104,12 +104,16 @@ async def _prompt(server: RpcHost, command: t.PromptCommand) -> Any:
         return {"disposition": "queued"}
     request_id = command.id
     server.respond("prompt", request_id, data={"disposition": "started"})
+    aborts = server.aborts
 
     async def run() -> None:
         from pi_coder.modes.jsonl import settled_event
 
         if previous is not None:
             await asyncio.gather(previous, return_exceptions=True)
+            if server.aborts != aborts:  # `abort` came while it waited: it never starts
+                server.writer.write(settled_event(session.messages))
+                return
         try:
             await session.prompt(text, images, checked=True)
         except Exception as exc:
@@ -179,6 +183,7 @@ async def _clear_queue(server: RpcHost, command: t.ClearQueueCommand) -> Any:
 
 @_command(t.AbortCommand)
 async def _abort(server: RpcHost, command: t.AbortCommand) -> Any:
+    server.aborts += 1
     server.session.abort()
     await server.session.wait_for_idle()
 

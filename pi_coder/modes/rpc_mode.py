@@ -73,6 +73,9 @@ class RpcServer:
         self.run_ended = False
         """``agent_end`` (with no retry to come) went out and no run started since: the prompt is
         only settling (checkpoint entry, saving, extensions' ``agent_settled``)."""
+        self.aborts = 0
+        """How many ``abort`` commands came: a prompt waiting for the previous one to settle is
+        dropped when one comes while it waits."""
 
     # ------------------------------------------------------------------ output
 
@@ -95,12 +98,13 @@ class RpcServer:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    def _track(self, event: Any) -> None:
+    def _track(self, event: object) -> None:
         """Subscribed before the writer, so ``run_ended`` is set before a client sees ``agent_end``."""
-        kind = getattr(event, "type", None)
-        if kind == "agent_end":
-            self.run_ended = not getattr(event, "will_retry", False)
-        elif kind == "agent_start":
+        from pi_coder.agent.events import AgentEnd, AgentStart
+
+        if isinstance(event, AgentEnd):
+            self.run_ended = not event.will_retry
+        elif isinstance(event, AgentStart):
             self.run_ended = False
 
     def settling(self) -> bool:

@@ -36,6 +36,7 @@ class RpcHost(Protocol):
     writer: JsonLineWriter
     prompt_task: asyncio.Task[Any] | None
     run_ended: bool
+    aborts: int
 
     def respond(self, command: str, request_id: Any, *, data: Any = None, error: str | None = None) -> None: ...
 

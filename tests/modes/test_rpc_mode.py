@@ -111,6 +111,29 @@ def test_a_prompt_sent_the_moment_agent_end_arrives_is_accepted(pi: PiHome, tmp_
         assert client.close() == 0
 
 
+def test_an_abort_while_a_prompt_waits_for_the_last_to_settle_drops_it(pi: PiHome, tmp_path: Path) -> None:
+    """A prompt accepted on ``agent_end`` waits for the previous prompt to settle; an ``abort``
+    sent meanwhile means it never starts: no model request, the conversation ends with the first
+    answer, and ``agent_settled`` still comes so a client waiting for it goes on."""
+    ext = tmp_path / "slow_settle.py"
+    ext.write_text(SLOW_SETTLE.replace("0.5", "2"))
+    client = RpcClient(pi, "-e", str(ext))
+    try:
+        pi.server.enqueue(Turn([Text("first answer")]), Turn([Text("never asked")]))
+        client.call({"type": "prompt", "message": "first"})
+        client.event("agent_end", timeout=30)
+        second = client.call({"type": "prompt", "message": "second"})
+        assert second["data"] == {"disposition": "started"}
+        assert client.call({"type": "abort"})["success"] is True
+        while sum(line.get("type") == "agent_settled" for line in client.seen) < 2:  # the first's, the dropped one's
+            client.event("agent_settled", timeout=30)
+        state = client.call({"type": "get_messages"})["data"]["messages"]
+        assert [m["role"] for m in state] == ["user", "assistant"]
+        assert len(pi.server.requests) == 1
+    finally:
+        assert client.close() == 0
+
+
 DUMP_TOOLS = """
 import json
 
