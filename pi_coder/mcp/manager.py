@@ -41,11 +41,15 @@ class McpManager:
         *,
         startup_wait: float = 10.0,
         tool_filter: list[str] | None = None,
+        tool_exclude: list[str] | None = None,
     ) -> None:
         self.cwd = cwd
         self.config = config
         self.startup_wait = startup_wait
         self.tool_filter = tool_filter
+        """``--tools`` entries starting with ``mcp__`` (None: every MCP tool may be declared)."""
+        self.tool_exclude = list(tool_exclude or [])
+        """``--exclude-tools`` names or ``*`` patterns: MCP tools (and ``tool_search``) they match are dropped."""
         self.servers: dict[str, McpServer] = {
             name: McpServer(config=cfg, state="connecting" if cfg.enabled else "disabled")
             for name, cfg in config.servers.items()

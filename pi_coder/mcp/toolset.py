@@ -77,6 +77,8 @@ class McpToolset:
             server.tool_names[name] = str(tool.get("name"))
             if self.manager.tool_filter is not None and not any(fnmatchcase(name, p) for p in self.manager.tool_filter):
                 continue
+            if self.excluded(name):
+                continue
             agent_tool = self.agent_tool(server, name, tool)
             if exposure == "deferred" and name not in self._loaded:
                 server.deferred[name] = agent_tool
@@ -85,6 +87,12 @@ class McpToolset:
         self.place(old, built, [t for s in self.manager.servers.values() for t in s.deferred.values()])
         self.suggest_deferred()
 
+    def excluded(self, name: str) -> bool:
+        """Whether ``--exclude-tools`` removes the tool ``name`` (an exact name or a ``*`` pattern)."""
+        from fnmatch import fnmatchcase
+
+        return any(fnmatchcase(name, p) if "*" in p else name == p for p in self.manager.tool_exclude)
+
     def place(self, old: set[str], active: list[AgentTool], deferred: list[AgentTool]) -> None:
         """Put ``active`` in the session's tools (and the extensions' pool) instead of ``old``;
         ``tool_search`` is active while any ``deferred`` tool waits to be found."""
@@ -92,7 +100,9 @@ class McpToolset:
         if session is None:
             return
         remove = set(old)
-        searching = bool(deferred) or any(s.config.enabled and s.config.may_defer() for s in self.manager.servers.values())
+        searching = not self.excluded(SEARCH_TOOL) and (
+            bool(deferred) or any(s.config.enabled and s.config.may_defer() for s in self.manager.servers.values())
+        )
         search: list[AgentTool] = []
         if searching:
             from pi_coder.mcp.search import search_tool

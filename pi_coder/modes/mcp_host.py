@@ -9,7 +9,7 @@ and registers the first-prompt wait. ``start``/``stop`` are called by the modes.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pi_coder.core.session_hooks import RunHook
 
@@ -95,14 +95,23 @@ def setup(options: CliOptions, session: AgentSession, *, project_trusted: bool) 
     """
     if getattr(options, "no_mcp", False):
         return None
-    mcp_filter = [t for t in (options.tools or []) if t.startswith("mcp__")] or None
-    if mcp_filter is None and getattr(options, "no_tools", False):
-        mcp_filter = []  # -nt: no tools at all, as in Pi (the servers still connect for /mcp)
+    allow = [t for t in (options.tools or []) if t.startswith("mcp__")] or None
+    if allow is None and getattr(options, "no_tools", False):
+        allow = []  # -nt: no tools at all, as in Pi (the servers still connect for /mcp)
+    # -xt names or patterns drop MCP tools too (tool_search and the resource tools included)
+    mcp_filter = _Selection(allow, list(getattr(options, "exclude_tools", None) or []))
     session.reload_hooks.append(_ReloadHook(session, mcp_filter))
     runner = session.extensions
     if runner is not None and hasattr(runner, "mcp_changed"):
         runner.mcp_changed = lambda: _extensions_changed(session, mcp_filter)
     return _make(session, mcp_filter, project_trusted=project_trusted)
+
+
+class _Selection(NamedTuple):
+    """``--tools`` entries that start with ``mcp__`` (None: every MCP tool) and ``--exclude-tools``."""
+
+    allow: list[str] | None
+    exclude: list[str]
 
 
 def _with_extension_servers(session: AgentSession, config: ConfigResult) -> ConfigResult:
@@ -114,7 +123,7 @@ def _with_extension_servers(session: AgentSession, config: ConfigResult) -> Conf
     return config
 
 
-def _extensions_changed(session: AgentSession, mcp_filter: list[str] | None) -> None:
+def _extensions_changed(session: AgentSession, mcp_filter: _Selection) -> None:
     """An extension (un)registered a server: connect or stop it now when the servers run."""
     trusted = session.project_trust is None or session.project_trust.trusted
     manager: McpManager | None = session.mcp
@@ -139,7 +148,7 @@ def _loop_running() -> bool:
 class _ReloadHook:
     """``/reload`` for the MCP servers; its presence also says MCP is on (no ``--no-mcp``)."""
 
-    def __init__(self, session: AgentSession, mcp_filter: list[str] | None) -> None:
+    def __init__(self, session: AgentSession, mcp_filter: _Selection) -> None:
         self.session = session
         self.mcp_filter = mcp_filter
 
@@ -184,7 +193,7 @@ def _paths(session: AgentSession, project_trusted: bool) -> Path | None:
     return global_path
 
 
-def _make(session: AgentSession, mcp_filter: list[str] | None, *, project_trusted: bool) -> McpManager | None:
+def _make(session: AgentSession, mcp_filter: _Selection, *, project_trusted: bool) -> McpManager | None:
     global_path = _paths(session, project_trusted)
     if global_path is None and not getattr(session.extensions, "mcp_servers", None):
         return None
@@ -199,7 +208,7 @@ def _make(session: AgentSession, mcp_filter: list[str] | None, *, project_truste
     )
     if not config.servers and not config.errors:
         return None
-    manager = McpManager(config, session.cwd, startup_wait=_startup_wait(session), tool_filter=mcp_filter)
+    manager = McpManager(config, session.cwd, startup_wait=_startup_wait(session), tool_filter=mcp_filter.allow, tool_exclude=mcp_filter.exclude)
 
     def notify(level: str, text: str) -> None:
         from pi_coder.core.events import Notice
@@ -212,7 +221,7 @@ def _make(session: AgentSession, mcp_filter: list[str] | None, *, project_truste
     return manager
 
 
-def _reload(session: AgentSession, mcp_filter: list[str] | None) -> list[str]:
+def _reload(session: AgentSession, mcp_filter: _Selection) -> list[str]:
     """``/reload``: apply the re-read ``mcp.json`` files (docs/mcp.md#lifetime-and-shutdown); the new config errors."""
     trusted = session.project_trust is None or session.project_trust.trusted
     manager: McpManager | None = session.mcp
