@@ -3,8 +3,8 @@
 ``load_servers(cwd, project_trusted=...)`` reads ``<config>/mcp.json`` and, for a trusted folder,
 ``.pi/mcp.json``; a project entry replaces the global one of the same name, and one without
 ``command``/``url``/``type`` overrides only ``enabled``, ``exposure`` and ``toolExposure``. Invalid
-entries become one error line each and are skipped. ``${VAR}`` and ``!command`` values of ``env``
-and ``headers`` are expanded only by :meth:`ServerConfig.resolved_env` / ``resolved_headers``
+entries become one error line each and are skipped. ``${VAR}``, ``$VAR``, ``${VAR:-default}`` and
+``!command`` values of ``env`` and ``headers`` are expanded only by :meth:`ServerConfig.resolved_env` / ``resolved_headers``
 (called by the connecting task, never while listing the configuration).
 """
 
@@ -20,6 +20,7 @@ from typing import Any, Literal
 __all__ = [
     "ConfigResult",
     "ServerConfig",
+    "UnsetVariable",
     "expand_value",
     "global_config_path",
     "load_servers",
@@ -82,10 +83,12 @@ class ServerConfig:
         return os.path.join(session_cwd, os.path.expanduser(self.cwd))
 
     def resolved_env(self) -> dict[str, str]:
-        return {k: expand_value(v) for k, v in self.env.items()}
+        """``env`` expanded; an unset variable fails the server (``ValueError`` naming key and variable)."""
+        return _expanded(self.env, "env")
 
     def resolved_headers(self) -> dict[str, str]:
-        return {k: expand_value(v) for k, v in self.headers.items()}
+        """``headers`` expanded, as :meth:`resolved_env`."""
+        return _expanded(self.headers, "header")
 
     def may_be_direct(self) -> bool:
         """Whether any of the server's tools can be ``direct`` (the first prompt waits only for those)."""
@@ -110,6 +113,16 @@ class ServerConfig:
         return _resolve(value)
 
 
+def _expanded(values: dict[str, str], what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in values.items():
+        try:
+            out[key] = expand_value(value)
+        except UnsetVariable as exc:
+            raise ValueError(f'{what} "{key}": {exc} (set it, or write ${{{exc.name}:-default}})') from None
+    return out
+
+
 def _resolve(value: str) -> str:
     """``codemode`` (Pi's default, which needs a script sandbox) reads as ``deferred`` (``tool_search``)."""
     return "deferred" if value == "codemode" else value
@@ -123,11 +136,31 @@ class ConfigResult:
     """An untrusted ``.pi/mcp.json`` that was not read."""
 
 
-_VAR_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_VAR_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+class UnsetVariable(LookupError):
+    """A ``${VAR}`` or ``$VAR`` without a default names a variable that is not set."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"environment variable {name} is not set")
+        self.name = name
+
+
+def _variable(match: re.Match[str]) -> str:
+    name = match.group(1) or match.group(3)
+    value = os.environ.get(name)
+    if match.group(2) is not None:  # ${NAME:-default}: the default when unset or empty
+        return value or match.group(2)
+    if value is None:
+        raise UnsetVariable(name)
+    return value
 
 
 def expand_value(value: str) -> str:
-    """``!command`` -> its stripped stdout; otherwise ``${VAR}`` replaced from the environment."""
+    """``!command`` -> its stripped stdout; otherwise ``${VAR}``, ``$VAR`` and ``${VAR:-default}``
+    replaced from the environment. An unset variable without a default raises :class:`UnsetVariable`;
+    a ``$`` not followed by a name stays as it is."""
     if value.startswith("!"):
         import subprocess
 
@@ -136,7 +169,7 @@ def expand_value(value: str) -> str:
         except (OSError, subprocess.SubprocessError):
             return ""
         return done.stdout.strip()
-    return _VAR_RE.sub(lambda m: os.environ.get(m.group(1), ""), value)
+    return _VAR_RE.sub(_variable, value)
 
 
 def global_config_path() -> Path:
