@@ -28,6 +28,9 @@ __all__ = ["Connection", "NeedsSignIn", "Tail"]
 
 TAIL_CHARS = 2000
 
+AGENT_MARKERS = {"AI_AGENT": "pi", "PI_CODING_AGENT": "true"}
+"""Set for every stdio server, as Pi 1.6 does (the bash tool sets the same); ``env`` entries win."""
+
 capture_sdk_logging()
 
 
@@ -75,7 +78,7 @@ async def stop_process(proc: asyncio.subprocess.Process) -> None:
 async def stdio_transport(
     config: ServerConfig, cwd: str, tail: Tail, on_pid: Callable[[int | None], None]
 ) -> AsyncIterator[tuple[Any, Any, asyncio.Event]]:
-    env = {**os.environ, **config.resolved_env()}
+    env = {**os.environ, **AGENT_MARKERS, **config.resolved_env()}
     proc = await asyncio.create_subprocess_exec(
         config.command or "",
         *config.args,

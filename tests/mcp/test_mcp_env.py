@@ -62,6 +62,7 @@ async def test_unset_variable_fails_that_server_and_the_rest_expand(
         home = str(Path.home())
         assert env["A"] == f"{home}/data" and env["B"] == home
         assert env["C"] == "fallback" and env["D"] == "value" and env["E"] == "cost $ 5"
+        assert env["AI_AGENT"] == "pi" and env["PI_CODING_AGENT"] == "true"  # as Pi 1.6 passes them
     finally:
         await manager.close()
 
