@@ -117,7 +117,15 @@ class McpToolset:
         self._tools_changed = True
 
     def suggest_deferred(self) -> None:
-        count = sum(len(s.tool_names) - len(s.deferred) for s in self.manager.servers.values())
+        """One notice past ``DIRECT_LIMIT`` direct tools, counted once no enabled server is still connecting."""
+        if any(s.config.enabled and s.state == "connecting" for s in self.manager.servers.values()):
+            return
+        names = {n for s in self.manager.servers.values() for n in s.tool_names}
+        session = self.manager.session
+        if session is not None:  # what is declared (not what --tools or --exclude-tools left out)
+            count = sum(1 for t in session.agent.state.tools if t.name in names)
+        else:
+            count = sum(len(s.tool_names) - len(s.deferred) for s in self.manager.servers.values())
         if count > DIRECT_LIMIT and not self._suggested:
             self._suggested = True
             self.manager._notify(
