@@ -146,14 +146,27 @@ class NeedsSignIn(Exception):
 
 
 class HttpStatus:
-    """The error status of the last POST, if it failed (the SDK turns it into a bare JSON-RPC error)."""
+    """The error status and body of the last POST, if it failed (the SDK turns it into a bare JSON-RPC error)."""
 
     def __init__(self) -> None:
         self.code: int | None = None
+        self.body = ""
 
     async def hook(self, response: Any) -> None:
-        if response.request.method == "POST":
-            self.code = response.status_code if response.status_code >= 400 else None
+        if response.request.method != "POST":
+            return
+        self.code = response.status_code if response.status_code >= 400 else None
+        self.body = ""
+        if self.code is not None:
+            with contextlib.suppress(Exception):
+                data = await response.aread()
+                self.body = data.decode("utf-8", "replace").strip()[:500]
+
+    def describe(self) -> str:
+        """``HTTP 400: <body>`` for the last failed POST ("" when it did not fail)."""
+        if self.code is None:
+            return ""
+        return f"HTTP {self.code}" + (f": {self.body}" if self.body else "")
 
 
 RETRY_DELAYS = (0.25, 1.0)
@@ -242,12 +255,24 @@ class Connection:
             await asyncio.sleep(RETRY_DELAYS[attempt])
 
     def session_expired(self, exc: BaseException) -> bool:
-        """An HTTP 404 to a call on a live session: the server forgot it (restarted, expired)."""
+        """Whether ``exc`` (from a call on a live HTTP session) says the server lost the session.
+
+        A 404 or 400 (a restarted server-everything answers 400 "No valid session ID"), any status
+        whose body names the session, or the SDK's "Session terminated": initialize again. Other
+        statuses are not retried (the server may have run the call).
+        """
         from mcp.shared.exceptions import MCPError
 
         if not isinstance(exc, MCPError) or self._status is None:
             return False
-        return self._status.code == 404 or exc.error.message == "Session terminated"
+        code = self._status.code
+        if code in (404, 400) or exc.error.message == "Session terminated":
+            return True
+        return code is not None and "session" in self._status.body.lower()
+
+    def http_error(self) -> str:
+        """The status and body of the last failed POST (``HTTP 500: ...``), or ""."""
+        return self._status.describe() if self._status is not None else ""
 
     async def _run_once(self, ready: asyncio.Future[list[dict[str, Any]]], status: HttpStatus | None) -> None:
         from pi_coder import __version__

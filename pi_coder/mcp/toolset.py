@@ -216,13 +216,16 @@ class McpToolset:
             result = await self.call_once(server, connection, tool, arguments, progress, deadline, signal)
         except Exception as exc:
             if not connection.session_expired(exc) or self.manager._closed:
-                raise
+                raise _with_status(exc, connection) from None
             # The HTTP server forgot the session (restarted, expired): initialize again, retry once.
             await self.manager.reconnect(server_name, wait=True)
             connection = server.connection
             if server.state != "connected" or connection is None:
                 raise RuntimeError(f'MCP server "{server_name}" is {server.state}' + (f": {server.error}" if server.error else "")) from None
-            result = await self.call_once(server, connection, tool, arguments, progress, deadline, signal)
+            try:
+                result = await self.call_once(server, connection, tool, arguments, progress, deadline, signal)
+            except Exception as again:
+                raise _with_status(again, connection) from None
         content, details, is_error = convert_result(server_name, tool, result)
         if is_error:
             raise ToolError(content, details)
@@ -272,6 +275,16 @@ class McpToolset:
             if signal is not None and listener is not None:
                 with contextlib.suppress(Exception):
                     signal.remove_listener(listener)
+
+
+def _with_status(exc: Exception, connection: Connection) -> Exception:
+    """``exc``, or for an HTTP error status an error that names the status and body."""
+    from mcp.shared.exceptions import MCPError  # loaded: the connection imported the SDK
+
+    status = connection.http_error()
+    if not status or not isinstance(exc, MCPError):
+        return exc
+    return RuntimeError(f"{exc} ({status})")
 
 
 class ToolError(Exception):
