@@ -32,11 +32,11 @@ def tool_name(server: str, tool: str, taken: set[str] | frozenset[str] = frozens
 
 
 def params_model(schema: dict[str, Any] | None, name: str) -> type[BaseModel]:
-    """A pydantic class whose JSON schema is ``schema`` verbatim; only top-level ``required`` is checked."""
+    """A pydantic class whose JSON schema is ``schema`` verbatim; validating it checks the whole schema
+    (:func:`pi_coder.mcp.schema.check_arguments`: loosely typed values mended, every problem listed)."""
     declared = dict(schema or {})
     declared.setdefault("type", "object")
     declared.setdefault("properties", {})
-    required = [r for r in declared.get("required", []) if isinstance(r, str)]
 
     def schema_extra(schema: dict[str, Any], _cls: type[Any]) -> None:
         schema.clear()
@@ -47,11 +47,13 @@ def params_model(schema: dict[str, Any] | None, name: str) -> type[BaseModel]:
 
         @model_validator(mode="before")
         @classmethod
-        def _required(cls, data: Any) -> Any:
-            missing = [r for r in required if not isinstance(data, dict) or r not in data]
-            if missing:
-                raise ValueError(f"missing required argument{'s' if len(missing) > 1 else ''}: {', '.join(missing)}")
-            return data
+        def _check(cls, data: Any) -> Any:
+            from pi_coder.mcp.schema import check_arguments
+
+            mended, problems = check_arguments(declared, {} if data is None else data)
+            if problems:
+                raise ValueError("the arguments do not match the input schema: " + "; ".join(problems))
+            return mended
 
     Params.__name__ = Params.__qualname__ = re.sub(r"\W", "_", name) + "_Params"
     return Params
