@@ -209,6 +209,10 @@ def _make(session: AgentSession, mcp_filter: _Selection, *, project_trusted: boo
     if not config.servers and not config.errors:
         return None
     manager = McpManager(config, session.cwd, startup_wait=_startup_wait(session), tool_filter=mcp_filter.allow, tool_exclude=mcp_filter.exclude)
+    from pi_coder.mcp.server import kill_leftovers
+    from pi_coder.modes.stop_signals import on_backstop
+
+    on_backstop(kill_leftovers)  # SIGTERM/SIGHUP in the TUI: the servers' process groups go too
 
     def notify(level: str, text: str) -> None:
         from pi_coder.core.events import Notice

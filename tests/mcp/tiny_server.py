@@ -2,7 +2,8 @@
 
 ``python tiny_server.py [stdio|http PORT] [--garbage] [--marker FILE] [--init-delay S]``: ``--garbage``
 prints non-JSON lines on stdout before serving; ``--marker`` writes a file at start; ``--init-delay``
-sleeps S seconds before serving (a server slow to initialize); ``--json`` (http) answers with JSON bodies, not SSE.
+sleeps S seconds before serving (a server slow to initialize); ``--json`` (http) answers with JSON bodies, not SSE;
+``--pid-file FILE`` writes the pid there; ``--ignore-eof`` (stdio) stays alive after stdin ends (only a signal stops it).
 """
 
 from __future__ import annotations
@@ -89,6 +90,9 @@ def main() -> None:
         path = args[args.index("--marker") + 1]
         with open(path, "w") as fh:
             fh.write("ran")
+    if "--pid-file" in args:
+        with open(args[args.index("--pid-file") + 1], "w") as fh:
+            fh.write(str(os.getpid()))
     if "--garbage" in args:
         sys.stdout.write("this is not JSON\n{broken\n")
         sys.stdout.flush()
@@ -101,6 +105,11 @@ def main() -> None:
         server.run("streamable-http", host="127.0.0.1", port=int(args[1]), json_response="--json" in args)
     else:
         server.run("stdio")
+        if "--ignore-eof" in args:
+            import time
+
+            while True:
+                time.sleep(1)
 
 
 if __name__ == "__main__":
