@@ -23,7 +23,9 @@ __all__ = [
     "UnsetVariable",
     "expand_value",
     "global_config_path",
+    "ignored_note",
     "load_servers",
+    "no_servers_text",
     "project_config_path",
     "remove_server",
     "write_server",
@@ -170,6 +172,20 @@ def expand_value(value: str) -> str:
             return ""
         return done.stdout.strip()
     return _VAR_RE.sub(_variable, value)
+
+
+def ignored_note(path: Path) -> str:
+    """The ``/mcp`` line for a project file an untrusted folder's session did not read."""
+    return f"note: {path} was ignored: this folder is not trusted (/trust to change)"
+
+
+def no_servers_text(cwd: str, *, trusted: bool) -> str:
+    """``/mcp`` without any server: where servers are configured, and a project file left unread."""
+    text = "No MCP servers configured (mcp.json in the configuration folder; see pi mcp --help)."
+    project = project_config_path(cwd)
+    if not trusted and project.is_file():
+        text += "\n" + ignored_note(project)
+    return text
 
 
 def global_config_path() -> Path:

@@ -18,7 +18,7 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pi_coder.mcp.config import ConfigResult
+from pi_coder.mcp.config import ConfigResult, ignored_note
 from pi_coder.mcp.server import McpServer, describe_error, import_client, kill_leftovers, track_group
 from pi_coder.mcp.toolset import DIRECT_LIMIT, SEARCH_TOOL, McpToolset
 
@@ -387,4 +387,6 @@ class McpManager:
             if tail and server.state in ("failed", "disconnected"):
                 out.extend(f"  stderr: {line}" for line in tail.splitlines()[-5:])
         out.extend(f"config: {e}" for e in self.config.errors)
+        if self.config.ignored_project is not None:
+            out.append(ignored_note(self.config.ignored_project))
         return out or ["No MCP servers configured."]

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pi_coder.mcp.manager import McpManager
     from pi_coder.modes.options import CliOptions
 
-__all__ = ["COMMAND_DESCRIPTION", "command_text", "handles", "manager_of", "setup", "start", "stop"]
+__all__ = ["COMMAND_DESCRIPTION", "command_text", "handles", "manager_of", "no_servers_text", "setup", "start", "stop"]
 
 
 class StartupWait(RunHook):
@@ -174,7 +174,7 @@ async def command_text(session: Any, text: str) -> str:
     """
     manager = manager_of(session)
     if manager is None:
-        return "No MCP servers configured (mcp.json in the configuration folder; see pi mcp --help)."
+        return no_servers_text(session)
     args = text.strip()[len("/mcp") :].strip()
     manager.start()
     if not args:
@@ -241,6 +241,14 @@ def _reload(session: AgentSession, mcp_filter: _Selection) -> list[str]:
     config = _with_extension_servers(session, config)
     manager.startup_wait = _startup_wait(session)
     return manager.reload(config)
+
+
+def no_servers_text(session: Any) -> str:
+    """``/mcp`` without any server (:func:`pi_coder.mcp.config.no_servers_text` for ``session``)."""
+    from pi_coder.mcp.config import no_servers_text as text
+
+    trust = getattr(session, "project_trust", None)
+    return text(session.cwd, trusted=trust is None or trust.trusted)
 
 
 def manager_of(session: Any) -> McpManager | None:

@@ -7,6 +7,7 @@ initializing (and has a child): closing the terminal (``tmux kill-session``: SIG
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -72,3 +73,21 @@ def test_tui_killed_leaves_no_mcp_server_running(tmp_path: Path, how: str) -> No
                             os.killpg(int(pid), signal.SIGKILL)
                         except OSError:
                             pass
+
+
+def test_untrusted_folder_says_its_mcp_json_and_skills_were_ignored(tmp_path: Path) -> None:
+    with pi_home(tmp_path) as (home, project, _server):
+        marker = tmp_path / "ran"
+        write_mcp(project / ".pi" / "mcp.json", {"local": {"command": PY, "args": [TINY, "--marker", str(marker)]}})
+        (home / "trust.json").write_text(json.dumps({str(project.resolve()): False}))
+        tmux = start_pi(home, project, prefix="pi-mcp-trust", size=(220, 40))
+        try:
+            tmux.wait_text("This project folder is not trusted", timeout=60)
+            screen = " ".join(tmux.screen().split())
+            assert ".pi/mcp.json" in screen and "skills" in screen, screen
+            tmux.text("/mcp")
+            tmux.keys("Enter")
+            tmux.wait_text(".pi/mcp.json was ignored", timeout=30)
+            assert not marker.exists()  # nothing the folder controls ran
+        finally:
+            tmux.run("kill-session", "-t", tmux.name)
