@@ -223,6 +223,10 @@ class Connection:
         self._stop = asyncio.Event()
         self._status: HttpStatus | None = None
         self.gone = asyncio.Event()
+        self.capabilities: dict[str, Any] = {}
+        """The server's capabilities from ``initialize`` (JSON form: ``tools``, ``resources``, ``prompts``, ...)."""
+        self.instructions = ""
+        """The server's ``instructions`` from ``initialize`` ("" without)."""
 
     async def run(self, ready: asyncio.Future[list[dict[str, Any]]]) -> None:
         """Connect, initialize, list the tools (``ready`` gets them), then hold until stopped or gone.
@@ -294,7 +298,9 @@ class Connection:
                     client_info=types.Implementation(name="pi-coder", version=str(__version__)),
                 )
             )
-            await session.initialize()
+            init = await session.initialize()
+            self.capabilities = init.capabilities.model_dump(by_alias=True, mode="json", exclude_none=True)
+            self.instructions = (init.instructions or "").strip()
             tools = await self.list_tools(session)
             self.session = session
             if not ready.done():
@@ -340,6 +346,33 @@ class Connection:
 
         result = await session.call_tool(name, arguments, progress_callback=report)
         return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    def _live(self) -> ClientSession:
+        if self.session is None:
+            raise ServerGone("not connected")
+        return self.session
+
+    async def list_resources(self, cursor: str | None = None) -> dict[str, Any]:
+        """One page of ``resources/list`` (JSON form: ``resources``, ``nextCursor``)."""
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await self._live().list_resources(params=params)
+        return page.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    async def list_resource_templates(self, cursor: str | None = None) -> dict[str, Any]:
+        """One page of ``resources/templates/list`` (JSON form: ``resourceTemplates``, ``nextCursor``)."""
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await self._live().list_resource_templates(params=params)
+        return page.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    async def read_resource(self, uri: str) -> dict[str, Any]:
+        """``resources/read`` (JSON form: ``contents``)."""
+        result = await self._live().read_resource(uri)
+        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    def transient_error(self) -> bool:
+        """Whether the last HTTP POST failed with 408, 429 or a 5xx (a read or list may be tried again)."""
+        code = self._status.code if self._status is not None else None
+        return code is not None and (code in (408, 429) or 500 <= code < 600)
 
     async def _roots(self, context: Any) -> types.ListRootsResult:
         folder = self._root

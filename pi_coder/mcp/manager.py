@@ -185,6 +185,9 @@ class McpManager:
     def _connected(self, server: McpServer, tools: list[dict[str, Any]]) -> None:
         server.state = "connected"
         server.tools = tools
+        if server.connection is not None:
+            server.capabilities = server.connection.capabilities
+            server.instructions = server.connection.instructions
         self._install(server, tools)
 
     def _relist_soon(self, server: McpServer) -> None:

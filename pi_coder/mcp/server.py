@@ -59,6 +59,10 @@ class McpServer:
     deferred: dict[str, AgentTool] = field(default_factory=dict)
     """Deferred tools not declared yet, by agent tool name."""
     error: str | None = None
+    capabilities: dict[str, Any] = field(default_factory=dict)
+    """From the last ``initialize`` (JSON form): ``resources``, ``prompts``, ..."""
+    instructions: str = ""
+    """The server's ``instructions`` from the last ``initialize``."""
     tail: Tail | None = None
     pid: int | None = None
     connection: Connection | None = None

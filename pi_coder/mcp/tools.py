@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-__all__ = ["convert_result", "params_model", "tool_name"]
+__all__ = ["convert_result", "params_model", "save_blob", "tool_name"]
 
 MAX_NAME = 64
 TEXT_LIMIT = 20 * 1024
@@ -59,7 +59,8 @@ def params_model(schema: dict[str, Any] | None, name: str) -> type[BaseModel]:
     return Params
 
 
-def _save(data: bytes, suffix: str) -> str:
+def save_blob(data: bytes, suffix: str = "") -> str:
+    """``data`` in a new temporary file (``pi-mcp-*``); its path."""
     with tempfile.NamedTemporaryFile(prefix="pi-mcp-", suffix=suffix, delete=False) as fh:
         fh.write(data)
         return fh.name
@@ -68,7 +69,7 @@ def _save(data: bytes, suffix: str) -> str:
 def _truncate(text: str, details: dict[str, Any]) -> str:
     if len(text.encode("utf-8", "replace")) <= TEXT_LIMIT:
         return text
-    path = _save(text.encode("utf-8", "replace"), ".txt")
+    path = save_blob(text.encode("utf-8", "replace"), ".txt")
     details["fullOutputPath"] = path
     cut = len(text) - 2 * KEEP
     return f"{text[:KEEP]}\n\n…{cut} chars truncated (full output: {path})…\n\n{text[-KEEP:]}"
@@ -94,7 +95,11 @@ def convert_result(server: str, tool: str, result: dict[str, Any]) -> tuple[list
         elif kind == "audio":
             text(f"[audio {item.get('mimeType', '?')} omitted]")
         elif kind == "resource_link":
-            text(f'[Resource {item.get("uri")} "{item.get("name", "")}"]')
+            mime = f", {item['mimeType']}" if item.get("mimeType") else ""
+            text(
+                f'[Resource link: {item.get("uri")} "{item.get("name", "")}"{mime}; '
+                f'read it with read_mcp_resource (server "{server}")]'
+            )
         elif kind == "resource":
             res = item.get("resource") or {}
             mime = res.get("mimeType") or "application/octet-stream"
@@ -104,7 +109,7 @@ def convert_result(server: str, tool: str, result: dict[str, Any]) -> tuple[list
                 blocks.append(ImageContent(data=res.get("blob", ""), mime_type=mime))
             else:
                 raw = base64.b64decode(res.get("blob", "") or b"")
-                path = _save(raw, "")
+                path = save_blob(raw, "")
                 text(f"[Binary resource {res.get('uri')} ({mime}, {len(raw)} bytes) saved to {path}]")
         else:
             text(json.dumps(item, ensure_ascii=False))

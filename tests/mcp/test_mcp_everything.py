@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -40,5 +41,79 @@ async def test_http_server_restarted_answers_400_and_pi_reinitializes(
         assert "two" in second.content[0].text
         assert manager.servers["every"].state == "connected"
         assert not any("failed" in n for n in notices), notices
+    finally:
+        await manager.close()
+
+
+def _tools(host: Host) -> dict[str, Any]:
+    return {t.name: t for t in host.agent.state.tools}
+
+
+async def _run(host: Host, name: str, args: dict[str, Any]) -> Any:
+    tool = _tools(host)[name]
+    return await tool.execute("call-1", tool.parameters.model_validate(args), None, None)
+
+
+async def test_resource_tools_list_read_and_links(tmp_path: Path) -> None:
+    from pi_coder.ai.types import ImageContent, TextContent
+    from tests.mcp.conftest import tiny
+
+    manager, host, _ = await start_manager(tmp_path, {"every": everything_stdio(), "tiny": tiny()})
+    try:
+        tools = _tools(host)
+        for name in ("list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"):
+            assert tools[name].read_only, name
+        everything = json.loads((await _run(host, "list_mcp_resources", {})).content[0].text)
+        servers = {r["server"] for r in everything["resources"]}
+        assert servers == {"every", "tiny"}
+        uris = [r["uri"] for r in everything["resources"]]
+        assert "tiny://dot.png" in uris and not any(u.startswith("ui://") for u in uris)  # MCP Apps left out
+        doc = next(r for r in everything["resources"] if r["server"] == "every")
+        one = json.loads((await _run(host, "list_mcp_resources", {"server": "every"})).content[0].text)
+        assert one["server"] == "every" and doc in one["resources"]
+        templates = json.loads((await _run(host, "list_mcp_resource_templates", {"server": "every"})).content[0].text)
+        assert any("{resourceId}" in t["uriTemplate"] for t in templates["resourceTemplates"])
+
+        text = await _run(host, "read_mcp_resource", {"server": "every", "uri": doc["uri"]})
+        assert isinstance(text.content[0], TextContent) and len(text.content[0].text) > 20
+        blob = await _run(host, "read_mcp_resource", {"server": "every", "uri": "demo://resource/dynamic/blob/1"})
+        saved = blob.content[0].text
+        assert saved.startswith("[Binary resource demo://resource/dynamic/blob/1 (text/plain,") and "saved to " in saved
+        path = Path(saved.rsplit("saved to ", 1)[1].rstrip("]"))
+        assert path.read_bytes().startswith(b"Resource 1: This is a base64 blob")
+        path.unlink()
+        image = await _run(host, "read_mcp_resource", {"server": "tiny", "uri": "tiny://dot.png"})
+        assert isinstance(image.content[0], ImageContent) and image.content[0].mime_type == "image/png"
+        with pytest.raises(ValueError, match='No connected MCP server "nope" offers resources'):
+            await _run(host, "read_mcp_resource", {"server": "nope", "uri": "x"})
+
+        links = await manager.call("every", "get-resource-links", {"count": 2}, None, None)
+        joined = "\n".join(b.text for b in links.content if isinstance(b, TextContent))
+        assert 'read it with read_mcp_resource (server "every")' in joined
+    finally:
+        await manager.close()
+
+
+async def test_resource_tools_follow_exposure_and_exclusion(tmp_path: Path) -> None:
+    from tests.mcp.conftest import tiny
+
+    manager, host, _ = await start_manager(tmp_path, {"tiny": tiny(exposure="deferred")})
+    try:
+        names = set(_tools(host))
+        assert "read_mcp_resource" not in names and "tool_search" in names  # deferred: tool_search finds them
+        assert "read_mcp_resource" in [t.name for t in manager.deferred_tools()]
+        manager.declare(["read_mcp_resource"])
+        assert "read_mcp_resource" in _tools(host)
+    finally:
+        await manager.close()
+    write_mcp(tmp_path / "mcp.json", {"tiny": tiny()})
+    config = load_servers(str(tmp_path), project_trusted=False, global_path=tmp_path / "mcp.json")
+    manager = McpManager(config, str(tmp_path), tool_exclude=["mcp__*"])
+    host = Host()
+    manager.attach(host, lambda _level, _text: None)
+    manager.start()
+    try:
+        assert await manager.wait_connecting(60) == []
+        assert _tools(host) == {}  # the resource tools count as MCP tools
     finally:
         await manager.close()

@@ -78,6 +78,18 @@ def crash() -> str:
     os._exit(3)
 
 
+@server.resource("tiny://dot.png", mime_type="image/png")
+def dot() -> bytes:
+    """A 1x1 PNG resource."""
+    return base64.b64decode(PNG)
+
+
+@server.resource("ui://tiny/app", mime_type="text/html;profile=mcp-app")
+def app() -> str:
+    """An MCP App's page (pi leaves these out)."""
+    return "<html></html>"
+
+
 @server.tool()
 def pid() -> str:
     """The server's pid."""
