@@ -37,6 +37,10 @@ class StartupWait(RunHook):
         self.done = False
 
     async def before_prompt(self, session: SessionHost) -> None:
+        await self._wait(session)
+        _update_section(session, self.manager)
+
+    async def _wait(self, session: SessionHost) -> None:
         manager = self.manager
         if self.done:
             manager.start()
@@ -57,6 +61,22 @@ class StartupWait(RunHook):
                 f"{'their' if many else 'its'} tools join when ready"
             )
             await session.emit(Notice(level="warning", text=text))
+
+
+def _update_section(session: SessionHost, manager: McpManager) -> None:
+    """Append the ``mcp_servers`` section (pi_coder.mcp.prompt_section) when it changed."""
+    from pi_coder.ai.context import get_current_system_message
+    from pi_coder.ai.types import SystemMessage
+    from pi_coder.mcp.prompt_section import SECTION, servers_section
+
+    text = servers_section(manager.servers.values())
+    messages = session.agent.state.messages
+    current = get_current_system_message(messages)
+    if current is None:
+        return  # no system prompt to add to
+    if (current.sections or {}).get(SECTION) == text:
+        return
+    messages.append(SystemMessage(content="", sections={SECTION: text}))
 
 
 def _start_after_first_reply(session: Any, manager: McpManager) -> None:

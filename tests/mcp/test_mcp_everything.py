@@ -117,3 +117,38 @@ async def test_resource_tools_follow_exposure_and_exclusion(tmp_path: Path) -> N
         assert _tools(host) == {}  # the resource tools count as MCP tools
     finally:
         await manager.close()
+
+
+def _system_text(request: dict[str, Any]) -> str:
+    system = request.get("system")
+    return system if isinstance(system, str) else "\n".join(b.get("text", "") for b in system or [])
+
+
+def test_mcp_servers_section_of_the_system_prompt(tmp_path: Path) -> None:
+    """Servers whose tools are not all direct are listed with their description or instructions' first line."""
+    from tests.mcp.conftest import tiny
+    from tests.modes.pirun import PiHome
+    from tests.support.sse_server import SSEServer, Text, Turn
+
+    with SSEServer() as sse_server:
+        pi = PiHome(tmp_path, sse_server, "anthropic")
+        (pi.home / "settings.toml").write_text("[mcp]\nstartup_wait = 90\n", encoding="utf-8")
+        write_mcp(
+            pi.home / "mcp.json",
+            {
+                "every": everything_stdio(exposure="deferred"),
+                "tiny": tiny(exposure="deferred", description="Adds numbers\n and echoes text"),
+                "direct": tiny(),
+            },
+        )
+        sse_server.enqueue(Turn(blocks=[Text("ok")]))
+        done = pi.run("-p", "/mcp", "hello")
+        assert done.returncode == 0, done.stderr
+        system = _system_text(sse_server.requests[0].json)
+        assert (
+            "<mcp_servers>\nMCP servers whose tools are not declared to you. Load the tools of `tool_search` "
+            "servers with `tool_search`.\n"
+            "- mcp__every (tool_search): # Everything Server – Server Instructions\n"
+            "- mcp__tiny (tool_search): Adds numbers and echoes text\n"
+            "</mcp_servers>"
+        ) in system, system
