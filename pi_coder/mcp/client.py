@@ -223,6 +223,7 @@ class Connection:
         self._stop = asyncio.Event()
         self._status: HttpStatus | None = None
         self.gone = asyncio.Event()
+        self._relist = False
         self.capabilities: dict[str, Any] = {}
         """The server's capabilities from ``initialize`` (JSON form: ``tools``, ``resources``, ``prompts``, ...)."""
         self.instructions = ""
@@ -301,7 +302,13 @@ class Connection:
             init = await session.initialize()
             self.capabilities = init.capabilities.model_dump(by_alias=True, mode="json", exclude_none=True)
             self.instructions = (init.instructions or "").strip()
+            self._relist = False
             tools = await self.list_tools(session)
+            for _ in range(10):  # tools/list_changed during the first listing: list again (bounded)
+                if not self._relist:
+                    break
+                self._relist = False
+                tools = await self.list_tools(session)
             self.session = session
             if not ready.done():
                 ready.set_result(tools)
@@ -385,4 +392,7 @@ class Connection:
     async def _message(self, message: Any) -> None:
         inner = getattr(message, "root", message)
         if getattr(inner, "method", None) == "notifications/tools/list_changed":
-            self._on_tools_changed()
+            if self.session is None:  # still in the handshake: the first listing is listed again
+                self._relist = True
+            else:
+                self._on_tools_changed()

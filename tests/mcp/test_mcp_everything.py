@@ -152,3 +152,20 @@ def test_mcp_servers_section_of_the_system_prompt(tmp_path: Path) -> None:
             "- mcp__tiny (tool_search): Adds numbers and echoes text\n"
             "</mcp_servers>"
         ) in system, system
+
+
+async def test_tools_list_changed_during_the_first_listing_is_honoured(tmp_path: Path) -> None:
+    """server-everything registers its client-dependent tools once initialized and announces them
+    with tools/list_changed, often while pi's first tools/list is on its way."""
+    import asyncio
+
+    manager, host, _ = await start_manager(tmp_path, {"every": everything_stdio()})
+    try:
+        for _ in range(200):  # the announcement may also come just after the first listing
+            if "mcp__every__get-roots-list".replace("-", "_") in _tools(host):
+                break
+            await asyncio.sleep(0.05)
+        assert "mcp__every__get_roots_list" in _tools(host), sorted(_tools(host))
+        assert "get-roots-list" in [t["name"] for t in manager.servers["every"].tools]
+    finally:
+        await manager.close()

@@ -3,7 +3,7 @@
 ``python tiny_server.py [stdio|http PORT] [--garbage] [--marker FILE] [--init-delay S]``: ``--garbage``
 prints non-JSON lines on stdout before serving; ``--marker`` writes a file at start; ``--init-delay``
 sleeps S seconds before serving (a server slow to initialize); ``--json`` (http) answers with JSON bodies, not SSE;
-``--pid-file FILE`` writes the pid there; ``--ignore-eof`` (stdio) stays alive after stdin ends (only a signal stops it).
+``--pid-file FILE`` writes the pid there; ``--announce-during-list`` adds a tool while answering the first tools/list; ``--ignore-eof`` (stdio) stays alive after stdin ends (only a signal stops it).
 """
 
 from __future__ import annotations
@@ -23,7 +23,29 @@ PNG = base64.b64encode(
     )
 ).decode()
 
-server = MCPServer("tiny")
+class AnnouncingServer(MCPServer):
+    """``--announce-during-list``: the first tools/list adds the tool ``late`` and sends
+    tools/list_changed before answering (with the list as it was when the request came)."""
+
+    announced = False
+
+    async def _handle_list_tools(self, ctx, params):  # type: ignore[no-untyped-def]
+        if self.announced:
+            return await super()._handle_list_tools(ctx, params)
+        self.announced = True
+        answer = await super()._handle_list_tools(ctx, params)
+        self.add_tool(late, name="late")
+        await ctx.session.send_tool_list_changed()
+        await asyncio.sleep(0.2)  # the notification goes out well before the answer
+        return answer
+
+
+def late() -> str:
+    """A tool added while the first tools/list was answered."""
+    return "late"
+
+
+server = (AnnouncingServer if "--announce-during-list" in sys.argv else MCPServer)("tiny")
 
 
 @server.tool()
