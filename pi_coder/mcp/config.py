@@ -1,7 +1,7 @@
 """``mcp.json`` files (docs/mcp.md#configuration): Pi's ``mcpServers`` shape, validated, merged, edited.
 
 ``load_servers(cwd, project_trusted=...)`` reads ``<config>/mcp.json`` and, for a trusted folder,
-``.pi/mcp.json``; a project entry replaces the global one of the same name, and one without
+Claude Code's ``.mcp.json`` at its root, then ``.pi/mcp.json``; a project entry replaces an earlier one of the same name, and one without
 ``command``/``url``/``type`` overrides only ``enabled``, ``exposure`` and ``toolExposure``. Invalid
 entries become one error line each and are skipped. ``${VAR}``, ``$VAR``, ``${VAR:-default}`` and
 ``!command`` values of ``env`` and ``headers`` are expanded only by :meth:`ServerConfig.resolved_env` / ``resolved_headers``
@@ -27,6 +27,7 @@ __all__ = [
     "load_servers",
     "no_servers_text",
     "project_config_path",
+    "project_config_paths",
     "remove_server",
     "write_server",
 ]
@@ -135,7 +136,9 @@ class ConfigResult:
     servers: dict[str, ServerConfig] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     ignored_project: Path | None = None
-    """An untrusted ``.pi/mcp.json`` that was not read."""
+    """An untrusted project file that was not read (``.pi/mcp.json`` if it exists, else ``.mcp.json``)."""
+    ignored: list[Path] = field(default_factory=list)
+    """Every untrusted project file that was not read (``.mcp.json``, ``.pi/mcp.json``)."""
 
 
 _VAR_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -182,9 +185,8 @@ def ignored_note(path: Path) -> str:
 def no_servers_text(cwd: str, *, trusted: bool) -> str:
     """``/mcp`` without any server: where servers are configured, and a project file left unread."""
     text = "No MCP servers configured (mcp.json in the configuration folder; see pi mcp --help)."
-    project = project_config_path(cwd)
-    if not trusted and project.is_file():
-        text += "\n" + ignored_note(project)
+    if not trusted:
+        text += "".join("\n" + ignored_note(p) for p in project_config_paths(cwd) if p.is_file())
     return text
 
 
@@ -195,7 +197,14 @@ def global_config_path() -> Path:
 
 
 def project_config_path(cwd: str) -> Path:
+    """pi's own project file, ``.pi/mcp.json`` (``pi mcp add -l`` writes it)."""
     return Path(cwd) / ".pi" / "mcp.json"
+
+
+def project_config_paths(cwd: str) -> list[Path]:
+    """The project files in the order they are read (a later one's entries win): Claude Code's
+    ``.mcp.json`` at the folder's root, then ``.pi/mcp.json``."""
+    return [Path(cwd) / ".mcp.json", project_config_path(cwd)]
 
 
 def _read(path: Path, errors: list[str]) -> dict[str, Any] | None:
@@ -303,11 +312,13 @@ def load_servers(cwd: str, *, project_trusted: bool, global_path: Path | None = 
     """The servers of the global file and, if ``project_trusted``, the project's (see the module docstring)."""
     result = ConfigResult()
     sources: list[tuple[Literal["global", "project"], Path]] = [("global", global_path or global_config_path())]
-    project = project_config_path(cwd)
-    if project_trusted:
-        sources.append(("project", project))
-    elif project.is_file():
-        result.ignored_project = project
+    for project in project_config_paths(cwd):
+        if project_trusted:
+            sources.append(("project", project))
+        elif project.is_file():
+            result.ignored.append(project)
+    if result.ignored:
+        result.ignored_project = result.ignored[-1]
     for source, path in sources:
         entries = _read(path, result.errors)
         if not entries:

@@ -390,6 +390,5 @@ class McpManager:
             if tail and server.state in ("failed", "disconnected"):
                 out.extend(f"  stderr: {line}" for line in tail.splitlines()[-5:])
         out.extend(f"config: {e}" for e in self.config.errors)
-        if self.config.ignored_project is not None:
-            out.append(ignored_note(self.config.ignored_project))
+        out.extend(ignored_note(path) for path in self.config.ignored)
         return out or ["No MCP servers configured."]

@@ -207,8 +207,8 @@ def _paths(session: AgentSession, project_trusted: bool) -> Path | None:
     from pi_coder.paths import config_dir
 
     global_path = config_dir() / "mcp.json"
-    project_path = Path(session.cwd) / ".pi" / "mcp.json"
-    if not global_path.is_file() and not (project_trusted and project_path.is_file()):
+    projects = (Path(session.cwd) / ".mcp.json", Path(session.cwd) / ".pi" / "mcp.json")
+    if not global_path.is_file() and not (project_trusted and any(p.is_file() for p in projects)):
         return None
     return global_path
 
