@@ -224,6 +224,9 @@ class Connection:
         self._status: HttpStatus | None = None
         self.gone = asyncio.Event()
         self._relist = False
+        self._background: set[asyncio.Task[None]] = set()
+        self.prompts: list[dict[str, Any]] = []
+        """The server's prompts (``prompts/list``, JSON form), kept up to date by ``prompts/list_changed``."""
         self.capabilities: dict[str, Any] = {}
         """The server's capabilities from ``initialize`` (JSON form: ``tools``, ``resources``, ``prompts``, ...)."""
         self.instructions = ""
@@ -309,6 +312,8 @@ class Connection:
                     break
                 self._relist = False
                 tools = await self.list_tools(session)
+            if "prompts" in self.capabilities:
+                await self._list_prompts(session)
             self.session = session
             if not ready.done():
                 ready.set_result(tools)
@@ -354,6 +359,28 @@ class Connection:
         result = await session.call_tool(name, arguments, progress_callback=report)
         return result.model_dump(by_alias=True, mode="json", exclude_none=True)
 
+    async def _list_prompts(self, session: ClientSession) -> None:
+        """``prompts/list`` (every page) into :attr:`prompts`; a failure leaves the server usable."""
+        prompts: list[dict[str, Any]] = []
+        cursor: str | None = None
+        try:
+            for _ in range(100):
+                params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+                page = await session.list_prompts(params=params)
+                prompts.extend(p.model_dump(by_alias=True, mode="json", exclude_none=True) for p in page.prompts)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+        except Exception as exc:  # noqa: BLE001 - prompts are optional
+            self.tail.add(f"[pi] prompts/list failed: {exc}\n")
+            return
+        self.prompts = prompts
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+        """``prompts/get`` (JSON form: ``description``, ``messages``)."""
+        result = await self._live().get_prompt(name, arguments or None)
+        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
     def _live(self) -> ClientSession:
         if self.session is None:
             raise ServerGone("not connected")
@@ -391,6 +418,10 @@ class Connection:
 
     async def _message(self, message: Any) -> None:
         inner = getattr(message, "root", message)
+        if getattr(inner, "method", None) == "notifications/prompts/list_changed" and self.session is not None:
+            task = asyncio.ensure_future(self._list_prompts(self.session))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
         if getattr(inner, "method", None) == "notifications/tools/list_changed":
             if self.session is None:  # still in the handshake: the first listing is listed again
                 self._relist = True

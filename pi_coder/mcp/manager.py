@@ -222,6 +222,13 @@ class McpManager:
         """Run ``tools/call`` on ``server_name`` (see :meth:`McpToolset.call`)."""
         return await self.toolset.call(server_name, tool, arguments, signal, on_update)
 
+    async def expand_prompt(self, text: str) -> tuple[str, list[Any]] | None:
+        """``/mcp__<server>__<prompt> args`` as ``(prompt text, images)`` (:mod:`pi_coder.mcp.prompts`);
+        None for other text. Raises ``PromptError`` (a ``ValueError``) with the one line to show."""
+        from pi_coder.mcp.prompts import expand
+
+        return await expand(self, text)
+
     def _install(self, server: McpServer, tools: list[dict[str, Any]]) -> None:
         self.toolset.install(server, tools)
 

@@ -63,6 +63,13 @@ class McpServer:
     """From the last ``initialize`` (JSON form): ``resources``, ``prompts``, ..."""
     instructions: str = ""
     """The server's ``instructions`` from the last ``initialize``."""
+
+    @property
+    def prompts(self) -> list[dict[str, Any]]:
+        """The server's prompts while connected (JSON form), for ``/mcp__<server>__<prompt>``."""
+        if self.state != "connected" or self.connection is None:
+            return []
+        return self.connection.prompts
     tail: Tail | None = None
     pid: int | None = None
     connection: Connection | None = None

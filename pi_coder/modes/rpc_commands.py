@@ -161,6 +161,11 @@ async def _get_commands(server: RpcHost, command: t.GetCommandsCommand) -> Any:
                 "sourceInfo": {"path": "builtin:mcp", "scope": "builtin"},
             }
         )
+        manager = mcp_host.manager_of(session)
+        if manager is not None:  # the connected servers' prompts: /mcp__<server>__<prompt>
+            from pi_coder.mcp.prompts import records as mcp_prompt_records
+
+            records += mcp_prompt_records(manager)
     records += skill_records(session)
     return {"commands": records}
 

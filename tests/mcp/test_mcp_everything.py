@@ -169,3 +169,34 @@ async def test_tools_list_changed_during_the_first_listing_is_honoured(tmp_path:
         assert "get-roots-list" in [t["name"] for t in manager.servers["every"].tools]
     finally:
         await manager.close()
+
+
+def test_mcp_prompts_as_slash_commands(tmp_path: Path) -> None:
+    """``/mcp__every__args_prompt Paris`` sends server-everything's prompt text; mistakes are one line."""
+    from tests.modes.pirun import PiHome, RpcClient
+    from tests.support.sse_server import SSEServer, Text, Turn
+
+    with SSEServer() as sse_server:
+        pi = PiHome(tmp_path, sse_server, "anthropic")
+        (pi.home / "settings.toml").write_text("[mcp]\nstartup_wait = 90\n", encoding="utf-8")
+        write_mcp(pi.home / "mcp.json", {"every": everything_stdio()})
+        sse_server.enqueue(Turn(blocks=[Text("sunny")]), Turn(blocks=[Text("simple")]))
+        done = pi.run("-p", "/mcp__every__args_prompt Paris 'Ile de France'", "/mcp__every__simple_prompt")
+        assert done.returncode == 0, done.stderr
+        asked = sse_server.requests[0].json["messages"][-1]["content"][0]["text"]
+        assert asked == "What's weather in Paris, Ile de France?", asked
+        simple = sse_server.requests[1].json["messages"][-1]["content"][0]["text"]
+        assert simple == "This is a simple prompt without arguments."
+        bad = pi.run("-p", "/mcp__every__args_prompt")
+        assert "/mcp__every__args_prompt needs city (usage: /mcp__every__args_prompt <city> [state])" in bad.stderr
+        assert len(sse_server.requests) == 2  # nothing sent for the mistake
+
+        rpc = RpcClient(pi)
+        try:
+            rpc.call({"type": "prompt", "message": "/mcp"})  # waits for the servers
+            rpc.wait_for(lambda line: line.get("type") == "extension_ui_request", timeout=90)
+            commands = rpc.call({"type": "get_commands"})["data"]["commands"]
+            prompt = next(c for c in commands if c["name"] == "mcp__every__args_prompt")
+            assert prompt["source"] == "mcp" and prompt["usage"] == "/mcp__every__args_prompt <city> [state]"
+        finally:
+            rpc.close()
