@@ -560,6 +560,12 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             if skills and getattr(getattr(self.session, "settings", None), "enable_skill_commands", True):
                 for skill in getattr(skills, "skills", skills):
                     templates.setdefault(f"skill:{skill.name}", skill.description)
+            manager = getattr(self.session, "mcp", None)
+            if manager is not None:  # the connected MCP servers' prompts (docs/mcp.md#prompts)
+                from pi_coder.mcp.prompts import records
+
+                for record in records(manager):
+                    templates.setdefault(record["name"], record["description"])
             builtins = [c.name for c in COMMANDS if c.name in names]
             others = [t for t in templates if not t.startswith("skill:")]
             others += [n for n in names if n not in builtins] + [t for t in templates if t.startswith("skill:")]

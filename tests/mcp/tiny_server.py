@@ -112,6 +112,12 @@ def app() -> str:
     return "<html></html>"
 
 
+@server.prompt()
+def review(path: str, focus: str = "bugs") -> str:
+    """Review one file."""
+    return f"Review {path} for {focus}."
+
+
 @server.tool()
 def pid() -> str:
     """The server's pid."""
