@@ -113,11 +113,3 @@ class EverythingHttp:
                 os.killpg(self.proc.pid, 9)
             self.proc.wait(10)
             self.proc = None
-
-
-@pytest.fixture
-def everything_http():
-    server = EverythingHttp()
-    server.start()
-    yield server
-    server.stop()

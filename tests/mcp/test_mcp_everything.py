@@ -11,8 +11,8 @@ import pytest
 from pi_coder.mcp.config import load_servers
 from pi_coder.mcp.manager import McpManager
 from tests.mcp.conftest import write_mcp
-from tests.mcp.everything import EverythingHttp, everything_http, everything_stdio  # noqa: F401 - fixture
-from tests.mcp.test_mcp_client import Host
+from tests.mcp.everything import EverythingHttp, everything_stdio
+from tests.mcp.test_mcp_client import Host, _read_and_remove
 
 
 async def start_manager(tmp_path: Path, servers: dict[str, Any]) -> tuple[McpManager, Host, list[str]]:
@@ -79,9 +79,7 @@ async def test_resource_tools_list_read_and_links(tmp_path: Path) -> None:
         blob = await _run(host, "read_mcp_resource", {"server": "every", "uri": "demo://resource/dynamic/blob/1"})
         saved = blob.content[0].text
         assert saved.startswith("[Binary resource demo://resource/dynamic/blob/1 (text/plain,") and "saved to " in saved
-        path = Path(saved.rsplit("saved to ", 1)[1].rstrip("]"))
-        assert path.read_bytes().startswith(b"Resource 1: This is a base64 blob")
-        path.unlink()
+        assert _read_and_remove(saved.rsplit("saved to ", 1)[1].rstrip("]")).startswith("Resource 1: This is a base64 blob")
         image = await _run(host, "read_mcp_resource", {"server": "tiny", "uri": "tiny://dot.png"})
         assert isinstance(image.content[0], ImageContent) and image.content[0].mime_type == "image/png"
         with pytest.raises(ValueError, match='No connected MCP server "nope" offers resources'):
