@@ -22,6 +22,7 @@ from mcp.client.session import ClientSession
 from mcp.shared.message import SessionMessage
 
 from pi_coder.mcp.config import ServerConfig
+from pi_coder.mcp.http import RETRY_DELAYS, HttpStatus, http_transport, retriable
 from pi_coder.mcp.logfile import capture_sdk_logging
 
 __all__ = ["Connection", "NeedsSignIn", "Tail"]
@@ -145,59 +146,6 @@ class NeedsSignIn(Exception):
     """HTTP 401 without an ``Authorization`` header: the server wants OAuth (not supported yet)."""
 
 
-class HttpStatus:
-    """The error status and body of the last POST, if it failed (the SDK turns it into a bare JSON-RPC error)."""
-
-    def __init__(self) -> None:
-        self.code: int | None = None
-        self.body = ""
-
-    async def hook(self, response: Any) -> None:
-        if response.request.method != "POST":
-            return
-        self.code = response.status_code if response.status_code >= 400 else None
-        self.body = ""
-        if self.code is not None:
-            with contextlib.suppress(Exception):
-                data = await response.aread()
-                self.body = data.decode("utf-8", "replace").strip()[:500]
-
-    def describe(self) -> str:
-        """``HTTP 400: <body>`` for the last failed POST ("" when it did not fail)."""
-        if self.code is None:
-            return ""
-        return f"HTTP {self.code}" + (f": {self.body}" if self.body else "")
-
-
-RETRY_DELAYS = (0.25, 1.0)
-"""Waits before the second and third attempt of an HTTP connect (docs/mcp.md#reconnect-and-logs)."""
-
-
-def _retriable(exc: BaseException, status: int | None) -> bool:
-    """A network error, 408, 429 or 5xx other than 501."""
-    import httpx2
-
-    if status is not None:
-        return status in (408, 429) or (500 <= status < 600 and status != 501)
-    if isinstance(exc, BaseExceptionGroup):
-        return any(_retriable(e, None) for e in exc.exceptions)
-    return isinstance(exc, httpx2.TransportError | ConnectionError)
-
-
-@asynccontextmanager
-async def http_transport(config: ServerConfig, status: HttpStatus) -> AsyncIterator[tuple[Any, Any, asyncio.Event]]:
-    import httpx2
-    from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
-
-    client = httpx2.AsyncClient(
-        headers=config.resolved_headers(),
-        timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
-        event_hooks={"response": [status.hook]},
-    )
-    async with client, streamable_http_client(config.url or "", http_client=client) as streams:
-        yield streams[0], streams[1], asyncio.Event()
-
 
 class Connection:
     """A live session with one server; :meth:`run` is the task that owns it."""
@@ -256,7 +204,7 @@ class Connection:
                         "HTTP 401: the server needs sign-in; OAuth is not supported yet "
                         '(give a token in "headers", e.g. "Authorization": "Bearer ${TOKEN}")'
                     ) from None
-                if attempt == len(RETRY_DELAYS) or not _retriable(exc, code):
+                if attempt == len(RETRY_DELAYS) or not retriable(exc, code):
                     if code is not None:
                         raise ConnectionError(f"HTTP {code} from {self.config.url}") from None
                     raise
