@@ -1,4 +1,4 @@
-"""The ``get_commands`` records of prompt templates and skills (Pi's shape), for RPC's
+"""The ``get_commands`` records of prompt templates, MCP prompts and skills (Pi's shape), for RPC's
 ``get_commands`` and the extensions' ``pi.get_commands()`` (docs/extensions-runtime.md#commands)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
 
-__all__ = ["prompt_records", "skill_records"]
+__all__ = ["mcp_prompt_records", "prompt_records", "skill_records"]
 
 
 def prompt_records(session: AgentSession) -> list[dict[str, Any]]:
@@ -40,3 +40,12 @@ def skill_records(session: AgentSession) -> list[dict[str, Any]]:
         }
         for skill in skills
     ]
+
+
+def mcp_prompt_records(session: AgentSession) -> list[dict[str, Any]]:
+    """``mcp__<server>__<prompt>`` records of the connected MCP servers' prompts (docs/mcp.md#prompts)."""
+    if session.mcp is None:
+        return []
+    from pi_coder.mcp.prompts import records
+
+    return records(session.mcp)
