@@ -119,7 +119,7 @@ def setup(options: CliOptions, session: AgentSession, *, project_trusted: bool) 
     if allow is None and getattr(options, "no_tools", False):
         allow = []  # -nt: no tools at all, as in Pi (the servers still connect for /mcp)
     # -xt names or patterns drop MCP tools too (tool_search and the resource tools included)
-    mcp_filter = _Selection(allow, list(options.exclude_tools))
+    mcp_filter = _Selection(allow, list(getattr(options, "exclude_tools", None) or []))
     session.reload_hooks.append(_ReloadHook(session, mcp_filter))
     runner = session.extensions
     if runner is not None and hasattr(runner, "mcp_changed"):
