@@ -96,6 +96,7 @@ async def expand(manager: McpManager, text: str) -> tuple[str, list[Any]] | None
     """``(prompt text, images)`` for ``/mcp__<server>__<prompt> args``; None when ``text`` is not
     such a command of a connected server. Raises :class:`PromptError` with the line to show."""
     from pi_coder.ai.types import ImageContent
+    from pi_coder.mcp.tools import resource_link
 
     stripped = text.strip()
     if not stripped.startswith(PREFIX):
@@ -136,7 +137,7 @@ async def expand(manager: McpManager, text: str) -> tuple[str, list[Any]] | None
                 else:
                     texts.append(f"[Resource {resource.get('uri')}: read it with read_mcp_resource (server \"{server}\")]")
             elif kind == "resource_link":
-                texts.append(f"[Resource link: {part.get('uri')}; read it with read_mcp_resource (server \"{server}\")]")
+                texts.append(resource_link(server, part))
     if not texts and not images:
         raise PromptError(f"/{command}: the prompt has no content")
     return "\n\n".join(texts), images

@@ -3,8 +3,8 @@
 ``list_mcp_resources`` and ``list_mcp_resource_templates`` answer JSON (``{server?, resources |
 resourceTemplates: [{server, uri, name, ...}], nextCursor?}``): with ``server`` one page
 (``cursor`` continues), without it every page of every server. ``read_mcp_resource`` reads one
-``uri`` of one ``server``: text as text, images as images, other binary contents saved to a
-temporary file whose path the model gets.
+``uri`` of one ``server``: text (and ``text/*`` blobs) as text, images as images, other binary
+contents saved to a temporary file whose path the model gets.
 
 The tools exist while some connected, enabled server whose exposure is not ``hidden`` offers
 resources; their exposure is the widest among those servers (``direct``, else ``deferred``:
@@ -75,6 +75,14 @@ def _shown(item: dict[str, Any]) -> bool:
     return not uri.startswith("ui://") and "profile=mcp-app" not in mime
 
 
+def _text_blob(part: dict[str, Any]) -> str | None:
+    """A ``text/*`` blob decoded as UTF-8, or None when it is not valid UTF-8."""
+    try:
+        return base64.b64decode(part.get("blob", "") or b"").decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
 def _entry(server: str, item: dict[str, Any]) -> dict[str, Any]:
     return {"server": server, **{k: v for k, v in item.items() if k != "icons"}}
 
@@ -134,7 +142,7 @@ def resource_tools(toolset: McpToolset) -> list[AgentTool]:
                 out = {key: items}
                 if errors:
                     out["errors"] = errors
-            text = json.dumps(out, ensure_ascii=False, indent=2)
+            text = json.dumps(out, ensure_ascii=False, separators=(",", ":"))  # compact, as Pi's
             return AgentToolResult(content=[TextContent(text=text)], details=out)
 
         return execute
@@ -150,6 +158,8 @@ def resource_tools(toolset: McpToolset) -> list[AgentTool]:
             mime = str(part.get("mimeType") or "application/octet-stream")
             if "text" in part:
                 content.append(TextContent(text=str(part["text"])))
+            elif mime.startswith("text/") and (decoded := _text_blob(part)) is not None:
+                content.append(TextContent(text=decoded))  # a text blob reads as text, as in Pi
             elif mime.startswith("image/"):
                 content.append(ImageContent(data=str(part.get("blob", "")), mime_type=mime))
             else:

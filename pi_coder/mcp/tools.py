@@ -14,8 +14,9 @@ import tempfile
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic_core import PydanticCustomError
 
-__all__ = ["convert_result", "params_model", "save_blob", "tool_name"]
+__all__ = ["convert_result", "params_model", "resource_link", "save_blob", "tool_name"]
 
 MAX_NAME = 64
 TEXT_LIMIT = 20 * 1024
@@ -52,11 +53,23 @@ def params_model(schema: dict[str, Any] | None, name: str) -> type[BaseModel]:
 
             mended, problems = check_arguments(declared, {} if data is None else data)
             if problems:
-                raise ValueError("the arguments do not match the input schema: " + "; ".join(problems))
+                raise PydanticCustomError("mcp_input_schema", "{problems}", {"problems": "; ".join(problems)})
             return mended
 
     Params.__name__ = Params.__qualname__ = re.sub(r"\W", "_", name) + "_Params"
     return Params
+
+
+def resource_link(server: str, item: dict[str, Any]) -> str:
+    """A resource link as Pi 1.6 words it: ``[Resource <uri> "<name>" (<mime>): <description>. Read it
+    with read_mcp_resource (server "<server>")]`` (the parts a link lacks left out)."""
+    head = f"[Resource {item.get('uri')}"
+    if item.get("name"):
+        head += f' "{item["name"]}"'
+    if item.get("mimeType"):
+        head += f" ({item['mimeType']})"
+    about = str(item.get("description") or "").strip().rstrip(".")
+    return head + (f": {about}." if about else ".") + f' Read it with read_mcp_resource (server "{server}")]'
 
 
 def save_blob(data: bytes, suffix: str = "") -> str:
@@ -95,11 +108,7 @@ def convert_result(server: str, tool: str, result: dict[str, Any]) -> tuple[list
         elif kind == "audio":
             text(f"[audio {item.get('mimeType', '?')} omitted]")
         elif kind == "resource_link":
-            mime = f", {item['mimeType']}" if item.get("mimeType") else ""
-            text(
-                f'[Resource link: {item.get("uri")} "{item.get("name", "")}"{mime}; '
-                f'read it with read_mcp_resource (server "{server}")]'
-            )
+            text(resource_link(server, item))
         elif kind == "resource":
             res = item.get("resource") or {}
             mime = res.get("mimeType") or "application/octet-stream"

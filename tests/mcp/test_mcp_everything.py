@@ -12,7 +12,7 @@ from pi_coder.mcp.config import load_servers
 from pi_coder.mcp.manager import McpManager
 from tests.mcp.conftest import write_mcp
 from tests.mcp.everything import EverythingHttp, everything_stdio
-from tests.mcp.test_mcp_client import Host, _read_and_remove
+from tests.mcp.test_mcp_client import Host
 
 
 async def start_manager(tmp_path: Path, servers: dict[str, Any]) -> tuple[McpManager, Host, list[str]]:
@@ -43,6 +43,12 @@ async def test_http_server_restarted_answers_400_and_pi_reinitializes(
         assert not any("failed" in n for n in notices), notices
     finally:
         await manager.close()
+
+
+def _bytes_and_remove(path: str) -> bytes:
+    data = Path(path).read_bytes()
+    Path(path).unlink()
+    return data
 
 
 def _tools(host: Host) -> dict[str, Any]:
@@ -76,10 +82,12 @@ async def test_resource_tools_list_read_and_links(tmp_path: Path) -> None:
 
         text = await _run(host, "read_mcp_resource", {"server": "every", "uri": doc["uri"]})
         assert isinstance(text.content[0], TextContent) and len(text.content[0].text) > 20
-        blob = await _run(host, "read_mcp_resource", {"server": "every", "uri": "demo://resource/dynamic/blob/1"})
+        text_blob = await _run(host, "read_mcp_resource", {"server": "every", "uri": "demo://resource/dynamic/blob/1"})
+        assert text_blob.content[0].text.startswith("Resource 1: This is a base64 blob")  # text/plain: as text, as Pi
+        blob = await _run(host, "read_mcp_resource", {"server": "tiny", "uri": "tiny://data.bin"})
         saved = blob.content[0].text
-        assert saved.startswith("[Binary resource demo://resource/dynamic/blob/1 (text/plain,") and "saved to " in saved
-        assert _read_and_remove(saved.rsplit("saved to ", 1)[1].rstrip("]")).startswith("Resource 1: This is a base64 blob")
+        assert saved.startswith("[Binary resource tiny://data.bin (application/octet-stream, 4 bytes) saved to ")
+        assert _bytes_and_remove(saved.rsplit("saved to ", 1)[1].rstrip("]")) == bytes([0, 1, 2, 255])
         image = await _run(host, "read_mcp_resource", {"server": "tiny", "uri": "tiny://dot.png"})
         assert isinstance(image.content[0], ImageContent) and image.content[0].mime_type == "image/png"
         with pytest.raises(ValueError, match='No connected MCP server "nope" offers resources'):
@@ -87,7 +95,7 @@ async def test_resource_tools_list_read_and_links(tmp_path: Path) -> None:
 
         links = await manager.call("every", "get-resource-links", {"count": 2}, None, None)
         joined = "\n".join(b.text for b in links.content if isinstance(b, TextContent))
-        assert 'read it with read_mcp_resource (server "every")' in joined
+        assert '(text/plain): Resource 1: plaintext resource. Read it with read_mcp_resource (server "every")]' in joined
     finally:
         await manager.close()
 

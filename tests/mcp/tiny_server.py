@@ -106,6 +106,12 @@ def dot() -> bytes:
     return base64.b64decode(PNG)
 
 
+@server.resource("tiny://data.bin", mime_type="application/octet-stream")
+def data() -> bytes:
+    """Four bytes of binary data."""
+    return bytes([0, 1, 2, 255])
+
+
 @server.resource("ui://tiny/app", mime_type="text/html;profile=mcp-app")
 def app() -> str:
     """An MCP App's page (pi leaves these out)."""
