@@ -22,6 +22,9 @@ __all__ = ["PromptError", "command_name", "expand", "records"]
 
 PREFIX = "/mcp__"
 
+_SCOPES = {"global": "user", "project": "project"}
+"""``sourceInfo.scope`` of a server's configuration file (an extension's server: ``temporary``)."""
+
 
 class PromptError(ValueError):
     """A user mistake or a failed request: the message is the one line to show."""
@@ -49,7 +52,12 @@ def records(manager: McpManager) -> list[dict[str, Any]]:
                     "name": name,
                     "description": about.splitlines()[0] if about else "",
                     "source": "mcp",
-                    "sourceInfo": {"path": f"mcp:{server.name}", "scope": server.config.source},
+                    "sourceInfo": {
+                        "path": f"mcp:{server.name}",
+                        "source": "mcp",
+                        "scope": _SCOPES.get(server.config.source, "temporary"),
+                        "origin": "top-level",
+                    },
                     "usage": _usage(name, list(prompt.get("arguments") or [])),
                 }
             )
