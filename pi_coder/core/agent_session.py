@@ -410,6 +410,14 @@ class AgentSession(EventHub):
             if outcome is None:
                 return
             text, images = outcome[0], outcome[1] or None
+        if self.mcp is not None and text.startswith("/mcp__"):  # an MCP prompt (docs/mcp.md#prompts)
+            try:
+                expanded = await self.mcp.expand_prompt(text)
+            except ValueError as exc:
+                await self.emit(Notice(level="error", text=str(exc)))
+                return
+            if expanded is not None:
+                text, images = expanded[0], [*(images or ()), *expanded[1]] or None
         text = self._expand(text)
         if self.is_streaming:
             if streaming_behavior is None:

@@ -1,4 +1,4 @@
-"""The ``get_commands`` records of prompt templates and skills (Pi's shape), for RPC's
+"""The ``get_commands`` records of prompt templates, MCP prompts and skills (Pi's shape), for RPC's
 ``get_commands`` and the extensions' ``pi.get_commands()`` (docs/extensions-runtime.md#commands).
 
 Each record's ``sourceInfo`` is ``{path, source, scope, origin}`` plus ``baseDir`` for a
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
 
-__all__ = ["prompt_records", "skill_records", "source_info_finder"]
+__all__ = ["mcp_prompt_records", "prompt_records", "skill_records", "source_info_finder"]
 
 
 def source_info_finder(session: AgentSession) -> Callable[[str], dict[str, str]]:
@@ -62,3 +62,12 @@ def skill_records(session: AgentSession) -> list[dict[str, Any]]:
         }
         for skill in skills
     ]
+
+
+def mcp_prompt_records(session: AgentSession) -> list[dict[str, Any]]:
+    """``mcp__<server>__<prompt>`` records of the connected MCP servers' prompts (docs/mcp.md#prompts)."""
+    if session.mcp is None:
+        return []
+    from pi_coder.mcp.prompts import records
+
+    return records(session.mcp)

@@ -495,9 +495,10 @@ class ExtensionRunner(SessionSeams):
     def all_command_records(self) -> list[dict[str, Any]]:
         """``pi.get_commands()``: extension commands, prompt templates, then ``skill:<name>`` (as RPC's
         ``get_commands``)."""
-        from pi_coder.core.command_records import prompt_records, skill_records
+        from pi_coder.core.command_records import mcp_prompt_records, prompt_records, skill_records
 
-        return [*self.command_records(), *prompt_records(self.session), *skill_records(self.session)]
+        session = self.session
+        return [*self.command_records(), *prompt_records(session), *mcp_prompt_records(session), *skill_records(session)]
 
     def flag_value(self, name: str) -> bool | str | None:
         flag = next((f for ext in self.extensions for f in ext.flags if f.name == name), None)

@@ -22,11 +22,15 @@ from mcp.client.session import ClientSession
 from mcp.shared.message import SessionMessage
 
 from pi_coder.mcp.config import ServerConfig
+from pi_coder.mcp.http import RETRY_DELAYS, HttpStatus, http_transport, retriable
 from pi_coder.mcp.logfile import capture_sdk_logging
 
 __all__ = ["Connection", "NeedsSignIn", "Tail"]
 
 TAIL_CHARS = 2000
+
+AGENT_MARKERS = {"AI_AGENT": "pi", "PI_CODING_AGENT": "true"}
+"""Set for every stdio server, as Pi 1.6 does (the bash tool sets the same); ``env`` entries win."""
 
 capture_sdk_logging()
 
@@ -75,7 +79,7 @@ async def stop_process(proc: asyncio.subprocess.Process) -> None:
 async def stdio_transport(
     config: ServerConfig, cwd: str, tail: Tail, on_pid: Callable[[int | None], None]
 ) -> AsyncIterator[tuple[Any, Any, asyncio.Event]]:
-    env = {**os.environ, **config.resolved_env()}
+    env = {**os.environ, **AGENT_MARKERS, **config.resolved_env()}
     proc = await asyncio.create_subprocess_exec(
         config.command or "",
         *config.args,
@@ -142,46 +146,6 @@ class NeedsSignIn(Exception):
     """HTTP 401 without an ``Authorization`` header: the server wants OAuth (not supported yet)."""
 
 
-class HttpStatus:
-    """The error status of the last POST, if it failed (the SDK turns it into a bare JSON-RPC error)."""
-
-    def __init__(self) -> None:
-        self.code: int | None = None
-
-    async def hook(self, response: Any) -> None:
-        if response.request.method == "POST":
-            self.code = response.status_code if response.status_code >= 400 else None
-
-
-RETRY_DELAYS = (0.25, 1.0)
-"""Waits before the second and third attempt of an HTTP connect (docs/mcp.md#reconnect-and-logs)."""
-
-
-def _retriable(exc: BaseException, status: int | None) -> bool:
-    """A network error, 408, 429 or 5xx other than 501."""
-    import httpx2
-
-    if status is not None:
-        return status in (408, 429) or (500 <= status < 600 and status != 501)
-    if isinstance(exc, BaseExceptionGroup):
-        return any(_retriable(e, None) for e in exc.exceptions)
-    return isinstance(exc, httpx2.TransportError | ConnectionError)
-
-
-@asynccontextmanager
-async def http_transport(config: ServerConfig, status: HttpStatus) -> AsyncIterator[tuple[Any, Any, asyncio.Event]]:
-    import httpx2
-    from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
-
-    client = httpx2.AsyncClient(
-        headers=config.resolved_headers(),
-        timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
-        event_hooks={"response": [status.hook]},
-    )
-    async with client, streamable_http_client(config.url or "", http_client=client) as streams:
-        yield streams[0], streams[1], asyncio.Event()
-
 
 class Connection:
     """A live session with one server; :meth:`run` is the task that owns it."""
@@ -207,6 +171,14 @@ class Connection:
         self._stop = asyncio.Event()
         self._status: HttpStatus | None = None
         self.gone = asyncio.Event()
+        self._relist = False
+        self._background: set[asyncio.Task[None]] = set()
+        self.prompts: list[dict[str, Any]] = []
+        """The server's prompts (``prompts/list``, JSON form), kept up to date by ``prompts/list_changed``."""
+        self.capabilities: dict[str, Any] = {}
+        """The server's capabilities from ``initialize`` (JSON form: ``tools``, ``resources``, ``prompts``, ...)."""
+        self.instructions = ""
+        """The server's ``instructions`` from ``initialize`` ("" without)."""
 
     async def run(self, ready: asyncio.Future[list[dict[str, Any]]]) -> None:
         """Connect, initialize, list the tools (``ready`` gets them), then hold until stopped or gone.
@@ -232,19 +204,31 @@ class Connection:
                         "HTTP 401: the server needs sign-in; OAuth is not supported yet "
                         '(give a token in "headers", e.g. "Authorization": "Bearer ${TOKEN}")'
                     ) from None
-                if attempt == len(RETRY_DELAYS) or not _retriable(exc, code):
+                if attempt == len(RETRY_DELAYS) or not retriable(exc, code):
                     if code is not None:
                         raise ConnectionError(f"HTTP {code} from {self.config.url}") from None
                     raise
             await asyncio.sleep(RETRY_DELAYS[attempt])
 
     def session_expired(self, exc: BaseException) -> bool:
-        """An HTTP 404 to a call on a live session: the server forgot it (restarted, expired)."""
+        """Whether ``exc`` (from a call on a live HTTP session) says the server lost the session.
+
+        A 404 or 400 (a restarted server-everything answers 400 "No valid session ID"), any status
+        whose body names the session, or the SDK's "Session terminated": initialize again. Other
+        statuses are not retried (the server may have run the call).
+        """
         from mcp.shared.exceptions import MCPError
 
         if not isinstance(exc, MCPError) or self._status is None:
             return False
-        return self._status.code == 404 or exc.error.message == "Session terminated"
+        code = self._status.code
+        if code in (404, 400) or exc.error.message == "Session terminated":
+            return True
+        return code is not None and "session" in self._status.body.lower()
+
+    def http_error(self) -> str:
+        """The status and body of the last failed POST (``HTTP 500: ...``), or ""."""
+        return self._status.describe() if self._status is not None else ""
 
     async def _run_once(self, ready: asyncio.Future[list[dict[str, Any]]], status: HttpStatus | None) -> None:
         from pi_coder import __version__
@@ -266,8 +250,18 @@ class Connection:
                     client_info=types.Implementation(name="pi-coder", version=str(__version__)),
                 )
             )
-            await session.initialize()
+            init = await session.initialize()
+            self.capabilities = init.capabilities.model_dump(by_alias=True, mode="json", exclude_none=True)
+            self.instructions = (init.instructions or "").strip()
+            self._relist = False
             tools = await self.list_tools(session)
+            for _ in range(10):  # tools/list_changed during the first listing: list again (bounded)
+                if not self._relist:
+                    break
+                self._relist = False
+                tools = await self.list_tools(session)
+            if "prompts" in self.capabilities:
+                await self._list_prompts(session)
             self.session = session
             if not ready.done():
                 ready.set_result(tools)
@@ -313,6 +307,55 @@ class Connection:
         result = await session.call_tool(name, arguments, progress_callback=report)
         return result.model_dump(by_alias=True, mode="json", exclude_none=True)
 
+    async def _list_prompts(self, session: ClientSession) -> None:
+        """``prompts/list`` (every page) into :attr:`prompts`; a failure leaves the server usable."""
+        prompts: list[dict[str, Any]] = []
+        cursor: str | None = None
+        try:
+            for _ in range(100):
+                params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+                page = await session.list_prompts(params=params)
+                prompts.extend(p.model_dump(by_alias=True, mode="json", exclude_none=True) for p in page.prompts)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+        except Exception as exc:  # noqa: BLE001 - prompts are optional
+            self.tail.add(f"[pi] prompts/list failed: {exc}\n")
+            return
+        self.prompts = prompts
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+        """``prompts/get`` (JSON form: ``description``, ``messages``)."""
+        result = await self._live().get_prompt(name, arguments or None)
+        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    def _live(self) -> ClientSession:
+        if self.session is None:
+            raise ServerGone("not connected")
+        return self.session
+
+    async def list_resources(self, cursor: str | None = None) -> dict[str, Any]:
+        """One page of ``resources/list`` (JSON form: ``resources``, ``nextCursor``)."""
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await self._live().list_resources(params=params)
+        return page.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    async def list_resource_templates(self, cursor: str | None = None) -> dict[str, Any]:
+        """One page of ``resources/templates/list`` (JSON form: ``resourceTemplates``, ``nextCursor``)."""
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await self._live().list_resource_templates(params=params)
+        return page.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    async def read_resource(self, uri: str) -> dict[str, Any]:
+        """``resources/read`` (JSON form: ``contents``)."""
+        result = await self._live().read_resource(uri)
+        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    def transient_error(self) -> bool:
+        """Whether the last HTTP POST failed with 408, 429 or a 5xx (a read or list may be tried again)."""
+        code = self._status.code if self._status is not None else None
+        return code is not None and (code in (408, 429) or 500 <= code < 600)
+
     async def _roots(self, context: Any) -> types.ListRootsResult:
         folder = self._root
         return types.ListRootsResult(roots=[types.Root(uri="file://" + folder, name=os.path.basename(folder))])
@@ -323,5 +366,12 @@ class Connection:
 
     async def _message(self, message: Any) -> None:
         inner = getattr(message, "root", message)
+        if getattr(inner, "method", None) == "notifications/prompts/list_changed" and self.session is not None:
+            task = asyncio.ensure_future(self._list_prompts(self.session))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
         if getattr(inner, "method", None) == "notifications/tools/list_changed":
-            self._on_tools_changed()
+            if self.session is None:  # still in the handshake: the first listing is listed again
+                self._relist = True
+            else:
+                self._on_tools_changed()

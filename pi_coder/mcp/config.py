@@ -1,10 +1,10 @@
 """``mcp.json`` files (docs/mcp.md#configuration): Pi's ``mcpServers`` shape, validated, merged, edited.
 
 ``load_servers(cwd, project_trusted=...)`` reads ``<config>/mcp.json`` and, for a trusted folder,
-``.pi/mcp.json``; a project entry replaces the global one of the same name, and one without
+Claude Code's ``.mcp.json`` at its root, then ``.pi/mcp.json``; a project entry replaces an earlier one of the same name, and one without
 ``command``/``url``/``type`` overrides only ``enabled``, ``exposure`` and ``toolExposure``. Invalid
-entries become one error line each and are skipped. ``${VAR}`` and ``!command`` values of ``env``
-and ``headers`` are expanded only by :meth:`ServerConfig.resolved_env` / ``resolved_headers``
+entries become one error line each and are skipped. ``${VAR}``, ``$VAR``, ``${VAR:-default}`` and
+``!command`` values of ``env`` and ``headers`` are expanded only by :meth:`ServerConfig.resolved_env` / ``resolved_headers``
 (called by the connecting task, never while listing the configuration).
 """
 
@@ -20,10 +20,14 @@ from typing import Any, Literal
 __all__ = [
     "ConfigResult",
     "ServerConfig",
+    "UnsetVariable",
     "expand_value",
     "global_config_path",
+    "ignored_note",
     "load_servers",
+    "no_servers_text",
     "project_config_path",
+    "project_config_paths",
     "remove_server",
     "write_server",
 ]
@@ -82,10 +86,12 @@ class ServerConfig:
         return os.path.join(session_cwd, os.path.expanduser(self.cwd))
 
     def resolved_env(self) -> dict[str, str]:
-        return {k: expand_value(v) for k, v in self.env.items()}
+        """``env`` expanded; an unset variable fails the server (``ValueError`` naming key and variable)."""
+        return _expanded(self.env, "env")
 
     def resolved_headers(self) -> dict[str, str]:
-        return {k: expand_value(v) for k, v in self.headers.items()}
+        """``headers`` expanded, as :meth:`resolved_env`."""
+        return _expanded(self.headers, "header")
 
     def may_be_direct(self) -> bool:
         """Whether any of the server's tools can be ``direct`` (the first prompt waits only for those)."""
@@ -110,6 +116,16 @@ class ServerConfig:
         return _resolve(value)
 
 
+def _expanded(values: dict[str, str], what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in values.items():
+        try:
+            out[key] = expand_value(value)
+        except UnsetVariable as exc:
+            raise ValueError(f'{what} "{key}": {exc} (set it, or write ${{{exc.name}:-default}})') from None
+    return out
+
+
 def _resolve(value: str) -> str:
     """``codemode`` (Pi's default, which needs a script sandbox) reads as ``deferred`` (``tool_search``)."""
     return "deferred" if value == "codemode" else value
@@ -120,14 +136,36 @@ class ConfigResult:
     servers: dict[str, ServerConfig] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     ignored_project: Path | None = None
-    """An untrusted ``.pi/mcp.json`` that was not read."""
+    """An untrusted project file that was not read (``.pi/mcp.json`` if it exists, else ``.mcp.json``)."""
+    ignored: list[Path] = field(default_factory=list)
+    """Every untrusted project file that was not read (``.mcp.json``, ``.pi/mcp.json``)."""
 
 
-_VAR_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_VAR_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+class UnsetVariable(LookupError):
+    """A ``${VAR}`` or ``$VAR`` without a default names a variable that is not set."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"environment variable {name} is not set")
+        self.name = name
+
+
+def _variable(match: re.Match[str]) -> str:
+    name = match.group(1) or match.group(3)
+    value = os.environ.get(name)
+    if match.group(2) is not None:  # ${NAME:-default}: the default when unset or empty
+        return value or match.group(2)
+    if value is None:
+        raise UnsetVariable(name)
+    return value
 
 
 def expand_value(value: str) -> str:
-    """``!command`` -> its stripped stdout; otherwise ``${VAR}`` replaced from the environment."""
+    """``!command`` -> its stripped stdout; otherwise ``${VAR}``, ``$VAR`` and ``${VAR:-default}``
+    replaced from the environment. An unset variable without a default raises :class:`UnsetVariable`;
+    a ``$`` not followed by a name stays as it is."""
     if value.startswith("!"):
         import subprocess
 
@@ -136,7 +174,20 @@ def expand_value(value: str) -> str:
         except (OSError, subprocess.SubprocessError):
             return ""
         return done.stdout.strip()
-    return _VAR_RE.sub(lambda m: os.environ.get(m.group(1), ""), value)
+    return _VAR_RE.sub(_variable, value)
+
+
+def ignored_note(path: Path) -> str:
+    """The ``/mcp`` line for a project file an untrusted folder's session did not read."""
+    return f"note: {path} was ignored: this folder is not trusted (/trust to change)"
+
+
+def no_servers_text(cwd: str, *, trusted: bool) -> str:
+    """``/mcp`` without any server: where servers are configured, and a project file left unread."""
+    text = "No MCP servers configured (mcp.json in the configuration folder; see pi mcp --help)."
+    if not trusted:
+        text += "".join("\n" + ignored_note(p) for p in project_config_paths(cwd) if p.is_file())
+    return text
 
 
 def global_config_path() -> Path:
@@ -146,7 +197,14 @@ def global_config_path() -> Path:
 
 
 def project_config_path(cwd: str) -> Path:
+    """pi's own project file, ``.pi/mcp.json`` (``pi mcp add -l`` writes it)."""
     return Path(cwd) / ".pi" / "mcp.json"
+
+
+def project_config_paths(cwd: str) -> list[Path]:
+    """The project files in the order they are read (a later one's entries win): Claude Code's
+    ``.mcp.json`` at the folder's root, then ``.pi/mcp.json``."""
+    return [Path(cwd) / ".mcp.json", project_config_path(cwd)]
 
 
 def _read(path: Path, errors: list[str]) -> dict[str, Any] | None:
@@ -254,11 +312,13 @@ def load_servers(cwd: str, *, project_trusted: bool, global_path: Path | None = 
     """The servers of the global file and, if ``project_trusted``, the project's (see the module docstring)."""
     result = ConfigResult()
     sources: list[tuple[Literal["global", "project"], Path]] = [("global", global_path or global_config_path())]
-    project = project_config_path(cwd)
-    if project_trusted:
-        sources.append(("project", project))
-    elif project.is_file():
-        result.ignored_project = project
+    for project in project_config_paths(cwd):
+        if project_trusted:
+            sources.append(("project", project))
+        elif project.is_file():
+            result.ignored.append(project)
+    if result.ignored:
+        result.ignored_project = result.ignored[-1]
     for source, path in sources:
         entries = _read(path, result.errors)
         if not entries:

@@ -18,7 +18,7 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pi_coder.mcp.config import ConfigResult
+from pi_coder.mcp.config import ConfigResult, ignored_note
 from pi_coder.mcp.server import McpServer, describe_error, import_client, kill_leftovers, track_group
 from pi_coder.mcp.toolset import DIRECT_LIMIT, SEARCH_TOOL, McpToolset
 
@@ -41,11 +41,15 @@ class McpManager:
         *,
         startup_wait: float = 10.0,
         tool_filter: list[str] | None = None,
+        tool_exclude: list[str] | None = None,
     ) -> None:
         self.cwd = cwd
         self.config = config
         self.startup_wait = startup_wait
         self.tool_filter = tool_filter
+        """``--tools`` entries starting with ``mcp__`` (None: every MCP tool may be declared)."""
+        self.tool_exclude = list(tool_exclude or [])
+        """``--exclude-tools`` names or ``*`` patterns: MCP tools (and ``tool_search``) they match are dropped."""
         self.servers: dict[str, McpServer] = {
             name: McpServer(config=cfg, state="connecting" if cfg.enabled else "disabled")
             for name, cfg in config.servers.items()
@@ -181,6 +185,9 @@ class McpManager:
     def _connected(self, server: McpServer, tools: list[dict[str, Any]]) -> None:
         server.state = "connected"
         server.tools = tools
+        if server.connection is not None:
+            server.capabilities = server.connection.capabilities
+            server.instructions = server.connection.instructions
         self._install(server, tools)
 
     def _relist_soon(self, server: McpServer) -> None:
@@ -214,6 +221,13 @@ class McpManager:
     async def call(self, server_name: str, tool: str, arguments: dict[str, Any], signal: Any, on_update: Any) -> Any:
         """Run ``tools/call`` on ``server_name`` (see :meth:`McpToolset.call`)."""
         return await self.toolset.call(server_name, tool, arguments, signal, on_update)
+
+    async def expand_prompt(self, text: str) -> tuple[str, list[Any]] | None:
+        """``/mcp__<server>__<prompt> args`` as ``(prompt text, images)`` (:mod:`pi_coder.mcp.prompts`);
+        None for other text. Raises ``PromptError`` (a ``ValueError``) with the one line to show."""
+        from pi_coder.mcp.prompts import expand
+
+        return await expand(self, text)
 
     def _install(self, server: McpServer, tools: list[dict[str, Any]]) -> None:
         self.toolset.install(server, tools)
@@ -383,4 +397,5 @@ class McpManager:
             if tail and server.state in ("failed", "disconnected"):
                 out.extend(f"  stderr: {line}" for line in tail.splitlines()[-5:])
         out.extend(f"config: {e}" for e in self.config.errors)
+        out.extend(ignored_note(path) for path in self.config.ignored)
         return out or ["No MCP servers configured."]

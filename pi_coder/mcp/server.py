@@ -59,6 +59,17 @@ class McpServer:
     deferred: dict[str, AgentTool] = field(default_factory=dict)
     """Deferred tools not declared yet, by agent tool name."""
     error: str | None = None
+    capabilities: dict[str, Any] = field(default_factory=dict)
+    """From the last ``initialize`` (JSON form): ``resources``, ``prompts``, ..."""
+    instructions: str = ""
+    """The server's ``instructions`` from the last ``initialize``."""
+
+    @property
+    def prompts(self) -> list[dict[str, Any]]:
+        """The server's prompts while connected (JSON form), for ``/mcp__<server>__<prompt>``."""
+        if self.state != "connected" or self.connection is None:
+            return []
+        return self.connection.prompts
     tail: Tail | None = None
     pid: int | None = None
     connection: Connection | None = None

@@ -14,8 +14,9 @@ import tempfile
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic_core import PydanticCustomError
 
-__all__ = ["convert_result", "params_model", "tool_name"]
+__all__ = ["convert_result", "params_model", "resource_link", "save_blob", "tool_name"]
 
 MAX_NAME = 64
 TEXT_LIMIT = 20 * 1024
@@ -32,11 +33,11 @@ def tool_name(server: str, tool: str, taken: set[str] | frozenset[str] = frozens
 
 
 def params_model(schema: dict[str, Any] | None, name: str) -> type[BaseModel]:
-    """A pydantic class whose JSON schema is ``schema`` verbatim; only top-level ``required`` is checked."""
+    """A pydantic class whose JSON schema is ``schema`` verbatim; validating it checks the whole schema
+    (:func:`pi_coder.mcp.schema.check_arguments`: loosely typed values mended, every problem listed)."""
     declared = dict(schema or {})
     declared.setdefault("type", "object")
     declared.setdefault("properties", {})
-    required = [r for r in declared.get("required", []) if isinstance(r, str)]
 
     def schema_extra(schema: dict[str, Any], _cls: type[Any]) -> None:
         schema.clear()
@@ -47,17 +48,32 @@ def params_model(schema: dict[str, Any] | None, name: str) -> type[BaseModel]:
 
         @model_validator(mode="before")
         @classmethod
-        def _required(cls, data: Any) -> Any:
-            missing = [r for r in required if not isinstance(data, dict) or r not in data]
-            if missing:
-                raise ValueError(f"missing required argument{'s' if len(missing) > 1 else ''}: {', '.join(missing)}")
-            return data
+        def _check(cls, data: Any) -> Any:
+            from pi_coder.mcp.schema import check_arguments
+
+            mended, problems = check_arguments(declared, {} if data is None else data)
+            if problems:
+                raise PydanticCustomError("mcp_input_schema", "{problems}", {"problems": "; ".join(problems)})
+            return mended
 
     Params.__name__ = Params.__qualname__ = re.sub(r"\W", "_", name) + "_Params"
     return Params
 
 
-def _save(data: bytes, suffix: str) -> str:
+def resource_link(server: str, item: dict[str, Any]) -> str:
+    """A resource link as Pi 1.6 words it: ``[Resource <uri> "<name>" (<mime>): <description>. Read it
+    with read_mcp_resource (server "<server>")]`` (the parts a link lacks left out)."""
+    head = f"[Resource {item.get('uri')}"
+    if item.get("name"):
+        head += f' "{item["name"]}"'
+    if item.get("mimeType"):
+        head += f" ({item['mimeType']})"
+    about = str(item.get("description") or "").strip().rstrip(".")
+    return head + (f": {about}." if about else ".") + f' Read it with read_mcp_resource (server "{server}")]'
+
+
+def save_blob(data: bytes, suffix: str = "") -> str:
+    """``data`` in a new temporary file (``pi-mcp-*``); its path."""
     with tempfile.NamedTemporaryFile(prefix="pi-mcp-", suffix=suffix, delete=False) as fh:
         fh.write(data)
         return fh.name
@@ -66,7 +82,7 @@ def _save(data: bytes, suffix: str) -> str:
 def _truncate(text: str, details: dict[str, Any]) -> str:
     if len(text.encode("utf-8", "replace")) <= TEXT_LIMIT:
         return text
-    path = _save(text.encode("utf-8", "replace"), ".txt")
+    path = save_blob(text.encode("utf-8", "replace"), ".txt")
     details["fullOutputPath"] = path
     cut = len(text) - 2 * KEEP
     return f"{text[:KEEP]}\n\n…{cut} chars truncated (full output: {path})…\n\n{text[-KEEP:]}"
@@ -92,7 +108,7 @@ def convert_result(server: str, tool: str, result: dict[str, Any]) -> tuple[list
         elif kind == "audio":
             text(f"[audio {item.get('mimeType', '?')} omitted]")
         elif kind == "resource_link":
-            text(f'[Resource {item.get("uri")} "{item.get("name", "")}"]')
+            text(resource_link(server, item))
         elif kind == "resource":
             res = item.get("resource") or {}
             mime = res.get("mimeType") or "application/octet-stream"
@@ -102,7 +118,7 @@ def convert_result(server: str, tool: str, result: dict[str, Any]) -> tuple[list
                 blocks.append(ImageContent(data=res.get("blob", ""), mime_type=mime))
             else:
                 raw = base64.b64decode(res.get("blob", "") or b"")
-                path = _save(raw, "")
+                path = save_blob(raw, "")
                 text(f"[Binary resource {res.get('uri')} ({mime}, {len(raw)} bytes) saved to {path}]")
         else:
             text(json.dumps(item, ensure_ascii=False))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from pi_coder.mcp.server import McpServer
 
 __all__ = ["DIRECT_LIMIT", "SEARCH_TOOL", "McpToolset", "ToolError"]
+
+RESOURCE_TOOLS = ("list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource")
+"""The names of :mod:`pi_coder.mcp.resources`' tools (that module is imported only once some server offers resources)."""
 
 SEARCH_TOOL = "tool_search"
 """The name of :func:`pi_coder.mcp.search.search_tool`'s tool."""
@@ -41,6 +44,8 @@ class McpToolset:
         self._tools_changed = False
         self._suggested = False
         self._chained: Callable[[Any, Any], Any] | None = None
+        self._resource_tools: list[AgentTool] | None = None
+        self._resource_deferred: dict[str, AgentTool] = {}
 
     def attach(self, session: Any) -> None:
         """Chain the agent's between-turns hook so tool changes count from the next turn."""
@@ -77,6 +82,8 @@ class McpToolset:
             server.tool_names[name] = str(tool.get("name"))
             if self.manager.tool_filter is not None and not any(fnmatchcase(name, p) for p in self.manager.tool_filter):
                 continue
+            if self.excluded(name):
+                continue
             agent_tool = self.agent_tool(server, name, tool)
             if exposure == "deferred" and name not in self._loaded:
                 server.deferred[name] = agent_tool
@@ -85,14 +92,25 @@ class McpToolset:
         self.place(old, built, [t for s in self.manager.servers.values() for t in s.deferred.values()])
         self.suggest_deferred()
 
+    def excluded(self, name: str) -> bool:
+        """Whether ``--exclude-tools`` removes the tool ``name`` (an exact name or a ``*`` pattern)."""
+        from fnmatch import fnmatchcase
+
+        return any(fnmatchcase(name, p) if "*" in p else name == p for p in self.manager.tool_exclude)
+
     def place(self, old: set[str], active: list[AgentTool], deferred: list[AgentTool]) -> None:
         """Put ``active`` in the session's tools (and the extensions' pool) instead of ``old``;
         ``tool_search`` is active while any ``deferred`` tool waits to be found."""
         session = self.manager.session
         if session is None:
             return
-        remove = set(old)
-        searching = bool(deferred) or any(s.config.enabled and s.config.may_defer() for s in self.manager.servers.values())
+        remove = set(old) | set(RESOURCE_TOOLS)
+        resource_active, resource_deferred = self._resources()
+        active = [*active, *resource_active]
+        deferred = [*deferred, *resource_deferred]
+        searching = not self.excluded(SEARCH_TOOL) and (
+            bool(deferred) or any(s.config.enabled and s.config.may_defer() for s in self.manager.servers.values())
+        )
         search: list[AgentTool] = []
         if searching:
             from pi_coder.mcp.search import search_tool
@@ -106,8 +124,42 @@ class McpToolset:
         session.agent.state.tools = [*kept, *active, *search]
         self._tools_changed = True
 
+    def _resources(self) -> tuple[list[AgentTool], list[AgentTool]]:
+        """The resource tools to make active and to defer (docs/mcp.md#resources)."""
+        from pi_coder.mcp.resources import resource_exposure, resource_tools
+
+        self._resource_deferred = {}
+        exposure = resource_exposure(list(self.manager.servers.values()))
+        if exposure is None:
+            return [], []
+        if self._resource_tools is None:
+            self._resource_tools = resource_tools(self)
+        tools = [t for t in self._resource_tools if self.mcp_tool_allowed(t.name)]
+        if exposure == "direct":
+            return tools, []
+        self._resource_deferred = {t.name: t for t in tools if t.name not in self._loaded}
+        return [t for t in tools if t.name in self._loaded], list(self._resource_deferred.values())
+
+    def mcp_tool_allowed(self, name: str) -> bool:
+        """For a tool that counts as an MCP tool without an ``mcp__`` name (the resource tools):
+        ``--tools`` with ``mcp__`` entries must name or match it; ``--exclude-tools 'mcp__*'`` drops it."""
+        from fnmatch import fnmatchcase
+
+        allow = self.manager.tool_filter
+        if allow is not None and not any(fnmatchcase(name, p) for p in allow):
+            return False
+        return not (self.excluded(name) or self.excluded(f"mcp__{name}"))
+
     def suggest_deferred(self) -> None:
-        count = sum(len(s.tool_names) - len(s.deferred) for s in self.manager.servers.values())
+        """One notice past ``DIRECT_LIMIT`` direct tools, counted once no enabled server is still connecting."""
+        if any(s.config.enabled and s.state == "connecting" for s in self.manager.servers.values()):
+            return
+        names = {n for s in self.manager.servers.values() for n in s.tool_names}
+        session = self.manager.session
+        if session is not None:  # what is declared (not what --tools or --exclude-tools left out)
+            count = sum(1 for t in session.agent.state.tools if t.name in names)
+        else:
+            count = sum(len(s.tool_names) - len(s.deferred) for s in self.manager.servers.values())
         if count > DIRECT_LIMIT and not self._suggested:
             self._suggested = True
             self.manager._notify(
@@ -125,7 +177,7 @@ class McpToolset:
 
     def deferred_tools(self) -> list[AgentTool]:
         """The deferred tools ``tool_search`` has not declared yet."""
-        return [t for s in self.manager.servers.values() for t in s.deferred.values()]
+        return [*(t for s in self.manager.servers.values() for t in s.deferred.values()), *self._resource_deferred.values()]
 
     def declare(self, names: list[str]) -> None:
         """Make the deferred tools ``names`` active (``tool_search`` found them); from the next model call."""
@@ -136,7 +188,9 @@ class McpToolset:
                 if tool is not None:
                     found.append(tool)
                     self._loaded.add(name)
-        if found:
+        resources = [n for n in names if n in self._resource_deferred]
+        self._loaded.update(resources)  # place() makes them active
+        if found or resources:
             self.place(set(), found, self.deferred_tools())
 
     def next_turn(self, turn: Any, signal: Any) -> Any:
@@ -166,12 +220,8 @@ class McpToolset:
             read_only=bool((tool.get("annotations") or {}).get("readOnlyHint")),
         )
 
-    async def call(self, server_name: str, tool: str, arguments: dict[str, Any], signal: Any, on_update: Any) -> Any:
-        """Run ``tools/call`` with the server's timeout (restarted by progress); abort cancels it."""
-        from pi_coder.agent.types import AgentToolResult
-        from pi_coder.ai.types import TextContent
-        from pi_coder.mcp.tools import convert_result
-
+    async def live_connection(self, server_name: str) -> Connection:
+        """The server's live connection; a dropped or failed server is reconnected once first."""
         server = self.manager.servers[server_name]
         live = server.connection is not None and server.connection.session is not None
         if server.state == "connected" and not live and server.task is not None:
@@ -183,6 +233,43 @@ class McpToolset:
         connection = server.connection
         if server.state != "connected" or connection is None:
             raise RuntimeError(f'MCP server "{server_name}" is {server.state}' + (f": {server.error}" if server.error else ""))
+        return connection
+
+    async def request(self, server_name: str, op: Callable[[Connection], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+        """A read-only request (``resources/*``, ``prompts/*``) bounded by the server's timeout.
+
+        A lost HTTP session re-initializes once; a transient HTTP error (408, 429, 5xx) is tried
+        once more (tool calls are not: the server may have run them). Errors name status and body.
+        """
+        server = self.manager.servers[server_name]
+        connection = await self.live_connection(server_name)
+        try:
+            return await asyncio.wait_for(op(connection), server.config.timeout)
+        except TimeoutError:
+            raise RuntimeError(f'MCP server "{server_name}" did not answer within {server.config.timeout:g} s') from None
+        except Exception as exc:
+            if self.manager._closed:
+                raise
+            if connection.session_expired(exc):
+                await self.manager.reconnect(server_name, wait=True)
+                connection = await self.live_connection(server_name)
+            elif not connection.transient_error():
+                raise _with_status(exc, connection) from None
+        try:
+            return await asyncio.wait_for(op(connection), server.config.timeout)
+        except TimeoutError:
+            raise RuntimeError(f'MCP server "{server_name}" did not answer within {server.config.timeout:g} s') from None
+        except Exception as exc:
+            raise _with_status(exc, connection) from None
+
+    async def call(self, server_name: str, tool: str, arguments: dict[str, Any], signal: Any, on_update: Any) -> Any:
+        """Run ``tools/call`` with the server's timeout (restarted by progress); abort cancels it."""
+        from pi_coder.agent.types import AgentToolResult
+        from pi_coder.ai.types import TextContent
+        from pi_coder.mcp.tools import convert_result
+
+        server = self.manager.servers[server_name]
+        connection = await self.live_connection(server_name)
         timeout = server.config.timeout
         deadline = [time.monotonic() + timeout]
 
@@ -198,13 +285,16 @@ class McpToolset:
             result = await self.call_once(server, connection, tool, arguments, progress, deadline, signal)
         except Exception as exc:
             if not connection.session_expired(exc) or self.manager._closed:
-                raise
+                raise _with_status(exc, connection) from None
             # The HTTP server forgot the session (restarted, expired): initialize again, retry once.
             await self.manager.reconnect(server_name, wait=True)
-            connection = server.connection
-            if server.state != "connected" or connection is None:
+            renewed = server.connection
+            if server.state != "connected" or renewed is None:
                 raise RuntimeError(f'MCP server "{server_name}" is {server.state}' + (f": {server.error}" if server.error else "")) from None
-            result = await self.call_once(server, connection, tool, arguments, progress, deadline, signal)
+            try:
+                result = await self.call_once(server, renewed, tool, arguments, progress, deadline, signal)
+            except Exception as again:
+                raise _with_status(again, renewed) from None
         content, details, is_error = convert_result(server_name, tool, result)
         if is_error:
             raise ToolError(content, details)
@@ -254,6 +344,16 @@ class McpToolset:
             if signal is not None and listener is not None:
                 with contextlib.suppress(Exception):
                     signal.remove_listener(listener)
+
+
+def _with_status(exc: Exception, connection: Connection) -> Exception:
+    """``exc``, or for an HTTP error status an error that names the status and body."""
+    from mcp.shared.exceptions import MCPError  # loaded: the connection imported the SDK
+
+    status = connection.http_error()
+    if not status or not isinstance(exc, MCPError):
+        return exc
+    return RuntimeError(f"{exc} ({status})")
 
 
 class ToolError(Exception):

@@ -133,8 +133,8 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: T
         trust = startup.trust
         if trust is not None and not trust.trusted and trust.source != "flag":
             notices.append(
-                "This project folder is not trusted: its .pi settings, SYSTEM.md, templates and themes "
-                "were not used (/trust to change)."
+                "This project folder is not trusted: its .pi settings, SYSTEM.md, templates, themes, skills, "
+                "extensions and MCP servers (.pi/mcp.json, .mcp.json) were not used (/trust to change)."
             )
         settings = startup.session.settings
         return run_interactive(

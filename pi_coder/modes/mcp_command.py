@@ -202,9 +202,6 @@ def _list(args: list[str]) -> int:
             print(f"config error: {error}")
         if not manager.servers and not config.errors:
             print("No MCP servers configured.")
-        if config.ignored_project is not None:
-            print(
-                f"note: {config.ignored_project} was ignored: this folder is not trusted "
-                "(trust it in pi, or pass -a)"
-            )
+        for ignored in config.ignored:
+            print(f"note: {ignored} was ignored: this folder is not trusted (trust it in pi, or pass -a)")
     return 1 if failed or config.errors else 0

@@ -9,7 +9,7 @@ and registers the first-prompt wait. ``start``/``stop`` are called by the modes.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pi_coder.core.session_hooks import RunHook
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pi_coder.mcp.manager import McpManager
     from pi_coder.modes.options import CliOptions
 
-__all__ = ["COMMAND_DESCRIPTION", "command_text", "handles", "manager_of", "setup", "start", "stop"]
+__all__ = ["COMMAND_DESCRIPTION", "command_text", "handles", "manager_of", "no_servers_text", "setup", "start", "stop"]
 
 
 class StartupWait(RunHook):
@@ -37,6 +37,10 @@ class StartupWait(RunHook):
         self.done = False
 
     async def before_prompt(self, session: SessionHost) -> None:
+        await self._wait(session)
+        _update_section(session, self.manager)
+
+    async def _wait(self, session: SessionHost) -> None:
         manager = self.manager
         if self.done:
             manager.start()
@@ -57,6 +61,22 @@ class StartupWait(RunHook):
                 f"{'their' if many else 'its'} tools join when ready"
             )
             await session.emit(Notice(level="warning", text=text))
+
+
+def _update_section(session: SessionHost, manager: McpManager) -> None:
+    """Append the ``mcp_servers`` section (pi_coder.mcp.prompt_section) when it changed."""
+    from pi_coder.ai.context import get_current_system_message
+    from pi_coder.ai.types import SystemMessage
+    from pi_coder.mcp.prompt_section import SECTION, servers_section
+
+    text = servers_section(manager.servers.values())
+    messages = session.agent.state.messages
+    current = get_current_system_message(messages)
+    if current is None:
+        return  # no system prompt to add to
+    if (current.sections or {}).get(SECTION) == text:
+        return
+    messages.append(SystemMessage(content="", sections={SECTION: text}))
 
 
 def _start_after_first_reply(session: Any, manager: McpManager) -> None:
@@ -90,14 +110,23 @@ def setup(options: CliOptions, session: AgentSession, *, project_trusted: bool) 
     """
     if getattr(options, "no_mcp", False):
         return None
-    mcp_filter = [t for t in (options.tools or []) if t.startswith("mcp__")] or None
-    if mcp_filter is None and getattr(options, "no_tools", False):
-        mcp_filter = []  # -nt: no tools at all, as in Pi (the servers still connect for /mcp)
+    allow = [t for t in (options.tools or []) if t.startswith("mcp__")] or None
+    if allow is None and getattr(options, "no_tools", False):
+        allow = []  # -nt: no tools at all, as in Pi (the servers still connect for /mcp)
+    # -xt names or patterns drop MCP tools too (tool_search and the resource tools included)
+    mcp_filter = _Selection(allow, list(getattr(options, "exclude_tools", None) or []))
     session.reload_hooks.append(_ReloadHook(session, mcp_filter))
     runner = session.extensions
     if runner is not None and hasattr(runner, "mcp_changed"):
         runner.mcp_changed = lambda: _extensions_changed(session, mcp_filter)
     return _make(session, mcp_filter, project_trusted=project_trusted)
+
+
+class _Selection(NamedTuple):
+    """``--tools`` entries that start with ``mcp__`` (None: every MCP tool) and ``--exclude-tools``."""
+
+    allow: list[str] | None
+    exclude: list[str]
 
 
 def _with_extension_servers(session: AgentSession, config: ConfigResult) -> ConfigResult:
@@ -109,7 +138,7 @@ def _with_extension_servers(session: AgentSession, config: ConfigResult) -> Conf
     return config
 
 
-def _extensions_changed(session: AgentSession, mcp_filter: list[str] | None) -> None:
+def _extensions_changed(session: AgentSession, mcp_filter: _Selection) -> None:
     """An extension (un)registered a server: connect or stop it now when the servers run."""
     trusted = session.project_trust is None or session.project_trust.trusted
     manager: McpManager | None = session.mcp
@@ -134,7 +163,7 @@ def _loop_running() -> bool:
 class _ReloadHook:
     """``/reload`` for the MCP servers; its presence also says MCP is on (no ``--no-mcp``)."""
 
-    def __init__(self, session: AgentSession, mcp_filter: list[str] | None) -> None:
+    def __init__(self, session: AgentSession, mcp_filter: _Selection) -> None:
         self.session = session
         self.mcp_filter = mcp_filter
 
@@ -160,7 +189,7 @@ async def command_text(session: Any, text: str) -> str:
     """
     manager = manager_of(session)
     if manager is None:
-        return "No MCP servers configured (mcp.json in the configuration folder; see pi mcp --help)."
+        return no_servers_text(session)
     args = text.strip()[len("/mcp") :].strip()
     manager.start()
     if not args:
@@ -173,13 +202,13 @@ def _paths(session: AgentSession, project_trusted: bool) -> Path | None:
     from pi_coder.paths import config_dir
 
     global_path = config_dir() / "mcp.json"
-    project_path = Path(session.cwd) / ".pi" / "mcp.json"
-    if not global_path.is_file() and not (project_trusted and project_path.is_file()):
+    projects = (Path(session.cwd) / ".mcp.json", Path(session.cwd) / ".pi" / "mcp.json")
+    if not global_path.is_file() and not (project_trusted and any(p.is_file() for p in projects)):
         return None
     return global_path
 
 
-def _make(session: AgentSession, mcp_filter: list[str] | None, *, project_trusted: bool) -> McpManager | None:
+def _make(session: AgentSession, mcp_filter: _Selection, *, project_trusted: bool) -> McpManager | None:
     global_path = _paths(session, project_trusted)
     if global_path is None and not getattr(session.extensions, "mcp_servers", None):
         return None
@@ -194,7 +223,11 @@ def _make(session: AgentSession, mcp_filter: list[str] | None, *, project_truste
     )
     if not config.servers and not config.errors:
         return None
-    manager = McpManager(config, session.cwd, startup_wait=_startup_wait(session), tool_filter=mcp_filter)
+    manager = McpManager(config, session.cwd, startup_wait=_startup_wait(session), tool_filter=mcp_filter.allow, tool_exclude=mcp_filter.exclude)
+    from pi_coder.mcp.server import kill_leftovers
+    from pi_coder.modes.stop_signals import on_backstop
+
+    on_backstop(kill_leftovers)  # SIGTERM/SIGHUP in the TUI: the servers' process groups go too
 
     def notify(level: str, text: str) -> None:
         from pi_coder.core.events import Notice
@@ -207,7 +240,7 @@ def _make(session: AgentSession, mcp_filter: list[str] | None, *, project_truste
     return manager
 
 
-def _reload(session: AgentSession, mcp_filter: list[str] | None) -> list[str]:
+def _reload(session: AgentSession, mcp_filter: _Selection) -> list[str]:
     """``/reload``: apply the re-read ``mcp.json`` files (docs/mcp.md#lifetime-and-shutdown); the new config errors."""
     trusted = session.project_trust is None or session.project_trust.trusted
     manager: McpManager | None = session.mcp
@@ -223,6 +256,14 @@ def _reload(session: AgentSession, mcp_filter: list[str] | None) -> list[str]:
     config = _with_extension_servers(session, config)
     manager.startup_wait = _startup_wait(session)
     return manager.reload(config)
+
+
+def no_servers_text(session: Any) -> str:
+    """``/mcp`` without any server (:func:`pi_coder.mcp.config.no_servers_text` for ``session``)."""
+    from pi_coder.mcp.config import no_servers_text as text
+
+    trust = getattr(session, "project_trust", None)
+    return text(session.cwd, trusted=trust is None or trust.trusted)
 
 
 def manager_of(session: Any) -> McpManager | None:

@@ -159,7 +159,7 @@ def _no_extension_command(server: RpcHost, text: str) -> None:
 async def _get_commands(server: RpcHost, command: t.GetCommandsCommand) -> Any:
     """Pi's shape: extension commands, prompt templates, then ``skill:<name>`` (docs/extensions-runtime.md#commands)."""
     session = server.session
-    from pi_coder.core.command_records import prompt_records, skill_records
+    from pi_coder.core.command_records import mcp_prompt_records, prompt_records, skill_records
 
     records = list(session.extensions.command_records()) if session.extensions is not None else []
     records += prompt_records(session)
@@ -172,6 +172,7 @@ async def _get_commands(server: RpcHost, command: t.GetCommandsCommand) -> Any:
                 "sourceInfo": {"path": "builtin:mcp", "source": "builtin", "scope": "temporary", "origin": "top-level"},
             }
         )
+        records += mcp_prompt_records(session)  # the connected servers' prompts: /mcp__<server>__<prompt>
     records += skill_records(session)
     return {"commands": records}
 

@@ -5,7 +5,9 @@ not reach the command: a ``kill <pi>`` or a closed terminal would orphan it. The
 modes therefore catch these signals while they run (``StopSignals``): the first one aborts the
 session (the tool kills its process group and the session records the abort) and the mode
 exits with ``128 + signal``. Outside those runs (start-up, the TUI), ``install_backstop``
-makes SIGTERM and SIGHUP kill the running commands' process groups before ``pi`` dies.
+makes SIGTERM and SIGHUP kill the running commands' process groups before ``pi`` dies, and
+whatever else registered with ``on_backstop`` (the MCP servers' process groups: a server that
+ignores stdin EOF, or one still initializing, would otherwise outlive a closed terminal).
 """
 
 from __future__ import annotations
@@ -21,7 +23,15 @@ from pi_coder.tools import kill_running_commands as kill_shell_commands
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["STOP_SIGNALS", "StopNow", "StopSignals", "exit_code_for", "install_backstop", "kill_running_commands"]
+__all__ = [
+    "STOP_SIGNALS",
+    "StopNow",
+    "StopSignals",
+    "exit_code_for",
+    "install_backstop",
+    "kill_running_commands",
+    "on_backstop",
+]
 
 STOP_SIGNALS: tuple[int, ...] = tuple(
     sig for sig in (getattr(signal, name, None) for name in ("SIGINT", "SIGTERM", "SIGHUP")) if sig is not None
@@ -36,6 +46,16 @@ def exit_code_for(signum: int) -> int:
     return 128 + signum
 
 
+_BACKSTOP_ACTIONS: list[Callable[[], None]] = []
+
+
+def on_backstop(action: Callable[[], None]) -> None:
+    """Run ``action`` (quick, signal-safe: e.g. SIGKILL some process groups) when SIGTERM or SIGHUP
+    ends ``pi`` through the backstop. Registering the same action twice runs it once."""
+    if action not in _BACKSTOP_ACTIONS:
+        _BACKSTOP_ACTIONS.append(action)
+
+
 def kill_running_commands() -> None:
     """SIGKILL the process groups of shell commands still running (bash tool, ``!cmd``)."""
     kill_shell_commands()
@@ -43,6 +63,9 @@ def kill_running_commands() -> None:
 
 def _backstop(signum: int, frame: Any) -> None:
     kill_running_commands()
+    for action in list(_BACKSTOP_ACTIONS):
+        with contextlib.suppress(Exception):
+            action()
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
 

@@ -215,7 +215,8 @@ def project_resources(cwd: str | os.PathLike[str]) -> list[str]:
     lines.extend(_folder_line(pi / "prompts", ".pi/prompts", "template", (".md",)))
     lines.extend(_folder_line(pi / "themes", ".pi/themes", "theme", (".json",)))
     lines.extend(_listing_line(pi / "extensions", ".pi/extensions"))
-    lines.extend(_mcp_line(pi / "mcp.json"))
+    lines.extend(_mcp_line(root / ".mcp.json", ".mcp.json"))  # Claude Code's project file (docs/mcp.md#configuration)
+    lines.extend(_mcp_line(pi / "mcp.json", ".pi/mcp.json"))
     lines.extend(_listing_line(pi / "skills", ".pi/skills"))
     for folder in _agents_skill_folders(root):
         lines.extend(_listing_line(folder, _shown(folder, root)))
@@ -378,7 +379,7 @@ def _listing_line(folder: Path, shown: str, limit: int = 5) -> list[str]:
     return [f"{shown}: {', '.join(names[:limit])}{more}"]
 
 
-def _mcp_line(path: Path) -> list[str]:
+def _mcp_line(path: Path, shown: str) -> list[str]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -386,15 +387,15 @@ def _mcp_line(path: Path) -> list[str]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError:
-        return [".pi/mcp.json: present (not valid JSON)"]
+        return [f"{shown}: present (not valid JSON)"]
     servers = data.get("mcpServers") if isinstance(data, dict) else None
     if not isinstance(servers, dict):
-        return [".pi/mcp.json: present"]
+        return [f"{shown}: present"]
     count = len(servers)
     parts = []
     for name in sorted(map(str, servers)):
         parts.append(name + _mcp_runs(servers[name]))
-    return [f".pi/mcp.json: {count} server{'' if count == 1 else 's'} ({', '.join(parts)})"]
+    return [f"{shown}: {count} server{'' if count == 1 else 's'} ({', '.join(parts)})"]
 
 
 def _mcp_runs(entry: object) -> str:

@@ -595,6 +595,11 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
 
             for skill in skills.skills if isinstance(skills, SkillSet) else skills:
                 templates.setdefault(f"skill:{skill.name}", skill.description)
+        if self.session.mcp is not None:  # the connected MCP servers' prompts (docs/mcp.md#prompts)
+            from pi_coder.mcp.prompts import records
+
+            for record in records(self.session.mcp):
+                templates.setdefault(record["name"], record["description"])
         builtins = [c.name for c in COMMANDS if c.name in names]
         others = [t for t in templates if not t.startswith("skill:")]
         others += [n for n in names if n not in builtins] + [t for t in templates if t.startswith("skill:")]

@@ -247,7 +247,10 @@ async def _checkpoints(app: CommandContext, args: str) -> None:
 async def _mcp(app: CommandContext, args: str) -> None:
     manager = app.session.mcp
     if manager is None:
-        await app.notice("No MCP servers (mcp.json in the configuration folder; see pi mcp --help).")
+        from pi_coder.mcp.config import no_servers_text
+
+        trust = getattr(app.session, "project_trust", None)
+        await app.notice(no_servers_text(app.session.cwd, trusted=trust is None or trust.trusted))
         return
     lines = await manager.command(args)
     await app.show_markdown("**MCP servers**\n\n```\n" + "\n".join(lines) + "\n```")

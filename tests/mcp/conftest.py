@@ -93,3 +93,14 @@ def http_server():
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def everything_http():
+    """npm server-everything over Streamable HTTP (tests/mcp/everything.py; skips without npm)."""
+    from tests.mcp.everything import EverythingHttp
+
+    server = EverythingHttp()
+    server.start()
+    yield server
+    server.stop()

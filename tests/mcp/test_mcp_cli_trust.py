@@ -116,3 +116,37 @@ def test_version_with_a_server_configured_never_imports_mcp(pi: PiHome) -> None:
     write_mcp(pi.home / "mcp.json", {"tiny": tiny()})
     for args in (("--version",), ("--help",), ("--list-models",)):
         assert "mcp" not in _modules(pi, *args)
+
+
+def test_root_mcp_json_of_claude_code_read_in_a_trusted_folder(pi: PiHome, sse_server: SSEServer) -> None:
+    """``.mcp.json`` at the root (Claude Code's project file): listed by the trust dialog, ignored
+    untrusted, read trusted; ``.pi/mcp.json`` wins a shared name and may override only ``enabled``."""
+    from pi_coder.permissions.trust import project_resources
+
+    marker = pi.project / "pwned"
+    (pi.project / ".mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "claude": {"type": "stdio", **tiny("--marker", str(marker)), "env": {"X": "${PI31_UNSET_X:-d}"}},
+                    "both": tiny(),
+                    "off": tiny(),
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
+    write_mcp(pi.project / ".pi" / "mcp.json", {"both": tiny(exposure="hidden"), "off": {"enabled": False}})
+    assert any(line.startswith(".mcp.json: 3 servers (both (stdio: ") for line in project_resources(pi.project))
+    sse_server.enqueue(Turn(blocks=[Text("hi")]))
+    done = pi.run("-p", "hi")
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists()
+    assert not any(t["name"].startswith("mcp__") for t in sse_server.requests[0].json.get("tools", []))
+    listed = pi.run("mcp", "list")
+    assert ".mcp.json was ignored: this folder is not trusted" in listed.stdout
+    trusted = pi.run("mcp", "list", "--json", "-a")
+    servers = {s["name"]: s for s in json.loads(trusted.stdout)["servers"]}
+    assert servers["claude"]["state"] == "connected" and servers["claude"]["source"] == "project"
+    assert servers["both"]["exposure"] == "hidden" and servers["off"]["state"] == "disabled"
+    assert marker.exists()

@@ -162,3 +162,19 @@ def test_tool_search_ranking_and_what_the_first_prompt_waits_for(tmp_path: Path)
     assert not manager({"exposure": "codemode"}).needs_wait()
     assert manager({"exposure": "hidden", "toolExposure": {"get_*": "direct"}}).needs_wait()
     assert not manager({"enabled": False}).needs_wait()
+
+
+async def test_tools_list_changed_during_the_first_listing(tmp_path: Path) -> None:
+    """A tools/list_changed that arrives while the first tools/list is answered lists the tools again."""
+    import asyncio
+
+    manager, host, _ = await connected(tmp_path, args=[str(Path(__file__).with_name("tiny_server.py")), "--announce-during-list"])
+    try:
+        for _ in range(100):  # a relist after the handshake would come a little later: give it time to show
+            if "mcp__tiny__late" in [t.name for t in host.agent.state.tools]:
+                break
+            await asyncio.sleep(0.05)
+        assert "mcp__tiny__late" in [t.name for t in host.agent.state.tools]
+        assert (await manager.call("tiny", "late", {}, None, None)).content[0].text == "late"
+    finally:
+        await manager.close()

@@ -24,8 +24,12 @@ from tests.mcp.test_mcp_client import Host
 class Front:
     """Answers the first ``fail`` POSTs with ``status``; forwards the rest to ``upstream`` (or 404)."""
 
-    def __init__(self, status: int, fail: int, upstream: HttpServer | None) -> None:
+    def __init__(
+        self, status: int, fail: int, upstream: HttpServer | None, *, fail_from: int | None = None, body: bytes = b""
+    ) -> None:
+        """``fail_from``: forward the first ``fail_from`` POSTs, answer every later one ``status`` with ``body``."""
         self.status, self.fail, self.upstream = status, fail, upstream
+        self.fail_from, self.body = fail_from, body
         self.posts: list[int] = []
         self.auth: list[str | None] = []
         owner = self
@@ -48,9 +52,10 @@ class Front:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 owner.auth.append(self.headers.get("Authorization"))
-                if len(owner.posts) < owner.fail or owner.upstream is None:
+                late = owner.fail_from is not None and len(owner.posts) >= owner.fail_from
+                if late or len(owner.posts) < owner.fail or owner.upstream is None:
                     owner.posts.append(owner.status)
-                    self._reply(owner.status)
+                    self._reply(owner.status, owner.body if late else b"", {"Content-Type": "text/plain"})
                     return
                 owner.posts.append(200)
                 self._forward("POST", body)
@@ -195,3 +200,21 @@ async def test_server_restarted_between_two_calls(
     log = (tmp_path / "home" / "logs" / "mcp.log").read_text()
     assert "[sdk] warning mcp.client.streamable_http: Session termination failed: 404" in log
     assert "Session termination" not in capfd.readouterr().err
+
+
+async def test_a_failed_call_names_the_http_status_and_body(tmp_path: Path, json_server: HttpServer) -> None:
+    """A 500 to a tools/call is not retried (the server may have run it); the error names status and body."""
+    front = Front(500, 0, json_server, fail_from=0, body=b"upstream database is down")
+    try:
+        front.fail_from = None
+        manager, _, _ = await manager_for(tmp_path, {"url": front.url, "timeout": 30})
+        try:
+            assert manager.servers["web"].state == "connected"
+            front.fail_from = len(front.posts)
+            with pytest.raises(Exception, match="HTTP 500: upstream database is down") as caught:
+                await manager.call("web", "add", {"a": 1, "b": 2}, None, None)
+            assert front.posts.count(500) == 1, caught.value
+        finally:
+            await manager.close()
+    finally:
+        front.close()

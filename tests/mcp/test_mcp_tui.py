@@ -60,3 +60,24 @@ async def test_hanging_server_does_not_block_the_first_prompt(make_session, tmp_
         assert manager.servers["hang"].state == "failed"
         await pilot.pause(0.3)
     await manager.close()
+
+
+async def test_mcp_prompt_completes_and_runs_as_a_slash_command(make_session, tmp_path: Path) -> None:  # noqa: F811
+    from pi_coder.tui.widgets.completion_menu import CompletionMenu
+
+    session, faux = make_session([faux_message("reviewed")])
+    write_mcp(tmp_path / "mcp.json", {"tiny": tiny()})
+    manager = _attach(session, tmp_path / "mcp.json")
+    app = make_app(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: "mcp__tiny__add" in session.tool_names, what="tools", timeout=30)
+        await type_text(pilot, "/mcp__tiny__rev")
+        menu = app.query_one(CompletionMenu)
+        await wait_until(pilot, lambda: menu.is_open, what="the menu")
+        assert [item.label for item in menu.items] == ["/mcp__tiny__review"]
+        app.editor.text = ""
+        await _send(pilot, "/mcp__tiny__review src/app.py focus=naming")
+        await wait_until(pilot, lambda: faux.state.call_count == 1, what="the request", timeout=15)
+        sent = faux.state.contexts[0].messages[-1]
+        assert sent.content[0].text == "Review src/app.py for naming."
+    await manager.close()

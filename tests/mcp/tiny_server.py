@@ -2,7 +2,8 @@
 
 ``python tiny_server.py [stdio|http PORT] [--garbage] [--marker FILE] [--init-delay S]``: ``--garbage``
 prints non-JSON lines on stdout before serving; ``--marker`` writes a file at start; ``--init-delay``
-sleeps S seconds before serving (a server slow to initialize); ``--json`` (http) answers with JSON bodies, not SSE.
+sleeps S seconds before serving (a server slow to initialize); ``--json`` (http) answers with JSON bodies, not SSE;
+``--pid-file FILE`` writes the pid there; ``--announce-during-list`` adds a tool while answering the first tools/list; ``--ignore-eof`` (stdio) stays alive after stdin ends (only a signal stops it).
 """
 
 from __future__ import annotations
@@ -22,7 +23,29 @@ PNG = base64.b64encode(
     )
 ).decode()
 
-server = MCPServer("tiny")
+class AnnouncingServer(MCPServer):
+    """``--announce-during-list``: the first tools/list adds the tool ``late`` and sends
+    tools/list_changed before answering (with the list as it was when the request came)."""
+
+    announced = False
+
+    async def _handle_list_tools(self, ctx, params):  # type: ignore[no-untyped-def]
+        if self.announced:
+            return await super()._handle_list_tools(ctx, params)
+        self.announced = True
+        answer = await super()._handle_list_tools(ctx, params)
+        self.add_tool(late, name="late")
+        await ctx.session.send_tool_list_changed()
+        await asyncio.sleep(0.2)  # the notification goes out well before the answer
+        return answer
+
+
+def late() -> str:
+    """A tool added while the first tools/list was answered."""
+    return "late"
+
+
+server = (AnnouncingServer if "--announce-during-list" in sys.argv else MCPServer)("tiny")
 
 
 @server.tool()
@@ -77,6 +100,30 @@ def crash() -> str:
     os._exit(3)
 
 
+@server.resource("tiny://dot.png", mime_type="image/png")
+def dot() -> bytes:
+    """A 1x1 PNG resource."""
+    return base64.b64decode(PNG)
+
+
+@server.resource("tiny://data.bin", mime_type="application/octet-stream")
+def data() -> bytes:
+    """Four bytes of binary data."""
+    return bytes([0, 1, 2, 255])
+
+
+@server.resource("ui://tiny/app", mime_type="text/html;profile=mcp-app")
+def app() -> str:
+    """An MCP App's page (pi leaves these out)."""
+    return "<html></html>"
+
+
+@server.prompt()
+def review(path: str, focus: str = "bugs") -> str:
+    """Review one file."""
+    return f"Review {path} for {focus}."
+
+
 @server.tool()
 def pid() -> str:
     """The server's pid."""
@@ -89,6 +136,9 @@ def main() -> None:
         path = args[args.index("--marker") + 1]
         with open(path, "w") as fh:
             fh.write("ran")
+    if "--pid-file" in args:
+        with open(args[args.index("--pid-file") + 1], "w") as fh:
+            fh.write(str(os.getpid()))
     if "--garbage" in args:
         sys.stdout.write("this is not JSON\n{broken\n")
         sys.stdout.flush()
@@ -101,6 +151,11 @@ def main() -> None:
         server.run("streamable-http", host="127.0.0.1", port=int(args[1]), json_response="--json" in args)
     else:
         server.run("stdio")
+        if "--ignore-eof" in args:
+            import time
+
+            while True:
+                time.sleep(1)
 
 
 if __name__ == "__main__":
