@@ -35,6 +35,16 @@ AGENT_MARKERS = {"AI_AGENT": "pi", "PI_CODING_AGENT": "true"}
 capture_sdk_logging()
 
 
+def inherited_environment() -> dict[str, str]:
+    """pi's environment without the provider keys pi itself uses (``ANTHROPIC_API_KEY``, ...):
+    a server gets one only when its ``env`` entry passes it (``"${OPENAI_API_KEY}"``). Other
+    variables (``GITHUB_TOKEN``, ...) pass through, as servers commonly read them."""
+    from pi_coder.ai.keys import ENV_API_KEYS
+
+    keys = {name for names in ENV_API_KEYS.values() for name in names}
+    return {name: value for name, value in os.environ.items() if name not in keys}
+
+
 class Tail:
     """The last ``TAIL_CHARS`` characters of a server's stderr."""
 
@@ -79,7 +89,7 @@ async def stop_process(proc: asyncio.subprocess.Process) -> None:
 async def stdio_transport(
     config: ServerConfig, cwd: str, tail: Tail, on_pid: Callable[[int | None], None]
 ) -> AsyncIterator[tuple[Any, Any, asyncio.Event]]:
-    env = {**os.environ, **AGENT_MARKERS, **config.resolved_env()}
+    env = {**inherited_environment(), **AGENT_MARKERS, **config.resolved_env()}
     proc = await asyncio.create_subprocess_exec(
         config.command or "",
         *config.args,

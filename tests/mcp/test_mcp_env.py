@@ -67,6 +67,30 @@ async def test_unset_variable_fails_that_server_and_the_rest_expand(
         await manager.close()
 
 
+async def test_pis_provider_keys_reach_a_server_only_through_its_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The provider keys pi uses are not inherited by stdio servers; an ``env`` entry passes one
+    on purpose; other variables (a server's own token) are inherited as before."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-not-for-servers")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-passed-on-purpose")
+    monkeypatch.setenv("PI31_SERVER_TOKEN", "the-server-reads-this")
+    write_mcp(tmp_path / "mcp.json", {"s": tiny(env={"OPENAI_API_KEY": "${OPENAI_API_KEY}"})})
+    config = load_servers(str(tmp_path), project_trusted=False, global_path=tmp_path / "mcp.json")
+    manager = McpManager(config, str(tmp_path))
+    manager.attach(Host(), lambda _level, _text: None)
+    manager.start()
+    try:
+        assert await manager.wait_connecting(60) == []
+        pid = int((await manager.call("s", "pid", {}, None, None)).content[0].text)
+        env = server_environ(pid)
+        assert "ANTHROPIC_API_KEY" not in env
+        assert env["OPENAI_API_KEY"] == "sk-openai-passed-on-purpose"
+        assert env["PI31_SERVER_TOKEN"] == "the-server-reads-this"
+    finally:
+        await manager.close()
+
+
 def test_expand_value_rules(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PI31_V", "v")
     monkeypatch.setenv("PI31_EMPTY", "")
