@@ -108,11 +108,12 @@ def main() -> None:
     times: dict[str, dict[bool, list[tuple[float, float]]]] = {}
     with tempfile.TemporaryDirectory() as tmp, SSEServer() as server:
         root = Path(tmp)
-        project = root / "project"
-        _seed(project, args.files)
+        projects = {on: root / ("project-on" if on else "project-off") for on in (True, False)}
+        for project in projects.values():  # one each: a change made by one side is no hand edit for the other
+            _seed(project, args.files)
         homes = {on: _home(root, server, on) for on in (True, False)}
         for on in (True, False):  # warm-up: bytecode caches, the session file, the first snapshot
-            _prompt(project, homes[on], server, "true", 0)
+            _prompt(projects[on], homes[on], server, "true", 0)
         for round_no in range(args.rounds):
             for on in (True, False) if round_no % 2 == 0 else (False, True):
                 side = "a" if on else "b"
@@ -122,13 +123,13 @@ def main() -> None:
                 }
                 for name, command in cases.items():
                     times.setdefault(name, {True: [], False: []})[on].append(
-                        _prompt(project, homes[on], server, command, delay)
+                        _prompt(projects[on], homes[on], server, command, delay)
                     )
                 if on:
                     shutil.rmtree(homes[True] / "checkpoints", ignore_errors=True)
                 name = "first prompt, new store"
                 times.setdefault(name, {True: [], False: []})[on].append(
-                    _prompt(project, homes[on], server, "true", delay)
+                    _prompt(projects[on], homes[on], server, "true", delay)
                 )
     print(
         f"files: {args.files}, rounds: {args.rounds}, model delay: {args.model_ms:g} ms (medians of whole `pi -c -p` runs)"
