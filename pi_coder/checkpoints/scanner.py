@@ -140,4 +140,3 @@ class Scanner:
         self._watch = None
         self._base = None
         self.unwatched = reason
-

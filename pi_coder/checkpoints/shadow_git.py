@@ -213,7 +213,11 @@ class ShadowRepo:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from exc
 
     async def _collect(
-        self, proc: subprocess.Popen[bytes], args: Sequence[str], stdin: bytes | None = None, check: bool = True
+        self,
+        proc: subprocess.Popen[bytes],
+        args: Sequence[str],
+        stdin: bytes | None = None,
+        check: bool = True,
     ) -> bytes:
         try:
             out, err = await asyncio.to_thread(proc.communicate, stdin)

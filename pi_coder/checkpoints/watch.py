@@ -409,7 +409,9 @@ def _foreign_fs(root: str) -> str | None:
             continue
         if point.startswith(prefix):
             below.append((point, fstype))
-        elif (root + "/").startswith(point.rstrip("/") + "/") and (holder is None or len(point) >= len(holder[0])):
+        elif (root + "/").startswith(point.rstrip("/") + "/") and (
+            holder is None or len(point) >= len(holder[0])
+        ):
             holder = (point, fstype)
     for point, fstype in ([holder] if holder is not None else []) + below:
         if fstype not in _LOCAL_FS:
