@@ -24,9 +24,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from pi_coder.checkpoints import watch as watching
 from pi_coder.checkpoints.shadow_git import Scan, ShadowRepo, Snapshot
+
+if TYPE_CHECKING:
+    from pi_coder.checkpoints.watch import FolderWatch
 
 __all__ = ["MAX_PATHS", "Scanner"]
 
@@ -42,7 +45,7 @@ class Scanner:
     def __init__(self, repo: ShadowRepo, *, watch: bool = True) -> None:
         self.repo = repo
         self._lock = asyncio.Lock()
-        self._watch: watching.FolderWatch | None = None
+        self._watch: FolderWatch | None = None
         self.unwatched: str | None = None if watch else "watching is off"
         """Why the folder is not watched (None while it is, or before the first snapshot)."""
         self._base: str | None = None
@@ -58,9 +61,11 @@ class Scanner:
 
     def _start(self) -> None:
         """Start the watcher (before a full scan, so that scan is its base)."""
+        from pi_coder.checkpoints import watch  # ctypes: only where checkpoints run
+
         excludes = self.repo.excludes or ()
         root = self.repo.dir.parent
-        started = watching.start(self.repo.cwd, skip=[str(root)], excludes=excludes)
+        started = watch.start(self.repo.cwd, skip=[str(root)], excludes=excludes)
         if isinstance(started, str):
             self._gave_up(started)
         else:

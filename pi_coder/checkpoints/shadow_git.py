@@ -168,6 +168,7 @@ class ShadowRepo:
             "-c", "core.safecrlf=false",
             "-c", "core.fsmonitor=false",
             "-c", "core.untrackedCache=true",
+            "-c", "core.splitIndex=true",  # a snapshot rewrites a small index, not all 10,000 entries
             "-c", "core.pager=cat",
             "-c", "core.attributesFile=" + os.devnull,
             "-c", "diff.external=",

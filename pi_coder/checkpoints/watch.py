@@ -25,7 +25,6 @@ writing to a memory-mapped file, raises no event; the next full scan (the first 
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import os
 import stat
@@ -61,7 +60,7 @@ _LOCAL_FS = frozenset(
 
 class _Libc:
     def __init__(self) -> None:
-        lib = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        lib = ctypes.CDLL(None, use_errno=True)  # the C library is loaded in every Python
         self.init1 = lib.inotify_init1
         self.init1.argtypes = [ctypes.c_int]
         self.init1.restype = ctypes.c_int
