@@ -223,6 +223,7 @@ class FolderWatch:
             return None
         lost = False
         new_dirs: list[str] = []
+        gone_dirs: set[str] = set()
         try:
             while True:
                 try:
@@ -231,7 +232,9 @@ class FolderWatch:
                     break
                 if not data:
                     break
-                lost = self._parse(data, new_dirs) or lost
+                lost = self._parse(data, new_dirs, gone_dirs) or lost
+            if gone_dirs:
+                self._forget(gone_dirs)
             if _stat_key(os.path.join(self.root, ".git", "info", "exclude")) != self._exclude_stat:
                 lost = True
             if not lost:
@@ -253,8 +256,12 @@ class FolderWatch:
         out, self._dirty = self._dirty, set()
         return out
 
-    def _parse(self, data: bytes, new_dirs: list[str]) -> bool:
-        """Note the events of one read; True when something may have been missed."""
+    def _parse(self, data: bytes, new_dirs: list[str], gone_dirs: set[str]) -> bool:
+        """Note the events of one read; True when something may have been missed.
+
+        Folders that appeared go to ``new_dirs`` (walked once all is read), those that moved away
+        or were removed to ``gone_dirs`` (their watches are dropped first: one pass for all).
+        """
         lost = False
         offset = 0
         while offset + _HEADER.size <= len(data):
@@ -285,16 +292,18 @@ class FolderWatch:
             self._dirty.add(rel)
             if mask & _ISDIR:
                 if mask & (_MOVED_FROM | _DELETE):
-                    self._forget(rel)
+                    gone_dirs.add(rel)
                 if mask & (_CREATE | _MOVED_TO):
                     new_dirs.append(rel)
         return lost
 
-    def _forget(self, rel: str) -> None:
-        """Drop the watches of a folder that moved away or was removed (and of those below it)."""
-        prefix = rel + "/"
+    def _forget(self, gone: set[str]) -> None:
+        """Drop the watches of folders that moved away or were removed (and of those below them)."""
         for wd, path in list(self._paths.items()):
-            if path == rel or path.startswith(prefix):
+            probe = path
+            while probe and probe not in gone:
+                probe = probe.rpartition("/")[0]
+            if probe:
                 self._lib.rm_watch(self._fd, wd)  # fails harmlessly for one already gone
                 del self._paths[wd]
                 self._rules.pop(path, None)

@@ -78,7 +78,11 @@ def test_a_folder_moved_is_named_at_both_places_and_watched_at_the_new_one(tmp_p
     try:
         os.rename(top / "src", top / "lib")
         (top / "lib" / "pkg" / "b.py").write_text("b\n")
-        assert w.drain() == {"src", "lib"}
+        moved = w.drain()
+        assert moved is not None and {"src", "lib"} <= moved  # git looks below both
+        assert all(
+            path.split("/")[0] in ("src", "lib") for path in moved
+        )  # (b.py may be named by its old place)
         assert "src/pkg" not in _watched(w) and "lib/pkg" in _watched(w)
         (top / "lib" / "pkg" / "c.py").write_text("c\n")
         assert w.drain() == {"lib/pkg/c.py"}
