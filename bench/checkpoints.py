@@ -14,10 +14,13 @@ either changes nothing (``true``) or changes 7 files (5 edited, 1 created, 1 del
   prompt in a folder whose store was just deleted (the first snapshot of all files); "to request"
   is when the model's first request arrived, from the process start: the first snapshot must not
   delay it.
-- RPC: one ``pi --mode rpc`` per side for the whole run, K prompts per case, the sides
-  alternating; a prompt is timed from sending it to ``agent_settled``, and the next one is sent
-  at once (so a checkpoint entry still being written delays it). CPU per prompt from
-  ``/proc/<pid>/stat`` (pi and the children it waited for).
+- RPC: first, ``--rpc-fresh`` times per side, a new process on a deleted store prompted as soon
+  as it starts ("first prompt, new store": the warm-up's first snapshot of all files runs while
+  the prompt is sent; "to request" is from sending the prompt). Then one ``pi --mode rpc`` per
+  side for the rest of the run, K prompts per case, the sides alternating; a prompt is timed from
+  sending it to ``agent_settled``, and the next one is sent at once (so a checkpoint entry still
+  being written delays it). CPU per prompt from ``/proc/<pid>/stat`` (pi and the children it
+  waited for).
 
 ``--model-ms`` delays the model's first answer of each prompt (0: an instant model, the worst case
 for checkpoints: nothing hides their work). Figures are medians; "added" is on minus off, measured
@@ -166,6 +169,14 @@ class _Rpc:
         self._until(lambda line: line.get("type") == "agent_settled")
         return time.monotonic() - start
 
+    def first_prompt(self, server: SSEServer) -> Sample:
+        """A prompt sent as soon as the process runs: (wall to settled, NaN, wall to the model request)."""
+        seen = len(server.requests)
+        start = time.monotonic()
+        self.prompt()
+        first = server.requests[seen].received_at - start if len(server.requests) > seen else float("nan")
+        return time.monotonic() - start, float("nan"), first
+
     def cpu(self) -> float:
         """CPU seconds of pi and of the children it waited for, so far."""
         fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -210,12 +221,23 @@ def _rpc_runs(
     projects = {on: root / ("rpc-on" if on else "rpc-off") for on in (True, False)}
     homes = {on: _home(root / "rpc", server, on) for on in (True, False)}
     clients: dict[bool, _Rpc] = {}
+    for on in (True, False):
+        _seed(projects[on], args.files)
+    fresh = times.setdefault("first prompt, new store", {True: [], False: []})
+    for number in range(args.rpc_fresh):  # a new process each, prompted at once, its store deleted
+        for on in (True, False) if number % 2 == 0 else (False, True):
+            shutil.rmtree(homes[on] / "checkpoints", ignore_errors=True)
+            client = _Rpc(projects[on], homes[on])
+            try:
+                _enqueue(server, "true", delay)
+                fresh[on].append(client.first_prompt(server))
+            finally:
+                client.close()
     try:
         for on in (True, False):
-            _seed(projects[on], args.files)
             clients[on] = _Rpc(projects[on], homes[on])
             _enqueue(server, "true", 0)
-            clients[on].prompt()  # warm-up; with checkpoints on, also the store's first snapshot
+            clients[on].prompt()  # warm-up (with checkpoints on, the store's first snapshot if none)
         for name in ("nothing changed", "7 files changed"):
             cpu = {on: clients[on].cpu() for on in (True, False)}
             samples: dict[bool, list[float]] = {True: [], False: []}
@@ -236,6 +258,10 @@ def _rpc_runs(
     return times
 
 
+def _ms(value: float, width: int) -> str:
+    return f"{value * 1000:{width - 2}.0f}ms" if value == value else " " * width  # NaN: not measured
+
+
 def _report(title: str, times: dict[str, dict[bool, list[Sample]]]) -> None:
     print(title)
     print(
@@ -243,22 +269,19 @@ def _report(title: str, times: dict[str, dict[bool, list[Sample]]]) -> None:
         f"{'to request off':>16}{'on':>8}  goal (wall)"
     )
     for name, sides in times.items():
-        wall = [statistics.median(t[0] for t in sides[on]) for on in (False, True)]
-        cpu = [statistics.median(t[1] for t in sides[on]) for on in (False, True)]
-        first = [statistics.median(t[2] for t in sides[on]) for on in (False, True)]
+        wall, cpu, first = (
+            [statistics.median(t[index] for t in sides[on]) for on in (False, True)] for index in range(3)
+        )
         goal = GOALS.get(name)
         verdict = (
             ""
             if goal is None
             else f"<= {goal * 1000:.0f} ms: {'met' if wall[1] - wall[0] <= goal else 'NOT met'}"
         )
-        request = (
-            f"{first[0] * 1000:14.0f}ms{first[1] * 1000:6.0f}ms" if first[0] == first[0] else f"{'':16}{'':8}"
-        )
         print(
-            f"{name:26}{wall[0] * 1000:8.0f}ms{wall[1] * 1000:6.0f}ms{(wall[1] - wall[0]) * 1000:6.0f}ms"
-            f"{wall[1] / wall[0]:7.2f}{cpu[0] * 1000:8.0f}ms{cpu[1] * 1000:6.0f}ms{(cpu[1] - cpu[0]) * 1000:6.0f}ms"
-            f"{request}  {verdict}"
+            f"{name:26}{_ms(wall[0], 10)}{_ms(wall[1], 8)}{_ms(wall[1] - wall[0], 8)}{wall[1] / wall[0]:7.2f}"
+            f"{_ms(cpu[0], 10)}{_ms(cpu[1], 8)}{_ms(cpu[1] - cpu[0], 8)}"
+            f"{_ms(first[0], 16)}{_ms(first[1], 8)}  {verdict}"
         )
 
 
@@ -267,6 +290,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=7, help="pi -c -p rounds (0: none)")
     parser.add_argument("--rpc-prompts", type=int, default=15, help="RPC prompts per case and side (0: none)")
+    parser.add_argument("--rpc-fresh", type=int, default=3, help="RPC first prompts on a new store, per side")
     parser.add_argument("--model-ms", type=float, default=0.0)
     args = parser.parse_args()
     delay = args.model_ms / 1000
