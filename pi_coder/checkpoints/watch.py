@@ -56,6 +56,8 @@ _LOCAL_FS = frozenset(
     }
 )  # fmt: skip
 """File systems whose every change goes through this kernel (so inotify sees it)."""
+_NLINK_FS = frozenset({"ext2", "ext3", "ext4", "xfs", "tmpfs"})
+"""File systems where a folder's link count is 2 + its subfolders (btrfs and overlay say 1)."""
 
 
 class _Libc:
@@ -107,7 +109,11 @@ class FolderWatch:
         self._paths: dict[int, str] = {}
         """Watch descriptor -> the folder's path relative to the top ("" for the top)."""
         self._rules: dict[str, DirRules] = {}
-        """The ignore rules for each watched folder's children."""
+        """The ignore rules for each watched folder's children (see ``_unlisted``)."""
+        self._unlisted: set[str] = set()
+        """Folders watched without being listed (no subfolders): their rules lack their own ``.gitignore``."""
+        self.leaf_dev: int | None = None
+        """The device whose folders' link counts are trusted: a folder with 2 links has no subfolders."""
         self._dirty: set[str] = set()
         self._exclude_stat: tuple[int, int, int] | None = None
         self.reason: str | None = None
@@ -134,6 +140,7 @@ class FolderWatch:
         old = self._paths
         self._paths = {}
         self._rules = {}
+        self._unlisted = set()
         self._dirty = set()
         self._exclude_stat = _stat_key(os.path.join(self.root, ".git", "info", "exclude"))
         top = DirRules()
@@ -168,14 +175,22 @@ class FolderWatch:
         return True
 
     def _walk(self, start: str, rules: DirRules) -> None:
-        """Watch ``start`` and the folders below it (each watched before it is listed)."""
-        pending = [(start, rules)]
+        """Watch ``start`` and the folders below it (each watched before it is listed).
+
+        A folder with no subfolders (2 links, on a file system that keeps the count) is watched
+        without being listed: most folders hold files only, and listing is most of a walk's cost.
+        """
+        pending = [(start, rules, False)]
         while pending:
-            rel, inherited = pending.pop()
+            rel, inherited, leaf = pending.pop()
             if not self._add(rel):
                 continue
+            if leaf:
+                self._rules[rel] = inherited
+                self._unlisted.add(rel)
+                continue
             full = os.path.join(self.root, rel) if rel else self.root
-            subdirs: list[str] = []
+            subdirs: list[tuple[str, bool]] = []
             gitignore: str | None = None
             try:
                 with os.scandir(full) as entries:
@@ -190,7 +205,7 @@ class FolderWatch:
                         else:
                             try:
                                 if entry.is_dir(follow_symlinks=False):
-                                    subdirs.append(name)
+                                    subdirs.append((name, self._is_leaf(entry)))
                             except OSError:
                                 continue
             except (FileNotFoundError, NotADirectoryError):
@@ -199,13 +214,33 @@ class FolderWatch:
                 raise _Unwatchable(f"cannot list {full}: {exc.strerror or exc}") from exc
             mine = inherited.below(rel, gitignore)
             self._rules[rel] = mine
-            for name in subdirs:
+            for name, child_leaf in subdirs:
                 child = f"{rel}/{name}" if rel else name
                 if mine.ignores(child):
                     continue
                 if self._skip and os.path.join(self.root, child) in self._skip:
                     continue
-                pending.append((child, mine))
+                pending.append((child, mine, child_leaf))
+
+    def _is_leaf(self, entry: os.DirEntry[str]) -> bool:
+        if self.leaf_dev is None:
+            return False
+        info = entry.stat(follow_symlinks=False)
+        return info.st_nlink == 2 and info.st_dev == self.leaf_dev
+
+    def _children_rules(self, folder: str) -> DirRules | None:
+        """The rules for new subfolders of a watched folder (None: it is not watched)."""
+        rules = self._rules.get(folder)
+        if rules is not None and folder in self._unlisted:
+            path = (
+                os.path.join(self.root, folder, ".gitignore")
+                if folder
+                else os.path.join(self.root, ".gitignore")
+            )
+            rules = rules.below(folder, _read_text(path))
+            self._rules[folder] = rules
+            self._unlisted.discard(folder)
+        return rules
 
     # ------------------------------------------------------------------ reading
 
@@ -240,7 +275,7 @@ class FolderWatch:
             if not lost:
                 for rel in new_dirs:
                     parent = rel.rpartition("/")[0]
-                    rules = self._rules.get(parent)
+                    rules = self._children_rules(parent)
                     if rules is None or rules.ignores(rel) or os.path.join(self.root, rel) in self._skip:
                         continue
                     self._walk(rel, rules)
@@ -307,6 +342,7 @@ class FolderWatch:
                 self._lib.rm_watch(self._fd, wd)  # fails harmlessly for one already gone
                 del self._paths[wd]
                 self._rules.pop(path, None)
+                self._unlisted.discard(path)
 
     def restart(self, excludes: Sequence[str] | None = None) -> None:
         """Start over: a new walk (and new ``excludes``); what changed before is forgotten.
@@ -346,6 +382,7 @@ class FolderWatch:
             threading.Thread(target=os.close, args=(fd,), name="pi-unwatch", daemon=True).start()
         self._paths = {}
         self._rules = {}
+        self._unlisted = set()
         self._dirty = set()
 
     @property
@@ -366,13 +403,18 @@ def start(
     lib = _lib()
     if isinstance(lib, str):
         return lib
-    foreign = _foreign_fs(root)
+    foreign, fstype = _file_systems(root)
     if foreign is not None:
         return foreign
     limit = _watch_limit()
     if limit is not None:
         max_dirs = min(max_dirs, limit // 4)
     watch = FolderWatch(root, skip, excludes, max_dirs, lib)
+    if fstype in _NLINK_FS:
+        try:
+            watch.leaf_dev = os.stat(root).st_dev
+        except OSError as exc:
+            return f"cannot watch {root}: {exc.strerror or exc}"
     try:
         watch._open()
     except _Unwatchable as exc:
@@ -397,13 +439,14 @@ def _watch_limit() -> int | None:
         return None
 
 
-def _foreign_fs(root: str) -> str | None:
-    """Why the folder (or a mount below it) is on a file system inotify cannot follow, if it is."""
+def _file_systems(root: str) -> tuple[str | None, str | None]:
+    """Why the folder (or a mount below it) is on a file system inotify cannot follow (None: it is
+    not), and the type of the folder's own file system."""
     try:
         with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as handle:
             lines = handle.read().splitlines()
     except OSError:
-        return "the mounted file systems cannot be read (/proc/self/mountinfo)"
+        return "the mounted file systems cannot be read (/proc/self/mountinfo)", None
     holder: tuple[str, str] | None = None
     below: list[tuple[str, str]] = []
     prefix = root.rstrip("/") + "/"
@@ -423,8 +466,8 @@ def _foreign_fs(root: str) -> str | None:
             holder = (point, fstype)
     for point, fstype in ([holder] if holder is not None else []) + below:
         if fstype not in _LOCAL_FS:
-            return f"{point} is a {fstype} file system"
-    return None
+            return f"{point} is a {fstype} file system", fstype
+    return None, holder[1] if holder is not None else None
 
 
 def _unescape(text: str) -> str:

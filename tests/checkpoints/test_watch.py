@@ -164,3 +164,27 @@ def test_ignore_rules_only_claim_what_git_certainly_ignores() -> None:
     assert parse_rules(["x", "!y"]) is None
     unsure = rules.below("a", "out\n!keep\n")
     assert not unsure.ignores("a/node_modules") and not unsure.below("a/b", "z\n").ignores("a/b/z")
+
+
+def test_folders_without_subfolders_are_watched_unlisted_and_their_gitignore_still_counts(
+    tmp_path: Path,
+) -> None:
+    top = _tree(tmp_path)
+    (top / "leaf").mkdir()
+    (top / "leaf" / ".gitignore").write_text("out/\n")
+    (top / "other").mkdir()
+    (top / "other" / ".gitignore").write_text("!node_modules/\n")
+    w = _start(top)
+    try:
+        assert {"leaf", "other"} <= _watched(w)
+        (top / "leaf" / "out").mkdir()
+        (top / "leaf" / "keep").mkdir()
+        (top / "other" / "node_modules").mkdir()  # ignored at the top, brought back here
+        (top / "node_modules" / "dep" / "x.js").write_text("x\n")
+        assert w.drain() == {"leaf/out", "leaf/keep", "other/node_modules"}
+        assert {"leaf/keep", "other/node_modules"} <= _watched(w) and "leaf/out" not in _watched(w)
+        (top / "other" / "node_modules" / "y.js").write_text("y\n")
+        (top / "leaf" / "out" / "o.txt").write_text("o\n")
+        assert w.drain() == {"other/node_modules/y.js"}
+    finally:
+        w.stop()
