@@ -258,6 +258,54 @@ def _rpc_runs(
     return times
 
 
+def _snapshots(args: argparse.Namespace, root: Path) -> None:
+    """The snapshot alone, in this process: a watched folder's partial snapshots against full scans."""
+    import asyncio
+    import resource
+
+    from pi_coder.checkpoints.scanner import Scanner
+    from pi_coder.checkpoints.shadow_git import ShadowRepo
+
+    project = root / "snap"
+    _seed(project, args.files)
+
+    def cpu() -> float:
+        own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+    async def run() -> dict[str, list[tuple[float, float]]]:
+        out: dict[str, list[tuple[float, float]]] = {}
+        repo = ShadowRepo(project, root / "snap-store")
+        full = Scanner(repo, watch=False)
+        await full.take(1 << 20)  # the store's first snapshot
+
+        async def timed(name: str, scanner: Scanner, change: str | None = None) -> None:
+            if change is not None:
+                await asyncio.to_thread(subprocess.run, ["sh", "-c", change], cwd=project)
+            start, used = time.monotonic(), cpu()
+            await scanner.take(1 << 20)
+            out.setdefault(name, []).append((time.monotonic() - start, cpu() - used))
+
+        for number in range(args.snapshots):
+            watched = Scanner(repo)  # as in a new process
+            await timed("watched: first of a process (watcher + full scan)", watched)
+            await timed("watched: nothing changed", watched)
+            await timed("watched: 7 files changed", watched, _change_seven(2 * number, "s"))
+            watched.stop()
+            await timed("full scan: nothing changed", full)
+            await timed("full scan: 7 files changed", full, _change_seven(2 * number + 1, "s"))
+        return out
+
+    results = asyncio.run(run())
+    print(
+        f"The snapshot alone (one process, {args.snapshots} rounds, medians; ShadowRepo and Scanner in this process)"
+    )
+    for name, samples in results.items():
+        wall = statistics.median(t[0] for t in samples)
+        used = statistics.median(t[1] for t in samples)
+        print(f"  {name:56}{wall * 1000:8.1f} ms wall {used * 1000:8.1f} ms CPU")
+
+
 def _ms(value: float, width: int) -> str:
     return f"{value * 1000:{width - 2}.0f}ms" if value == value else " " * width  # NaN: not measured
 
@@ -291,6 +339,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7, help="pi -c -p rounds (0: none)")
     parser.add_argument("--rpc-prompts", type=int, default=15, help="RPC prompts per case and side (0: none)")
     parser.add_argument("--rpc-fresh", type=int, default=3, help="RPC first prompts on a new store, per side")
+    parser.add_argument("--snapshots", type=int, default=9, help="rounds of the snapshot alone (0: none)")
     parser.add_argument("--model-ms", type=float, default=0.0)
     args = parser.parse_args()
     delay = args.model_ms / 1000
@@ -309,6 +358,9 @@ def main() -> None:
         _report(f"pi -c -p, a process per prompt, {args.rounds} rounds", printed)
     if rpc:
         _report(f"RPC, one process per side, {args.rpc_prompts} prompts per case (CPU: mean per prompt)", rpc)
+    if args.snapshots:
+        with tempfile.TemporaryDirectory() as tmp:
+            _snapshots(args, Path(tmp))
 
 
 if __name__ == "__main__":
