@@ -152,19 +152,29 @@ class Checkpoints(CheckpointRestore):
         self.session.subscribe(self._on_event)
 
     def warm_up(self) -> None:
-        """Start a folder's first snapshot (all its files) in the background, if it has no store yet.
+        """Start watching the folder and take its first snapshot of this process, in the background.
 
-        Called by the TUI and RPC modes once they run (``pi -p`` prompts at once: its prompt's
-        own snapshot is the first). The first prompt is not delayed by it: its own snapshot waits for this one (the shadow's
-        lock), and then only adds what changed meanwhile. Closing the session cancels it; what it
-        added by then is kept for the next start.
+        Called by the TUI (after its first frame), RPC (when serving starts) and ``pi -p`` (before
+        its first prompt). The snapshot is a full scan (in a new folder, the store's first
+        snapshot of all files); the watcher started just before it makes every later snapshot a
+        look at the changed paths alone (:mod:`pi_coder.checkpoints.scanner`). The first prompt is
+        not delayed by it: its own snapshot waits for this one (the scanner's lock) only when a
+        file-changing tool needs it. Closing the session cancels it; what it added by then is kept
+        for the next start.
         """
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        if self.enabled and git_available() and not self.repo.has_snapshot():
+        if self.enabled and self._warm is None and git_available():
+            settings = self.session.settings.checkpoints
+            if self.repo.excludes_current(() if settings.keep_secrets else _secret_patterns()):
+                self.scanner.prestart()  # git starts now, not when the loop next gets to the task
             self._warm = loop.create_task(self._snapshot())
+
+    def close(self) -> None:
+        """Stop watching the folder (the session is closing; call after :meth:`settled`)."""
+        self.scanner.stop("the session closed")
 
     async def _notice(self, key: str, text: str) -> None:
         if key in self._warned:
@@ -174,6 +184,7 @@ class Checkpoints(CheckpointRestore):
 
     async def _disable(self, key: str, text: str) -> None:
         self._disabled = key
+        self.scanner.stop(text)
         self._off_reason = text
         await self._notice(key, text)
 
@@ -334,7 +345,7 @@ class Checkpoints(CheckpointRestore):
                 await self._too_many(settings.max_files)
                 return None
         self._counted = True
-        snap = await self.repo.snapshot(self._max_bytes(), only=only)
+        snap = await self._take(only)
         if snap.added > settings.max_files:
             await self._too_many(settings.max_files)
             return None
@@ -391,7 +402,7 @@ class Checkpoints(CheckpointRestore):
                     {"kind": "off", "promptId": self._prompt_id, "reason": self._off_reason}
                 )
                 return
-            files = await self.repo.changed_paths(before, after)
+            files = await self.repo.changed_paths(before, after) if after != before else []
             outside: dict[str, list[str | None]] = {}
             for path, old in self._outside.items():
                 new = await self.repo.store_blob(path, self._max_bytes())

@@ -30,9 +30,11 @@ from pi_coder.checkpoints.plan import (
     run_checkpoint,
     user_text,
 )
+from pi_coder.checkpoints.scanner import Scanner
 from pi_coder.checkpoints.shadow_git import (
     GitError,
     ShadowRepo,
+    Snapshot,
     Unsaved,
     git_available,
     remove_file,
@@ -102,6 +104,8 @@ class CheckpointRestore:
         self._warn = warn
         self._emit_reloaded = reloaded
         self.repo = ShadowRepo(session.cwd)
+        self.scanner = Scanner(self.repo)
+        """Takes every snapshot: with the folder watched, of the paths that changed alone."""
         self._disabled: str | None = None
         self._known: str | None = None
         """The snapshot of the folder as pi last left it (after a run or a restore)."""
@@ -118,11 +122,14 @@ class CheckpointRestore:
     def _max_bytes(self) -> int:
         return int(self.session.settings.checkpoints.max_file_mb * 1024 * 1024)
 
+    async def _take(self, only: builtins.list[str] | None = None) -> Snapshot:
+        return await self.scanner.take(self._max_bytes(), only=only)
+
     async def _snapshot_or_raise(self) -> str:
         if not git_available():
             raise GitError("git was not found")
         await self._ready()
-        return (await self.repo.snapshot(self._max_bytes())).commit
+        return (await self._take()).commit
 
     def _check_idle(self) -> None:
         if self.session.is_streaming:
@@ -227,7 +234,7 @@ class CheckpointRestore:
                 data = await self.repo.read_blob(blob)
                 await asyncio.to_thread(write_file, path, "100644", data, _perm(blob), os.path.dirname(path))
             result.restored.append(path)
-        self._known = (await self.repo.snapshot(self._max_bytes())).commit
+        self._known = (await self._take()).commit
         result.applied = True
         return result, present, outside_before
 

@@ -42,6 +42,7 @@ from pi_coder.checkpoints.files import (
 
 __all__ = [
     "GitError",
+    "Scan",
     "ShadowRepo",
     "Snapshot",
     "TreeEntry",
@@ -61,6 +62,10 @@ _BULK_FROM = 200
 """Past this many files to add, a snapshot writes one pack rather than loose objects."""
 _BATCH = 2500
 """Paths per ``update-index`` call."""
+
+
+_SCAN = ("ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard")
+"""A full scan: what differs from the shadow index (its stat data tells git what to look at)."""
 
 
 class GitError(Exception):
@@ -88,6 +93,28 @@ class Snapshot:
     """Files over the size limit (kept at their earlier snapshotted version, if any)."""
     added: int = 0
     """Files added or changed since the last snapshot."""
+
+
+class Scan:
+    """A full scan started ahead of its snapshot (:meth:`ShadowRepo.start_scan`)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        self._taken = False
+
+    def take(self) -> bool:
+        """True for the one snapshot that uses it."""
+        taken, self._taken = self._taken, True
+        return not taken
+
+    def cancel(self) -> None:
+        """Stop a scan no snapshot will use."""
+        if not self.take():
+            return
+        if self.proc.poll() is None:
+            self.proc.kill()
+        with contextlib.suppress(OSError, ValueError, subprocess.TimeoutExpired):
+            self.proc.communicate(timeout=5)
 
 
 @dataclass(slots=True, frozen=True)
@@ -141,6 +168,7 @@ class ShadowRepo:
             "-c", "core.safecrlf=false",
             "-c", "core.fsmonitor=false",
             "-c", "core.untrackedCache=true",
+            "-c", "core.splitIndex=true",  # a snapshot rewrites a small index, not all 10,000 entries
             "-c", "core.pager=cat",
             "-c", "core.attributesFile=" + os.devnull,
             "-c", "diff.external=",
@@ -163,15 +191,18 @@ class ShadowRepo:
         Raises:
             GitError: git exited non-zero (with ``check``) or could not be started.
         """
+        return await self._collect(self._spawn(args, stdin is not None, bare), args, stdin, check)
+
+    def _spawn(self, args: Sequence[str], stdin: bool = False, bare: bool = False) -> subprocess.Popen[bytes]:
         # Popen here and communicate() in a thread, not asyncio's subprocess: on Python 3.11 a
         # task cancelled while asyncio connects a child's pipes never ends, and a background
         # snapshot is exactly what a closing loop (asyncio.run's end, a test's teardown) cancels.
         # A cancelled call stops git with SIGTERM (it removes its lock files) and the thread ends
         # with it.
         try:
-            proc = subprocess.Popen(  # noqa: ASYNC220 (see above)
+            return subprocess.Popen(
                 ["git", *self._config_args(), *args],
-                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 env={k: v for k, v in self._env().items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
@@ -181,6 +212,14 @@ class ShadowRepo:
             )
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from exc
+
+    async def _collect(
+        self,
+        proc: subprocess.Popen[bytes],
+        args: Sequence[str],
+        stdin: bytes | None = None,
+        check: bool = True,
+    ) -> bytes:
         try:
             out, err = await asyncio.to_thread(proc.communicate, stdin)
         except asyncio.CancelledError:
@@ -195,6 +234,23 @@ class ShadowRepo:
             text = err.decode(errors="replace").strip().splitlines()
             raise GitError(text[0] if text else f"git {args[0]} failed ({proc.returncode})")
         return out
+
+    def start_scan(self) -> Scan | None:
+        """Start the full scan of the next snapshot now, without waiting (see :meth:`snapshot`).
+
+        Only for a store that is ready for it (made, with a last snapshot and the exclude
+        patterns already in place: see :meth:`excludes_current`); None otherwise.
+        """
+        if not self._ready:
+            if not (self.git_dir / "HEAD").is_file() or stat.S_IMODE(self.dir.stat().st_mode) & 0o077:
+                return None
+            self._ready = True
+        if self._excludes is None or self._last_snapshot() is None:
+            return None
+        try:
+            return Scan(self._spawn(_SCAN))
+        except GitError:
+            return None
 
     async def ensure(self) -> None:
         """Create the shadow repository on first use."""
@@ -233,13 +289,18 @@ class ShadowRepo:
         return min(out.count(b"\0"), limit + 1)
 
     async def snapshot(
-        self, max_file_bytes: int, message: str = "pi checkpoint", only: Sequence[str] | None = None
+        self,
+        max_file_bytes: int,
+        message: str = "pi checkpoint",
+        only: Sequence[str] | None = None,
+        scan: Scan | None = None,
     ) -> Snapshot:
         """Record the folder as git sees it; files over ``max_file_bytes`` are left out.
 
         ``only``: the paths (relative to the folder) known to be the only ones changed since the
         last snapshot; git then looks at those alone instead of every file (ignore rules still
-        apply). An empty list: nothing to look at (the last snapshot).
+        apply). An empty list: nothing to look at (the last snapshot). ``scan``: the full scan,
+        started earlier by :meth:`start_scan` (the snapshot is of the folder as it was then).
 
         Returns:
             The snapshot (an existing one when nothing changed since the last snapshot).
@@ -248,11 +309,18 @@ class ShadowRepo:
             await self.ensure()
             if only is not None and not only and self._last_snapshot() is not None:
                 raw = b""
-            else:
-                limit = ["--", *[":(literal)" + p for p in only]] if only else []
+            elif only:
+                # The named paths as git counts them: those in the index (changed or not, present
+                # or not: ``--modified`` would stat every file of the index) and new ones not
+                # ignored; a folder stands for the paths below it.
                 raw = await self.git(
-                    "ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard", *limit
-                )
+                    "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--",
+                    *[":(literal)" + p for p in only],
+                )  # fmt: skip
+            elif scan is not None and scan.take():
+                raw = await self._collect(scan.proc, _SCAN)
+            else:
+                raw = await self.git(*_SCAN)
             names = raw.decode("utf-8", "surrogateescape").split("\0")
             changed = list(
                 dict.fromkeys(p for p in names if p and not p.endswith("/"))
@@ -340,9 +408,31 @@ class ShadowRepo:
         self._perm_cache = (commit, perms)
         return perms
 
+    def last_commit(self) -> str | None:
+        """The commit of the store's last snapshot (by any process), None when there is none."""
+        last = self._last_snapshot()
+        return last[0] if last is not None else None
+
+    @property
+    def excludes(self) -> tuple[str, ...] | None:
+        """The shadow's own ignore patterns as last set by :meth:`set_excludes` (None: not set yet)."""
+        return self._excludes
+
     def has_snapshot(self) -> bool:
         """True once a snapshot was taken here (its index then knows the folder's files)."""
         return (self.dir / "last").is_file()
+
+    def excludes_current(self, patterns: Sequence[str]) -> bool:
+        """True (and noted) when the store's ``info/exclude`` already holds ``patterns``."""
+        if self._excludes == tuple(patterns):
+            return True
+        try:
+            same = (self.git_dir / "info" / "exclude").read_text() == "".join(f"{p}\n" for p in patterns)
+        except OSError:
+            return False
+        if same:
+            self._excludes = tuple(patterns)
+        return same
 
     async def set_excludes(self, patterns: Sequence[str]) -> None:
         """Ignore patterns of the shadow itself (``info/exclude``): files never snapshotted."""

@@ -803,6 +803,7 @@ class AgentSession(EventHub):
         """Abort whatever runs and wait until idle, then retry a failed save once and release the file."""
         await self._stop()
         await self.checkpoints.settled()  # the last run's checkpoint entry, written in the background
+        self.checkpoints.close()  # stops watching the folder
         if self.mcp is not None:  # stops every MCP server (within about 3 s)
             await self.mcp.close()
         self._store.close()

@@ -102,6 +102,7 @@ class _Interrupt(StopSignals):
 
 async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
     session = startup.session
+    session.checkpoints.warm_up()  # watch the folder and scan it while the prompt starts
     if output == "json":
         from pi_coder.modes.jsonl import JsonLineWriter, settled_event
 
