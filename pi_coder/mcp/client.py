@@ -139,7 +139,7 @@ async def stdio_transport(
 
 
 class NeedsSignIn(Exception):
-    """HTTP 401 without an ``Authorization`` header: the server wants OAuth (not supported yet)."""
+    """HTTP 401 without an ``Authorization`` header: the server wants OAuth sign-in (docs/mcp.md#oauth-sign-in)."""
 
 
 class HttpStatus:
@@ -174,8 +174,11 @@ async def http_transport(config: ServerConfig, status: HttpStatus) -> AsyncItera
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
+    from pi_coder.mcp.oauth import stored_auth
+
     client = httpx2.AsyncClient(
         headers=config.resolved_headers(),
+        auth=stored_auth(config),  # the tokens of `pi mcp login`, refreshed as needed (docs/mcp.md#oauth-sign-in)
         timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
         event_hooks={"response": [status.hook]},
     )
@@ -229,8 +232,7 @@ class Connection:
                 code = status.code
                 if code == 401 and not any(k.lower() == "authorization" for k in self.config.headers):
                     raise NeedsSignIn(
-                        "HTTP 401: the server needs sign-in; OAuth is not supported yet "
-                        '(give a token in "headers", e.g. "Authorization": "Bearer ${TOKEN}")'
+                        f"HTTP 401: run /mcp login {self.config.name} (or pi mcp login {self.config.name}) to sign in"
                     ) from None
                 if attempt == len(RETRY_DELAYS) or not _retriable(exc, code):
                     if code is not None:

@@ -15,8 +15,10 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+if TYPE_CHECKING:
+    from pi_coder.mcp.auth_store import OAuthOptions
 __all__ = [
     "ConfigResult",
     "ServerConfig",
@@ -54,6 +56,8 @@ class ServerConfig:
     description: str | None = None
     exposure: str = "direct"
     tool_exposure: dict[str, str] = field(default_factory=dict)
+    oauth: OAuthOptions | None = None
+    """An HTTP entry's ``oauth`` object (docs/mcp.md#oauth-sign-in)."""
 
     def key(self, session_cwd: str) -> tuple[Any, ...]:
         """What identifies one connection (name, the configuration, cwd): equal keys share it."""
@@ -67,6 +71,7 @@ class ServerConfig:
             self.url,
             tuple(sorted(self.headers.items())),
             self.timeout,
+            self.oauth,
             session_cwd,
         )
 
@@ -240,9 +245,12 @@ def parse_entry(
     url = entry.get("url")
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
         raise ValueError("an HTTP server needs a url starting http:// or https://")
+    from pi_coder.mcp.auth_store import parse_oauth
+
     return ServerConfig(
         name=name, transport="http", source=source, path=path, url=url,
-        headers=_str_map(entry.get("headers"), "headers"), timeout=float(timeout), description=description, **fields,
+        headers=_str_map(entry.get("headers"), "headers"), timeout=float(timeout), description=description,
+        oauth=parse_oauth(entry.get("oauth")), **fields,
     )
 
 

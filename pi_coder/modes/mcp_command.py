@@ -21,9 +21,12 @@ Usage:
   pi mcp add <name> [-l] [--env K=V]... [--cwd D] [--exposure E] [--description T] -- <command> [args...]
   pi mcp add <name> [-l] --url URL [--header K=V]... [--bearer-token-env-var NAME] [--exposure E]
   pi mcp remove <name> [-l]
+  pi mcp login <name> [-l] [-a] [--timeout SECONDS] [--no-browser]
+  pi mcp logout <name> [-l] [-a]
 
 Servers live in mcp.json in the configuration folder (-l: .pi/mcp.json of this folder), in the
-"mcpServers" shape other agents use; env and header values expand ${VAR} and !command."""
+"mcpServers" shape other agents use; env and header values expand ${VAR} and !command.
+login signs in to an HTTP server with OAuth (tokens in mcp-auth.json); logout forgets them."""
 
 
 def _err(text: str) -> int:
@@ -43,6 +46,10 @@ def run_mcp_command(args: list[str]) -> int:
         return _add(rest)
     if command in ("remove", "rm"):
         return _remove(rest)
+    if command in ("login", "logout"):
+        from pi_coder.modes.mcp_login import run_login, run_logout
+
+        return (run_login if command == "login" else run_logout)(rest)
     return _err(f'unknown command "{command}"\n{USAGE}')
 
 

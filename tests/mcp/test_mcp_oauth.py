@@ -1,0 +1,233 @@
+"""OAuth sign-in end to end (docs/mcp.md#oauth-sign-in) against ``oauth_server.py``: a protected MCP server
+and its authorization server on 127.0.0.1. The test plays the browser: it fetches the
+authorization URL ``pi mcp login`` prints and follows the redirect to pi's loopback listener.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from pi_coder.mcp.config import load_servers
+from pi_coder.mcp.manager import McpManager
+from tests.mcp.conftest import HERE, PY, free_port, tiny, write_mcp
+from tests.mcp.test_mcp_client import Host
+from tests.modes.pirun import PI, clean_env
+
+SERVER = str(HERE / "oauth_server.py")
+
+
+class OAuthServer:
+    def __init__(self, tmp_path: Path, *extra: str) -> None:
+        self.port = free_port()
+        self.log = tmp_path / f"oauth-{self.port}.log"
+        self.proc = subprocess.Popen(
+            [PY, SERVER, str(self.port), str(self.log), *extra], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    raise RuntimeError("the OAuth test server did not start") from None
+                time.sleep(0.1)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+    def events(self, kind: str | None = None) -> list[dict[str, Any]]:
+        if not self.log.exists():
+            return []
+        rows = [json.loads(line) for line in self.log.read_text().splitlines()]
+        return [r for r in rows if kind is None or r["event"] == kind]
+
+    def revoke(self) -> None:
+        httpx.post(f"http://127.0.0.1:{self.port}/admin/revoke", timeout=10).raise_for_status()
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("PI_CODER_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def oauth(tmp_path: Path) -> Any:
+    server = OAuthServer(tmp_path)
+    yield server
+    server.stop()
+
+
+def pi_login(home: Path, cwd: Path, name: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    """``pi mcp login NAME --no-browser``; the test follows the printed URL like a browser would."""
+    proc = subprocess.Popen(
+        [*PI, "mcp", "login", name, "--no-browser", "--timeout", "60", *extra],
+        cwd=cwd, env=clean_env(home), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout is not None
+    lines: list[str] = []
+    try:
+        for line in proc.stdout:
+            lines.append(line)
+            if line.startswith("http://"):
+                page = httpx.get(line.strip(), follow_redirects=True, timeout=30)
+                assert page.status_code == 200 and "pi is signed in to " + name in page.text
+                break
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, "".join(lines) + out, err)
+
+
+def pi_logout(home: Path, cwd: Path, name: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*PI, "mcp", "logout", name], cwd=cwd, env=clean_env(home), capture_output=True, text=True, timeout=60)
+
+
+async def connect(home: Path, cwd: Path) -> tuple[McpManager, list[str]]:
+    config = load_servers(str(cwd), project_trusted=False, global_path=home / "mcp.json")
+    manager = McpManager(config, str(cwd))
+    notices: list[str] = []
+    manager.attach(Host(), lambda _level, text: notices.append(text))
+    manager.start()
+    assert await manager.wait_connecting(30) == []
+    return manager, notices
+
+
+def stored(home: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((home / "mcp-auth.json").read_text())
+    return data
+
+
+async def test_login_connect_refresh_logout(home: Path, tmp_path: Path, oauth: OAuthServer) -> None:
+    write_mcp(home / "mcp.json", {"secure": {"url": oauth.url, "timeout": 30}})
+
+    manager, notices = await connect(home, tmp_path)
+    await manager.close()
+    assert manager.servers["secure"].state == "needs sign-in"
+    assert "run /mcp login secure (or pi mcp login secure)" in notices[0]
+
+    done = pi_login(home, tmp_path, "secure")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert 'Signed in to MCP server "secure"' in done.stdout
+    # Discovery from the 401, dynamic registration as "pi" for the loopback redirect, PKCE code flow.
+    [registered] = oauth.events("register")
+    assert registered["client_name"] == "pi"
+    assert registered["redirect_uris"][0].startswith("http://127.0.0.1:")
+    [authorized] = oauth.events("authorize")
+    assert authorized["resource"] == oauth.url and authorized["scope"] == "mcp"
+    path = home / "mcp-auth.json"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    record = stored(home)[f"secure {oauth.url}"]
+    first = record["tokens"]["access_token"]
+    assert record["client"]["client_id"] == registered["client_id"]
+    assert first not in done.stdout + done.stderr  # the token is never printed
+
+    manager, notices = await connect(home, tmp_path)
+    try:
+        assert manager.servers["secure"].state == "connected", notices
+        result = await manager.call("secure", "whoami", {}, None, None)
+        assert result.content[0].text == "signed-in user"
+        # The server stops accepting the token: the next connection refreshes it on the 401 and goes on.
+        oauth.revoke()
+        await manager.reconnect("secure", wait=True)
+        assert manager.servers["secure"].state == "connected"
+        assert (await manager.call("secure", "whoami", {}, None, None)).content[0].text == "signed-in user"
+    finally:
+        await manager.close()
+    refreshes = [e for e in oauth.events("token") if e["grant"] == "refresh_token"]
+    assert len(refreshes) == 1 and refreshes[0]["client_id"] == registered["client_id"]
+    assert refreshes[0]["resource"] == oauth.url
+    renewed = stored(home)[f"secure {oauth.url}"]["tokens"]["access_token"]
+    assert renewed != first
+    log = home / "logs" / "mcp.log"
+    assert not log.exists() or first not in log.read_text() and renewed not in log.read_text()
+
+    # A second sign-in reuses the registered client (same redirect port), and logout forgets it all.
+    again = pi_login(home, tmp_path, "secure")
+    assert again.returncode == 0, again.stderr
+    assert len(oauth.events("register")) == 1
+    out = pi_logout(home, tmp_path, "secure")
+    assert out.returncode == 0 and 'Signed out of MCP server "secure"' in out.stdout
+    assert f"secure {oauth.url}" not in stored(home)
+    manager, _ = await connect(home, tmp_path)
+    await manager.close()
+    assert manager.servers["secure"].state == "needs sign-in"
+
+
+async def test_expired_token_is_refreshed_before_use(home: Path, tmp_path: Path) -> None:
+    server = OAuthServer(tmp_path, "--expires", "1")
+    try:
+        write_mcp(home / "mcp.json", {"secure": {"url": server.url, "timeout": 30}})
+        done = pi_login(home, tmp_path, "secure")
+        assert done.returncode == 0, done.stderr
+        await asyncio.sleep(1.2)  # past the token's life
+        before = len(server.events("unauthorized"))
+        manager, notices = await connect(home, tmp_path)
+        await manager.close()
+        assert manager.servers["secure"].state == "connected", notices
+        assert [e["grant"] for e in server.events("token")] == ["authorization_code", "refresh_token"]
+        # Refreshed ahead of the request: the expired token was never sent.
+        assert not [e for e in server.events("unauthorized")[before:] if e["had_token"]]
+    finally:
+        server.stop()
+
+
+def test_login_mistakes_are_one_line(home: Path, tmp_path: Path) -> None:
+    write_mcp(home / "mcp.json", {"local": tiny(), "keyed": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer x"}}})
+    env = clean_env(home)
+    for args, expected in (
+        (["nosuch"], 'no MCP server "nosuch" in mcp.json (servers: local, keyed)'),
+        (["local"], '"local" is not an HTTP server'),
+        (["keyed"], '"keyed" sends its own Authorization header'),
+        ([], "login needs a server name"),
+    ):
+        done = subprocess.run([*PI, "mcp", "login", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 1 and expected in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+
+
+def test_oauth_entry_is_validated(tmp_path: Path) -> None:
+    write_mcp(tmp_path / "mcp.json", {
+        "ok": {"url": "http://127.0.0.1:9/mcp", "oauth": {"clientId": "abc", "callbackPort": 8765, "clientName": "Other"}},
+        "bad": {"url": "http://127.0.0.1:9/mcp", "oauth": {"callbackPort": "x"}},
+        "odd": {"url": "http://127.0.0.1:9/mcp", "oauth": {"scopes": "a"}},
+    })
+    config = load_servers(str(tmp_path), project_trusted=False, global_path=tmp_path / "mcp.json")
+    ok = config.servers["ok"].oauth
+    assert ok is not None and (ok.client_id, ok.callback_port, ok.client_name) == ("abc", 8765, "Other")
+    assert any("oauth.callbackPort must be a port number" in e for e in config.errors)
+    assert any('unknown oauth key "scopes"' in e for e in config.errors)
+
+
+def test_no_sdk_import_for_pi_p_without_oauth(tmp_path: Path) -> None:
+    """Loading the oauth entry reads no SDK (it is imported only when an HTTP server connects)."""
+    code = (
+        "import sys; from pi_coder.mcp.config import load_servers; from pathlib import Path;"
+        f"load_servers('.', project_trusted=False, global_path=Path({str(tmp_path / 'mcp.json')!r}));"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'httpx2')))"
+    )
+    write_mcp(tmp_path / "mcp.json", {"s": {"url": "http://127.0.0.1:9/mcp", "oauth": {"clientId": "x"}}})
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert out.stdout.strip() == "[]", out.stderr
