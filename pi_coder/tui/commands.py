@@ -246,12 +246,9 @@ async def _checkpoints(app: CommandContext, args: str) -> None:
 
 
 async def _mcp(app: CommandContext, args: str) -> None:
-    manager = getattr(app.session, "mcp", None)
-    if manager is None:
-        await app.notice("No MCP servers (mcp.json in the configuration folder; see pi mcp --help).")
-        return
-    lines = await manager.command(args)
-    await app.show_markdown("**MCP servers**\n\n```\n" + "\n".join(lines) + "\n```")
+    from pi_coder.tui.mcp_panel import mcp_command
+
+    await mcp_command(app, args)
 
 
 async def _trust(app: CommandContext, args: str) -> None:
@@ -286,7 +283,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("changelog", "Show the changelog", _changelog),
     SlashCommand("debug", "Write a state report for bug reports (no keys) and show it", _debug),
     SlashCommand("reload", "Reload extensions, settings, templates, skills, themes and context files", _reload),
-    SlashCommand("mcp", "MCP servers: state, tools, errors; reconnect|enable|disable <server>", _mcp, "[action server]"),
+    SlashCommand("mcp", "MCP servers: state, tools, errors, sign-in; reconnect|enable|disable|login|logout <server>", _mcp, "[action server]"),
     SlashCommand("quit", "Quit pi", _quit),
 )
 
