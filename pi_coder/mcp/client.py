@@ -175,7 +175,7 @@ async def http_transport(config: ServerConfig, status: HttpStatus) -> AsyncItera
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
-    from pi_coder.mcp.oauth import stored_auth
+    from pi_coder.mcp.oauth_tokens import stored_auth
 
     client = httpx2.AsyncClient(
         headers=config.resolved_headers(),

@@ -335,6 +335,19 @@ def set_enabled(path: Path, name: str, enabled: bool) -> None:
     _write_raw(path, data)
 
 
+def set_exposure(path: Path, name: str, exposure: str) -> None:
+    """Save ``exposure`` for ``name`` in the file at ``path`` (the rest of the entry is kept).
+
+    Raises:
+        ValueError: Not one of the exposures.
+    """
+    if exposure not in _EXPOSURES:
+        raise ValueError(f"exposure must be one of {', '.join(_EXPOSURES)}")
+    data = _load_raw(path)
+    data["mcpServers"].setdefault(name, {})["exposure"] = exposure
+    _write_raw(path, data)
+
+
 def remove_server(path: Path, name: str) -> bool:
     """Remove ``name`` from the file at ``path``; False when it was not there."""
     if not path.is_file():

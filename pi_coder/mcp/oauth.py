@@ -8,10 +8,8 @@ to the authorization page with a PKCE challenge; the browser comes back to a loo
 on 127.0.0.1 (:class:`Loopback`), the code is exchanged for tokens, and the ``initialize`` is
 sent again with them. Client and tokens go to ``mcp-auth.json`` (:mod:`pi_coder.mcp.auth_store`).
 
-Later connections use :class:`StoredTokenAuth`, which needs no SDK: it sends the stored access
-token, refreshes it (``grant_type=refresh_token``) when it has expired or the server answers 401,
-saves the new tokens, and otherwise lets the 401 through, which marks the server ``needs sign-in``.
-This module is imported only by a connection to an HTTP server and by ``login``/``logout``.
+Later connections use :mod:`pi_coder.mcp.oauth_tokens`. This module is imported only by
+``login``/``logout`` (the shell commands, ``/mcp login|logout``).
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ import asyncio
 import contextlib
 import html
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -32,7 +30,7 @@ from pi_coder.mcp.config import ServerConfig
 if TYPE_CHECKING:
     from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthToken
 
-__all__ = ["LoginError", "Loopback", "StoredTokenAuth", "login", "logout", "stored_auth"]
+__all__ = ["LoginError", "Loopback", "login", "logout"]
 
 LOGIN_TIMEOUT = 300.0
 """Seconds the whole sign-in may take, the user's time in the browser included."""
@@ -336,96 +334,3 @@ def logout(config: ServerConfig) -> bool:
     if not config.url:
         return False
     return auth_store.delete(config.name, config.url)
-
-
-# ------------------------------------------------------------------------------------- connections
-
-
-def stored_auth(config: ServerConfig) -> StoredTokenAuth | None:
-    """The auth of a connection to ``config`` when tokens are stored for it (and it sets no Authorization header)."""
-    if config.transport != "http" or not config.url or any(k.lower() == "authorization" for k in config.headers):
-        return None
-    record = auth_store.load(config.name, config.url)
-    if record is None or not isinstance(record.get("tokens"), dict):
-        return None
-    return StoredTokenAuth(config.name, config.url, record)
-
-
-class StoredTokenAuth(httpx2.Auth):
-    """Bearer the stored access token; refresh it when expired or refused (see the module docstring)."""
-
-    def __init__(self, name: str, url: str, record: dict[str, Any]) -> None:
-        self.name, self.url, self.record = name, url, record
-        self._lock = asyncio.Lock()
-
-    @property
-    def _access(self) -> str:
-        return str(self.record["tokens"].get("access_token", ""))
-
-    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        used = self._access
-        if auth_store.expired(self.record) and self._can_refresh():
-            async with self._lock:
-                if self._access == used:  # no other request refreshed meanwhile
-                    refreshed = yield self._refresh_request()
-                    await self._take(refreshed)
-        request.headers["Authorization"] = f"Bearer {self._access}"
-        response = yield request
-        if response.status_code != 401 or not self._can_refresh():
-            return
-        async with self._lock:
-            if self._access == used:  # refused, and no other request refreshed meanwhile
-                refreshed = yield self._refresh_request()
-                if not await self._take(refreshed):
-                    # Sent again as it was, so its 401 (not the refusal) is the answer: needs sign-in.
-                    yield request
-                    return
-        request.headers["Authorization"] = f"Bearer {self._access}"
-        yield request
-
-    def _can_refresh(self) -> bool:
-        return bool(self.record["tokens"].get("refresh_token") and self.record.get("token_endpoint"))
-
-    def _refresh_request(self) -> httpx2.Request:
-        client = self.record.get("client") or {}
-        data = {
-            "grant_type": "refresh_token",
-            "refresh_token": str(self.record["tokens"]["refresh_token"]),
-            "client_id": str(client.get("client_id", "")),
-        }
-        if self.record.get("resource"):
-            data["resource"] = str(self.record["resource"])
-        headers = {"Content-Type": "application/x-www-form-urlencoded"}
-        if client.get("client_secret") and client.get("token_endpoint_auth_method") == "client_secret_basic":
-            import base64
-            from urllib.parse import quote
-
-            pair = f"{quote(str(client['client_id']), safe='')}:{quote(str(client['client_secret']), safe='')}"
-            headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
-        elif client.get("client_secret"):
-            data["client_secret"] = str(client["client_secret"])
-        return httpx2.Request("POST", str(self.record["token_endpoint"]), data=data, headers=headers)
-
-    async def _take(self, response: httpx2.Response) -> bool:
-        """Keep and save the refreshed tokens; False when the refresh was refused."""
-        await response.aread()
-        if response.status_code != 200:
-            return False
-        try:
-            tokens = response.json()
-        except ValueError:
-            return False
-        if not isinstance(tokens, dict) or not isinstance(tokens.get("access_token"), str):
-            return False
-        old = self.record["tokens"]
-        tokens.setdefault("refresh_token", old.get("refresh_token"))
-        tokens.setdefault("scope", old.get("scope"))
-        self.record["tokens"] = {k: v for k, v in tokens.items() if v is not None}
-        expires_in = tokens.get("expires_in")
-        if isinstance(expires_in, int | float) and expires_in > 0:
-            self.record["expires_at"] = auth_store.expires_at(time.time(), expires_in)
-        else:
-            self.record.pop("expires_at", None)
-        with contextlib.suppress(OSError):
-            auth_store.save(self.name, self.url, self.record)
-        return True

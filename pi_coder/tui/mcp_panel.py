@@ -40,6 +40,8 @@ EXPOSURES = ("direct", "deferred", "hidden")
 class McpServersScreen(PickerScreen[str]):
     """The servers; Enter opens one, Esc closes."""
 
+    CSS_PATH = "screens/picker.tcss"
+
     def __init__(self, manager: McpManager, initial: str | None = None) -> None:
         super().__init__("MCP servers", placeholder="Filter...", hint="↑↓ move · Enter details · Esc close", initial_key=initial)
         self.manager = manager
@@ -158,7 +160,7 @@ class SignInScreen(ModalScreen[None]):
     #sign-in-error { color: $error; height: auto; }
     """
 
-    def __init__(self, server: str, url: str, loopback: Loopback, cancel: asyncio.Future[None]) -> None:
+    def __init__(self, server: str, url: str, loopback: Loopback, cancel: asyncio.Future[str]) -> None:
         super().__init__()
         self.server, self.url, self.loopback, self.cancel = server, url, loopback, cancel
 
@@ -180,7 +182,7 @@ class SignInScreen(ModalScreen[None]):
 
     def action_cancel(self) -> None:
         if not self.cancel.done():
-            self.cancel.set_result(None)
+            self.cancel.set_result("")
 
 
 async def sign_in(app: CommandContext, manager: McpManager, name: str) -> None:
@@ -188,7 +190,7 @@ async def sign_in(app: CommandContext, manager: McpManager, name: str) -> None:
     from pi_coder.mcp.oauth import LoginError, login
 
     server = manager.servers[name]
-    cancel: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    cancel: asyncio.Future[str] = asyncio.get_running_loop().create_future()
     loopbacks: list[Loopback] = []
     screens: list[SignInScreen] = []
 
