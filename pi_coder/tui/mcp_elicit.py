@@ -39,6 +39,9 @@ async def open_page(url: str) -> None:
         await asyncio.to_thread(run)
 
 
+HINTS = {"integer": "a whole number", "number": "a number"}
+
+
 class ElicitationScreen(KeyGuard, ModalScreen[dict[str, Any]]):
     """Dismissed with the answer: ``{"action": ..., "content": ...}``."""
 
@@ -79,7 +82,7 @@ class ElicitationScreen(KeyGuard, ModalScreen[dict[str, Any]]):
                     initial = item.default if item.kind == "choice" and item.default is not None else Select.NULL
                     yield Select(options, value=initial, allow_blank=True, id=f"field-{index}")
                 else:
-                    hint = ", ".join(lab for _, lab in item.options) if item.kind == "choices" else item.kind
+                    hint = ", ".join(lab for _, lab in item.options) if item.kind == "choices" else HINTS.get(item.kind, "")
                     value = "" if item.default is None else str(item.default)
                     yield Input(value=value, placeholder=hint, id=f"field-{index}")
             yield Static("", id="elicit-error")
@@ -91,6 +94,8 @@ class ElicitationScreen(KeyGuard, ModalScreen[dict[str, Any]]):
 
     def on_mount(self) -> None:
         self.guard_keys(self)
+        first = self.query("#elicit Input, #elicit Select, #elicit Checkbox")
+        (first.first() if first else self.query_one("#accept", Button)).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         inputs = [w for w in self.query("#elicit Input, #elicit Select, #elicit Checkbox")]
