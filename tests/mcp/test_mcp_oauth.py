@@ -24,6 +24,7 @@ from pi_coder.mcp.manager import McpManager
 from tests.mcp.conftest import HERE, PY, free_port, tiny, write_mcp
 from tests.mcp.test_mcp_client import Host
 from tests.modes.pirun import PI, clean_env
+from tests.tui.conftest import make_session, project  # noqa: F401 (fixtures)
 
 SERVER = str(HERE / "oauth_server.py")
 
@@ -66,7 +67,7 @@ class OAuthServer:
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
-    home.mkdir()
+    home.mkdir(exist_ok=True)
     monkeypatch.setenv("PI_CODER_HOME", str(home))
     return home
 
@@ -231,3 +232,49 @@ def test_no_sdk_import_for_pi_p_without_oauth(tmp_path: Path) -> None:
     write_mcp(tmp_path / "mcp.json", {"s": {"url": "http://127.0.0.1:9/mcp", "oauth": {"clientId": "x"}}})
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+async def test_tui_login_by_browser_then_by_pasted_url(make_session, project: Path, home: Path, oauth: OAuthServer) -> None:  # noqa: F811
+    """``/mcp login`` in the TUI: the sign-in screen shows the URL; the browser's redirect (or the URL
+    it was redirected to, pasted) completes it and the server reconnects."""
+    from textual.widgets import Input
+
+    from pi_coder.tui.mcp_panel import SignInScreen
+    from tests.mcp.test_mcp_tui import _attach, _send
+    from tests.tui.helpers import wait_until
+    from tests.tui.screens_support import make_app
+
+    write_mcp(home / "mcp.json", {"secure": {"url": oauth.url, "timeout": 30}})
+    session, _ = make_session([])
+    manager = _attach(session, home / "mcp.json")
+    app = make_app(session)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: manager.servers["secure"].state == "needs sign-in", what="needs sign-in", timeout=30)
+        await _send(pilot, "/mcp login secure")
+        await wait_until(pilot, lambda: isinstance(app.screen, SignInScreen), what="the sign-in screen", timeout=30)
+        screen = app.screen
+        assert isinstance(screen, SignInScreen) and screen.url.startswith(f"http://127.0.0.1:{oauth.port}/auth/authorize?")
+        page = await asyncio.to_thread(httpx.get, screen.url, follow_redirects=True, timeout=30)
+        assert page.status_code == 200
+        await wait_until(pilot, lambda: manager.servers["secure"].state == "connected", what="connected", timeout=30)
+        assert "mcp__secure__whoami" in session.tool_names
+        assert not isinstance(app.screen, SignInScreen)
+
+        # Sign out from the command, then sign in with the redirected URL pasted (a browser elsewhere).
+        await _send(pilot, "/mcp logout secure")
+        await wait_until(pilot, lambda: manager.servers["secure"].state == "needs sign-in", what="signed out", timeout=30)
+        await _send(pilot, "/mcp login secure")
+        await wait_until(pilot, lambda: isinstance(app.screen, SignInScreen), what="the sign-in screen again", timeout=30)
+        screen = app.screen
+        assert isinstance(screen, SignInScreen)
+        answer = await asyncio.to_thread(httpx.get, screen.url, follow_redirects=False, timeout=30)
+        redirected = answer.headers["location"]
+        box = screen.query_one(Input)
+        box.value = "not a redirect"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "carries no code" in str(screen.query_one("#sign-in-error").render()), what="the hint")
+        box.value = redirected
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: manager.servers["secure"].state == "connected", what="connected again", timeout=30)
+    await manager.close()
+    assert len(oauth.events("register")) == 2  # signing out forgot the client: registered again
