@@ -227,6 +227,11 @@ async def login(
         LoginError: Not an HTTP server, or sign-in failed or timed out (one line).
     """
     url = _check(config)
+    from pi_coder.mcp.server import import_client
+
+    # The SDK through the one shared import (in a thread): importing it here while a connecting
+    # server's thread imports it would deadlock on the module locks.
+    await import_client()
     record = auth_store.load(config.name, url)
     loopback = Loopback(config.name)
     port, fixed = _port(config, record)

@@ -278,3 +278,26 @@ async def test_tui_login_by_browser_then_by_pasted_url(make_session, project: Pa
         await wait_until(pilot, lambda: manager.servers["secure"].state == "connected", what="connected again", timeout=30)
     await manager.close()
     assert len(oauth.events("register")) == 2  # signing out forgot the client: registered again
+
+
+def test_rpc_mcp_login(tmp_path: Path, sse_server, oauth: OAuthServer) -> None:
+    """``/mcp login`` in RPC mode: the URL comes as a notice, the command finishes once the browser is back."""
+    from tests.modes.pirun import PiHome, RpcClient
+
+    pi = PiHome(tmp_path, sse_server, "anthropic")
+    write_mcp(pi.home / "mcp.json", {"secure": {"url": oauth.url, "timeout": 30}})
+    rpc = RpcClient(pi, env=pi.env(BROWSER="true"))
+    try:
+        assert rpc.call({"type": "prompt", "message": "/mcp login secure"})["success"]
+        note = rpc.wait_for(lambda line: "Open this URL to sign in to secure: " in json.dumps(line), timeout=90)
+        url = json.dumps(note).split("Open this URL to sign in to secure: ")[1].split('"')[0]
+        assert httpx.get(url, follow_redirects=True, timeout=30).status_code == 200
+        done = rpc.wait_for(lambda line: 'Signed in to MCP server \\"secure\\"' in json.dumps(line), timeout=90)
+        assert done["type"] == "extension_ui_request" and done["method"] == "notify"
+        listed = rpc.call({"type": "prompt", "message": "/mcp"})
+        assert listed["success"]
+        table = rpc.wait_for(lambda line: line.get("method") == "notify" and "secure:" in line.get("message", ""), timeout=90)
+        assert table["message"].startswith("secure: connected, 1 tool")
+    finally:
+        assert rpc.close() == 0
+    assert sse_server.requests == []
