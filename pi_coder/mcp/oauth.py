@@ -243,6 +243,8 @@ async def login(
             storage, provider = await _flow(config, url, record, loopback, show_url, open_browser)
     except TimeoutError:
         raise LoginError(f"sign-in to {config.name} did not finish within {timeout:g} s") from None
+    except ValueError as exc:  # a header or client secret that does not expand
+        raise LoginError(f"sign-in to {config.name} failed: {exc}") from None
     finally:
         await loopback.close()
     if storage.tokens is None:
