@@ -1,7 +1,8 @@
 """``pi mcp login|logout <server>`` and ``/mcp login|logout`` outside the TUI (docs/mcp.md#oauth-sign-in).
 
 The shell commands read ``mcp.json`` as ``pi mcp list`` does (the project's file only with saved
-trust or ``-a``; ``-l``: the server must be defined there) and connect nothing else. ``login``
+trust or ``-a``; ``-l``: the server must be defined there, which needs the same trust) and
+connect nothing else. ``login``
 prints the authorization URL, opens it in a browser (not with ``--no-browser``), and waits for the
 redirect to the loopback listener; a URL pasted on a terminal's stdin completes it too.
 """
@@ -38,8 +39,12 @@ def find_server(name: str, *, local: bool, approve: bool) -> ServerConfig:
     from pi_coder.permissions.trust import TrustStore
 
     cwd = os.getcwd()
-    found = None if local or approve else TrustStore().lookup(cwd)
-    config = load_servers(cwd, project_trusted=local or approve or bool(found and found[1]))
+    found = None if approve else TrustStore().lookup(cwd)
+    trusted = approve or bool(found and found[1])
+    if local and not trusted:
+        # A project's headers may run commands (`!cmd`): nothing it controls runs before trust.
+        raise ValueError(f"{project_config_path(cwd)} is not read: this folder is not trusted (trust it in pi, or pass -a)")
+    config = load_servers(cwd, project_trusted=trusted)
     server = config.servers.get(name)
     if server is None or (local and server.path != project_config_path(cwd)):
         where = str(project_config_path(cwd)) if local else "mcp.json"
@@ -73,6 +78,9 @@ def _parse(args: list[str], valued: set[str]) -> tuple[str | None, dict[str, str
 def run_login(args: list[str]) -> int:
     from pi_coder.mcp.oauth import LoginError, login
 
+    if any(a in ("-h", "--help") for a in args):
+        print(USAGE)
+        return 0
     try:
         name, values, flags = _parse(args, {"--timeout"})
         if name is None:
@@ -114,6 +122,9 @@ def run_login(args: list[str]) -> int:
 def run_logout(args: list[str]) -> int:
     from pi_coder.mcp.oauth import logout
 
+    if any(a in ("-h", "--help") for a in args):
+        print(USAGE)
+        return 0
     try:
         name, _values, flags = _parse(args, set())
         if name is None:

@@ -207,6 +207,13 @@ def test_login_mistakes_are_one_line(home: Path, tmp_path: Path) -> None:
         done = subprocess.run([*PI, "mcp", "login", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 1 and expected in done.stderr, done.stderr
         assert "Traceback" not in done.stderr
+    # An untrusted project's server is not signed in to: its headers could run a command.
+    marker = tmp_path / "ran"
+    write_mcp(tmp_path / ".pi" / "mcp.json", {"proj": {"url": "http://127.0.0.1:9/mcp", "headers": {"X": f"!touch {marker}"}}})
+    for args in (["-l", "proj"], ["proj"]):
+        done = subprocess.run([*PI, "mcp", "login", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 1 and ("not trusted" in done.stderr if "-l" in args else 'no MCP server "proj"' in done.stderr)
+    assert not marker.exists()
 
 
 def test_oauth_entry_is_validated(tmp_path: Path) -> None:
@@ -301,3 +308,31 @@ def test_rpc_mcp_login(tmp_path: Path, sse_server, oauth: OAuthServer) -> None:
     finally:
         assert rpc.close() == 0
     assert sse_server.requests == []
+
+
+def test_cli_login_with_a_pasted_redirect_url(home: Path, tmp_path: Path, oauth: OAuthServer) -> None:
+    """On a terminal, ``pi mcp login`` also takes the URL the browser was redirected to (a browser elsewhere)."""
+    import pty
+
+    write_mcp(home / "mcp.json", {"secure": {"url": oauth.url, "timeout": 30}})
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [*PI, "mcp", "login", "secure", "--no-browser", "--timeout", "60"],
+        cwd=tmp_path, env=clean_env(home), stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    os.close(slave)
+    try:
+        assert proc.stdout is not None
+        url = next(line.strip() for line in proc.stdout if line.startswith("http://"))
+        answer = httpx.get(url, follow_redirects=False, timeout=30)  # the browser, which cannot reach pi
+        assert answer.status_code == 302
+        os.write(master, answer.headers["location"].encode() + b"\n")
+        out, err = proc.communicate(timeout=60)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert 'Signed in to MCP server "secure"' in out
+    assert stored(home)[f"secure {oauth.url}"]["tokens"]["access_token"]
