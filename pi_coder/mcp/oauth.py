@@ -20,7 +20,7 @@ import html
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx2
 
@@ -28,6 +28,7 @@ from pi_coder.mcp import auth_store
 from pi_coder.mcp.config import ServerConfig
 
 if TYPE_CHECKING:
+    from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthToken
 
 __all__ = ["LoginError", "Loopback", "login", "logout"]
@@ -260,7 +261,7 @@ async def _flow(
     loopback: Loopback,
     show_url: Callable[[str], None],
     open_browser: bool,
-) -> tuple[_Memory, Any]:
+) -> tuple[_Memory, OAuthClientProvider]:
     from mcp.client.auth import OAuthClientProvider
     from mcp.client.session import ClientSession
     from mcp.client.streamable_http import streamable_http_client
@@ -319,13 +320,17 @@ def _open(url: str) -> None:
         webbrowser.open(url)
 
 
-def _store(config: ServerConfig, url: str, storage: _Memory, provider: Any) -> None:
+def _store(config: ServerConfig, url: str, storage: _Memory, provider: OAuthClientProvider) -> None:
     tokens = storage.tokens
     assert tokens is not None
     context = provider.context
     record: dict[str, Any] = {
         "tokens": tokens.model_dump(mode="json", exclude_none=True),
-        "token_endpoint": provider._get_token_endpoint(),  # the discovered endpoint (the SDK has no public accessor)
+        "token_endpoint": (
+            str(context.oauth_metadata.token_endpoint)
+            if context.oauth_metadata is not None
+            else urljoin(url, "/token")  # no metadata: the SDK's fallback, the server's origin
+        ),
     }
     if tokens.expires_in:
         record["expires_at"] = auth_store.expires_at(storage.received_at, tokens.expires_in)
