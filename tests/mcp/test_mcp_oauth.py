@@ -246,9 +246,11 @@ async def test_tui_login_by_browser_then_by_pasted_url(make_session, project: Pa
     it was redirected to, pasted) completes it and the server reconnects."""
     from textual.widgets import Input
 
-    from pi_coder.tui.mcp_panel import SignInScreen
+    from pi_coder.tui.mcp_panel import McpServersScreen, SignInScreen
+    from tests.mcp.test_mcp_panel import _choose
     from tests.mcp.test_mcp_tui import _attach, _send
     from tests.tui.helpers import wait_until
+    from tests.tui.screen_text import screen_text
     from tests.tui.screens_support import make_app
 
     write_mcp(home / "mcp.json", {"secure": {"url": oauth.url, "timeout": 30}})
@@ -257,7 +259,12 @@ async def test_tui_login_by_browser_then_by_pasted_url(make_session, project: Pa
     app = make_app(session)
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_until(pilot, lambda: manager.servers["secure"].state == "needs sign-in", what="needs sign-in", timeout=30)
-        await _send(pilot, "/mcp login secure")
+        # The first sign-in from the /mcp dialogs: the server, then its "Sign in" action.
+        await _send(pilot, "/mcp")
+        await wait_until(pilot, lambda: isinstance(app.screen, McpServersScreen), what="the server list")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Error: HTTP 401: run /mcp login secure" in screen_text(app), what="the details")
+        await _choose(pilot, app, "Sign in")
         await wait_until(pilot, lambda: isinstance(app.screen, SignInScreen), what="the sign-in screen", timeout=30)
         screen = app.screen
         assert isinstance(screen, SignInScreen) and screen.url.startswith(f"http://127.0.0.1:{oauth.port}/auth/authorize?")
@@ -265,7 +272,11 @@ async def test_tui_login_by_browser_then_by_pasted_url(make_session, project: Pa
         assert page.status_code == 200
         await wait_until(pilot, lambda: manager.servers["secure"].state == "connected", what="connected", timeout=30)
         assert "mcp__secure__whoami" in session.tool_names
-        assert not isinstance(app.screen, SignInScreen)
+        await wait_until(pilot, lambda: "State: connected, 1 tool" in screen_text(app), what="the details again")
+        assert "Sign out" in screen_text(app)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, McpServersScreen), what="the list again")
+        await pilot.press("escape")
 
         # Sign out from the command, then sign in with the redirected URL pasted (a browser elsewhere).
         await _send(pilot, "/mcp logout secure")

@@ -42,22 +42,21 @@ async def test_panel_lists_shows_details_and_acts(make_session, tmp_path: Path) 
 
         # The failed one's details, then back, then the connected one.
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, McpServerScreen), what="details")
-        assert "Error: command not found" in screen_text(app)
+        await wait_until(pilot, lambda: "Error: command not found" in screen_text(app), what="details")
+        assert isinstance(app.screen, McpServerScreen)
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, McpServersScreen), what="the list again")
         await pilot.press("down", "enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, McpServerScreen), what="tiny's details")
+        await wait_until(pilot, lambda: "State: connected, 8 tools" in screen_text(app), what="tiny's details")
         text = screen_text(app)
         assert "State: connected, 8 tools" in text and "add (direct, mcp__tiny__add)" in text
         assert "Sign in" not in text  # a stdio server
 
         # Exposure: deferred, saved to the file, the tools leave the declared list.
         await _choose(pilot, app, "Exposure: deferred")
-        await wait_until(pilot, lambda: isinstance(app.screen, McpServerScreen), what="details after exposure")
+        await wait_until(pilot, lambda: "add (deferred, mcp__tiny__add)" in screen_text(app), what="details after exposure")
         assert json.loads(config.read_text())["mcpServers"]["tiny"]["exposure"] == "deferred"
         assert "mcp__tiny__add" not in session.tool_names and "tool_search" in session.tool_names
-        assert "add (deferred, mcp__tiny__add)" in screen_text(app)
 
         # Disable, then enable again.
         await _choose(pilot, app, "Disable")
