@@ -309,6 +309,22 @@ class McpManager:
         else:
             await self._disable(server)
 
+    async def retry_sign_ins(self, timeout: float) -> None:
+        """Reconnect the servers that need sign-in and have tokens now (``pi mcp login`` in another
+        shell); wait at most ``timeout`` s for them (docs/mcp.md#oauth-sign-in)."""
+        waiting = [s for s in self.servers.values() if s.state == "needs sign-in" and s.config.url]
+        if not waiting or self._closed:
+            return
+        from pi_coder.mcp.auth_store import signed_in
+
+        ready = [s for s in waiting if signed_in(s.name, s.config.url or "")]
+        tasks = [asyncio.ensure_future(self.reconnect(s.name, wait=True)) for s in ready]
+        for task in tasks:  # held until done, also past the wait
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)
+
     async def set_exposure(self, name: str, exposure: str) -> None:
         """Change the exposure of ``name`` now and in its file (an extension's server: this session only)."""
         from pi_coder.mcp.config import set_exposure

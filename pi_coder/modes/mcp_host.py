@@ -40,6 +40,7 @@ class StartupWait(RunHook):
         manager = self.manager
         if self.done:
             manager.start()
+            await manager.retry_sign_ins(manager.startup_wait)  # signed in elsewhere (pi mcp login) since
             return
         self.done = True
         if not manager.needs_wait():

@@ -347,3 +347,24 @@ def test_cli_login_with_a_pasted_redirect_url(home: Path, tmp_path: Path, oauth:
     assert proc.returncode == 0, err
     assert 'Signed in to MCP server "secure"' in out
     assert stored(home)[f"secure {oauth.url}"]["tokens"]["access_token"]
+
+
+async def test_next_prompt_uses_a_sign_in_from_another_shell(make_session, home: Path, tmp_path: Path, oauth: OAuthServer) -> None:  # noqa: F811
+    """A running session whose server needs sign-in reconnects it at the next prompt once ``pi mcp login`` stored tokens."""
+    from pi_coder.ai.providers.faux import faux_message
+    from tests.mcp.test_mcp_tui import _attach
+
+    write_mcp(home / "mcp.json", {"secure": {"url": oauth.url, "timeout": 30}})
+    session, faux = make_session([faux_message("one"), faux_message("two")])
+    manager = _attach(session, home / "mcp.json")
+    try:
+        await session.prompt("first")
+        assert manager.servers["secure"].state == "needs sign-in"
+        assert "mcp__secure__whoami" not in session.tool_names
+        done = await asyncio.to_thread(pi_login, home, tmp_path, "secure")
+        assert done.returncode == 0, done.stderr
+        await session.prompt("second")
+        assert manager.servers["secure"].state == "connected"
+        assert "mcp__secure__whoami" in session.tool_names and faux.state.call_count == 2
+    finally:
+        await manager.close()
