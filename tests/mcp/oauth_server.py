@@ -9,7 +9,8 @@
   (RFC 7591), ``authorize`` (approves at once: 302 to the redirect URI with code, state and iss;
   checks the client, the redirect URI and an S256 challenge), ``token`` (authorization_code with
   the PKCE verifier, refresh_token rotating the refresh token);
-- ``POST /admin/revoke``: every access token stops working (their refresh tokens still do).
+- ``POST /admin/revoke``: every access token stops working (their refresh tokens still do, unless
+  ``?refresh=1``).
 
 Access tokens live ``--expires`` seconds (default 3600). Each event is a JSON line in LOG.
 """
@@ -133,7 +134,9 @@ async def token(request: Request) -> Response:
 
 async def revoke(request: Request) -> Response:
     access.clear()
-    log("revoke")
+    if request.query_params.get("refresh"):
+        refresh.clear()
+    log("revoke", refresh=bool(request.query_params.get("refresh")))
     return JSONResponse({})
 
 

@@ -56,8 +56,9 @@ class OAuthServer:
         rows = [json.loads(line) for line in self.log.read_text().splitlines()]
         return [r for r in rows if kind is None or r["event"] == kind]
 
-    def revoke(self) -> None:
-        httpx.post(f"http://127.0.0.1:{self.port}/admin/revoke", timeout=10).raise_for_status()
+    def revoke(self, *, refresh: bool = False) -> None:
+        query = "?refresh=1" if refresh else ""
+        httpx.post(f"http://127.0.0.1:{self.port}/admin/revoke{query}", timeout=10).raise_for_status()
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -162,6 +163,13 @@ async def test_login_connect_refresh_logout(home: Path, tmp_path: Path, oauth: O
     assert refreshes[0]["resource"] == oauth.url
     renewed = stored(home)[f"secure {oauth.url}"]["tokens"]["access_token"]
     assert renewed != first
+    # Access and refresh tokens both refused: the refresh fails and the server needs sign-in again.
+    oauth.revoke(refresh=True)
+    manager, notices = await connect(home, tmp_path)
+    await manager.close()
+    assert manager.servers["secure"].state == "needs sign-in", notices
+    assert oauth.events("token_refused")[-1]["grant"] == "refresh_token"
+
     log = home / "logs" / "mcp.log"
     assert not log.exists() or first not in log.read_text() and renewed not in log.read_text()
 
@@ -368,3 +376,14 @@ async def test_next_prompt_uses_a_sign_in_from_another_shell(make_session, home:
         assert "mcp__secure__whoami" in session.tool_names and faux.state.call_count == 2
     finally:
         await manager.close()
+
+
+def test_login_to_an_open_server_stores_nothing(home: Path, tmp_path: Path, http_server) -> None:
+    write_mcp(home / "mcp.json", {"open": {"url": http_server.url, "timeout": 30}})
+    done = subprocess.run(
+        [*PI, "mcp", "login", "open", "--no-browser", "--timeout", "60"],
+        cwd=tmp_path, env=clean_env(home), capture_output=True, text=True, timeout=90,
+    )
+    assert done.returncode == 0, done.stderr
+    assert 'MCP server "open" did not ask for sign-in; nothing stored' in done.stdout
+    assert not (home / "mcp-auth.json").exists()
