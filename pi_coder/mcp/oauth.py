@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthToken
 
-__all__ = ["LoginError", "Loopback", "login", "logout"]
+__all__ = ["LoginError", "Loopback", "login", "logout", "show_in_browser"]
 
 LOGIN_TIMEOUT = 300.0
 """Seconds the whole sign-in may take, the user's time in the browser included."""
@@ -282,7 +282,7 @@ async def _flow(
     async def redirect(auth_url: str) -> None:
         show_url(auth_url)
         if open_browser:
-            await asyncio.to_thread(_open, auth_url)
+            await asyncio.to_thread(show_in_browser, auth_url)
 
     async def callback() -> AuthorizationCodeResult:
         answer = await loopback.wait()
@@ -313,9 +313,16 @@ def _reason(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def _open(url: str) -> None:
+def show_in_browser(url: str) -> None:
+    """Open ``url`` in a graphical browser (or ``$BROWSER``), never a text browser in pi's terminal;
+    without one, nothing (the URL is shown to the user anyway). Blocking: call it in a thread."""
+    import os
+    import sys
     import webbrowser
 
+    graphical = sys.platform == "darwin" or any(os.environ.get(k) for k in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER"))
+    if not graphical or not url.startswith(("https://", "http://")):
+        return
     with contextlib.suppress(Exception):
         webbrowser.open(url)
 

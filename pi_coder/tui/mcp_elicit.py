@@ -28,15 +28,10 @@ __all__ = ["ElicitationScreen", "open_page"]
 async def open_page(url: str) -> None:
     """Open ``url`` in a browser (a URL-mode request the user accepted), in a thread."""
     import asyncio
-    import contextlib
-    import webbrowser
 
-    def run() -> None:
-        with contextlib.suppress(Exception):
-            webbrowser.open(url)
+    from pi_coder.mcp.oauth import show_in_browser
 
-    if url.startswith(("https://", "http://")):
-        await asyncio.to_thread(run)
+    await asyncio.to_thread(show_in_browser, url)
 
 
 HINTS = {"integer": "a whole number", "number": "a number"}
