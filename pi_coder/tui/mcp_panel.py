@@ -58,6 +58,15 @@ class McpServersScreen(PickerScreen[str]):
             for s in servers
         ]
 
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.set_interval(0.5, self._refresh_states)  # servers connect and fail while the list is open
+
+    def _refresh_states(self) -> None:
+        entries = list(self.load_entries())
+        if [e.prompt for e in entries] != [e.prompt for e in self.entries]:
+            self.reload()
+
     def order(self, query: str, entries: Sequence[PickerEntry[str]]) -> list[PickerEntry[str]]:
         return [e for e in entries if query.lower() in e.key.lower()]
 
@@ -134,13 +143,21 @@ class McpServerScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="mcp-server"):
             with VerticalScroll(id="mcp-details"):
-                yield Static(Text(details(self.server)))
+                yield Static(Text(details(self.server)), id="mcp-details-text")
             yield OptionList(*(Option(label, id=key) for key, label in actions(self.server)), id="mcp-actions")
             yield Static(Text("↑↓ move · Enter do · Esc back", style="dim"))
 
     def on_mount(self) -> None:
         self.query_one("#mcp-server").border_title = f"MCP server {self.server.name}"
         self.query_one("#mcp-actions", OptionList).focus()
+        self._shown = details(self.server)
+        self.set_interval(0.5, self._refresh_details)
+
+    def _refresh_details(self) -> None:
+        text = details(self.server)
+        if text != self._shown:
+            self._shown = text
+            self.query_one("#mcp-details-text", Static).update(Text(text))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

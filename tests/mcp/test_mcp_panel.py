@@ -71,3 +71,17 @@ async def test_panel_lists_shows_details_and_acts(make_session, tmp_path: Path) 
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, McpServersScreen | McpServerScreen), what="closed")
     await manager.close()
+
+
+async def test_list_follows_a_server_that_connects_while_open(make_session, tmp_path: Path) -> None:  # noqa: F811
+    session, _ = make_session([])
+    write_mcp(tmp_path / "mcp.json", {"slow": tiny("--init-delay", "1.5")})
+    manager = _attach(session, tmp_path / "mcp.json")
+    app = make_app(session)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await _send(pilot, "/mcp")
+        await wait_until(pilot, lambda: "slow: connecting" in screen_text(app), what="connecting", timeout=30)
+        await wait_until(pilot, lambda: "slow: connected, 8 tools" in screen_text(app), what="connected in place", timeout=60)
+        assert isinstance(app.screen, McpServersScreen)
+        await pilot.press("escape")
+    await manager.close()
