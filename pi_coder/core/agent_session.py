@@ -292,20 +292,22 @@ class AgentSession(EventHub):
         """
         self._controls.set_model(model, save_default=save_default)
 
-    def cycle_model(self, direction: int = 1) -> tuple[Model, str] | None:
-        """Next (or previous) model of the scope (``--models``), else of the available models."""
-        return self._controls.cycle_model(direction)
+    def cycle_model(self, direction: int = 1, *, save_default: bool = True) -> tuple[Model, str] | None:
+        """Next (or previous) model of the scope (``--models``), else of the available models;
+        saved as the default unless ``save_default`` is False."""
+        return self._controls.cycle_model(direction, save_default=save_default)
 
     def available_thinking_levels(self) -> list[str]:
         return self._controls.available_thinking_levels()
 
-    def set_thinking_level(self, level: str) -> None:
-        """Set the thinking level (clamped to the model); appends an entry and saves the default."""
-        self._controls.set_thinking_level(level)
+    def set_thinking_level(self, level: str, *, save_default: bool = True) -> None:
+        """Set the thinking level (clamped to the model); appends an entry and saves the default
+        (unless ``save_default`` is False)."""
+        self._controls.set_thinking_level(level, save_default=save_default)
 
-    def cycle_thinking_level(self) -> str | None:
+    def cycle_thinking_level(self, *, save_default: bool = True) -> str | None:
         """The next allowed level (wrapping); None for a model without reasoning."""
-        return self._controls.cycle_thinking_level()
+        return self._controls.cycle_thinking_level(save_default=save_default)
 
     def set_steering_mode(self, mode: Literal["one-at-a-time", "all"]) -> None:
         self._controls.set_steering_mode(mode)

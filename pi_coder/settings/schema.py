@@ -50,6 +50,8 @@ PROJECT_SAFE_KEYS: Mapping[str, frozenset[str] | None] = {
     "follow_up_mode": None,
     "theme": None,
     "quiet_startup": None,
+    "paint_background": None,
+    "fullscreen_exit_output": None,
     "double_escape_action": None,
     "tree_filter_mode": None,
     "editor_padding_x": None,
@@ -61,7 +63,7 @@ PROJECT_SAFE_KEYS: Mapping[str, frozenset[str] | None] = {
     "retry": frozenset({"enabled", "max_retries", "base_delay_ms", "max_delay_ms"}),
     "bash": frozenset({"default_timeout", "max_timeout"}),
     "images": frozenset({"auto_resize", "block_images"}),
-    "markdown": frozenset({"code_block_indent"}),
+    "markdown": frozenset({"code_block_indent", "table_row_separators"}),
     "mcp": frozenset({"startup_wait"}),
     "thinking_budgets": frozenset({"minimal", "low", "medium", "high"}),
 }
@@ -151,6 +153,8 @@ class McpSettings(_Section):
 class MarkdownSettings(_Section):
     code_block_indent: str = "  "
     """Indentation used for code blocks in rendered markdown."""
+    table_row_separators: bool = False
+    """Draw a line between the rows of tables (as Pi does)."""
 
 
 class ThinkingBudgets(_Section):
@@ -222,6 +226,10 @@ class Settings(BaseModel):
     """Theme name: dark, light, auto (from COLORFGBG) or a custom theme's name."""
     quiet_startup: bool = False
     """Hide the start-up header."""
+    paint_background: bool = False
+    """Paint the theme's page background instead of letting the terminal's show (never with NO_COLOR)."""
+    fullscreen_exit_output: Literal["transcript", "resume-hint"] = "transcript"
+    """What quitting the TUI prints: the conversation then the resume hint, or the hint only."""
     last_changelog_version: str | None = None
     """Internal: the last version whose changelog was shown."""
     double_escape_action: Literal["tree", "fork", "none"] = "tree"
