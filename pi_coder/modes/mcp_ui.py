@@ -51,7 +51,8 @@ async def account_command(session: AgentSession, manager: McpManager, action: st
         return f"Signed out of {name}." if forgot else f"{name} had no stored sign-in."
 
     def show(url: str) -> None:
-        session.emit_nowait(Notice(level="info", text=f"Open this URL to sign in to {name}: {url}"))
+        # A warning, so text print mode shows it on stderr too (it prints no info notices).
+        session.emit_nowait(Notice(level="warning", text=f"Open this URL to sign in to {name}: {url}"))
 
     try:
         message = await login(server.config, show_url=show)

@@ -387,3 +387,28 @@ def test_login_to_an_open_server_stores_nothing(home: Path, tmp_path: Path, http
     assert done.returncode == 0, done.stderr
     assert 'MCP server "open" did not ask for sign-in; nothing stored' in done.stdout
     assert not (home / "mcp-auth.json").exists()
+
+
+def test_print_mode_mcp_login(tmp_path: Path, sse_server, oauth: OAuthServer) -> None:
+    """``pi -p "/mcp login <server>"``: the URL on stderr, the outcome on stdout, no model call."""
+    from tests.modes.pirun import PiHome
+
+    pi = PiHome(tmp_path, sse_server, "anthropic")
+    write_mcp(pi.home / "mcp.json", {"secure": {"url": oauth.url, "timeout": 30}})
+    proc = subprocess.Popen(
+        [*PI, "-p", "/mcp login secure"], cwd=pi.project, env=pi.env(), stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        line = next(line for line in proc.stderr if "Open this URL to sign in to secure: " in line)
+        url = line.split("Open this URL to sign in to secure: ")[1].strip()
+        assert httpx.get(url, follow_redirects=True, timeout=30).status_code == 200
+        out, _ = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0
+    assert out.strip().startswith('Signed in to MCP server "secure"')
+    assert sse_server.requests == []
