@@ -412,3 +412,20 @@ def test_print_mode_mcp_login(tmp_path: Path, sse_server, oauth: OAuthServer) ->
     assert proc.returncode == 0
     assert out.strip().startswith('Signed in to MCP server "secure"')
     assert sse_server.requests == []
+
+
+def test_mcp_add_writes_the_oauth_entry(home: Path, tmp_path: Path) -> None:
+    env = clean_env(home)
+
+    def add(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*PI, "mcp", "add", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+
+    done = add("web", "--url", "http://127.0.0.1:9/mcp", "--oauth-client-id", "abc", "--oauth-callback-port", "8765",
+               "--oauth-client-name", "Other", "--oauth-client-secret", "${WEB_SECRET}")
+    assert done.returncode == 0, done.stderr
+    entry = json.loads((home / "mcp.json").read_text())["mcpServers"]["web"]
+    assert entry["oauth"] == {"clientId": "abc", "callbackPort": 8765, "clientName": "Other", "clientSecret": "${WEB_SECRET}"}
+    bad = add("web2", "--url", "http://127.0.0.1:9/mcp", "--oauth-callback-port", "eighty")
+    assert bad.returncode == 1 and "oauth.callbackPort must be a port number" in bad.stderr
+    stdio = add("local", "--oauth-client-id", "abc", "--", "server")
+    assert stdio.returncode == 1 and "--oauth-* options are for servers with --url" in stdio.stderr
