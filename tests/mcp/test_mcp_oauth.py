@@ -429,3 +429,17 @@ def test_mcp_add_writes_the_oauth_entry(home: Path, tmp_path: Path) -> None:
     assert bad.returncode == 1 and "oauth.callbackPort must be a port number" in bad.stderr
     stdio = add("local", "--oauth-client-id", "abc", "--", "server")
     assert stdio.returncode == 1 and "--oauth-* options are for servers with --url" in stdio.stderr
+
+
+def test_login_with_a_configured_client_and_port(home: Path, tmp_path: Path, oauth: OAuthServer) -> None:
+    """``oauth.clientId`` + ``callbackPort``: no registration, the fixed redirect URI."""
+    port = free_port()
+    redirect = f"http://127.0.0.1:{port}/callback"
+    made = httpx.post(f"http://127.0.0.1:{oauth.port}/auth/register", json={"redirect_uris": [redirect], "client_name": "admin"}, timeout=10)
+    client_id = made.json()["client_id"]
+    write_mcp(home / "mcp.json", {"secure": {"url": oauth.url, "oauth": {"clientId": client_id, "callbackPort": port}}})
+    done = pi_login(home, tmp_path, "secure")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [e["client_name"] for e in oauth.events("register")] == ["admin"]  # pi registered nothing
+    assert oauth.events("authorize")[-1]["client_id"] == client_id
+    assert f"redirect_uri={redirect.replace(':', '%3A').replace('/', '%2F')}" in done.stdout
