@@ -49,14 +49,17 @@ class StoredTokenAuth(httpx2.Auth):
         if auth_store.expired(self.record) and self._can_refresh():
             async with self._lock:
                 if self._access == used:  # no other request refreshed meanwhile
-                    refreshed = yield self._refresh_request()
-                    await self._take(refreshed)
+                    self._adopt(used)
+                    if auth_store.expired(self.record):
+                        refreshed = yield self._refresh_request()
+                        await self._take(refreshed)
         request.headers["Authorization"] = f"Bearer {self._access}"
         response = yield request
         if response.status_code != 401 or not self._can_refresh():
             return
         async with self._lock:
-            if self._access == used:  # refused, and no other request refreshed meanwhile
+            # Refused, and no other request (nor another pi process) refreshed meanwhile.
+            if self._access == used and not self._adopt(used):
                 refreshed = yield self._refresh_request()
                 if not await self._take(refreshed):
                     # Sent again as it was, so its 401 (not the refusal) is the answer: needs sign-in.
@@ -64,6 +67,16 @@ class StoredTokenAuth(httpx2.Auth):
                     return
         request.headers["Authorization"] = f"Bearer {self._access}"
         yield request
+
+    def _adopt(self, used: str) -> bool:
+        """Take the file's tokens when another pi process refreshed them since ``used`` (its
+        refresh rotated ours away, so ours would be refused); True when it did."""
+        on_disk = auth_store.load(self.name, self.url)
+        tokens = on_disk.get("tokens") if on_disk else None
+        if not on_disk or not isinstance(tokens, dict) or tokens.get("access_token") in (None, used):
+            return False
+        self.record = on_disk
+        return True
 
     def _can_refresh(self) -> bool:
         return bool(self.record["tokens"].get("refresh_token") and self.record.get("token_endpoint"))

@@ -443,3 +443,21 @@ def test_login_with_a_configured_client_and_port(home: Path, tmp_path: Path, oau
     assert [e["client_name"] for e in oauth.events("register")] == ["admin"]  # pi registered nothing
     assert oauth.events("authorize")[-1]["client_id"] == client_id
     assert f"redirect_uri={redirect.replace(':', '%3A').replace('/', '%2F')}" in done.stdout
+
+
+async def test_two_processes_share_a_rotated_refresh(home: Path, tmp_path: Path, oauth: OAuthServer) -> None:
+    """Two sessions on one sign-in: the first refreshes (the server rotates the refresh token), the
+    second takes the new tokens from the file instead of refreshing with the old one."""
+    write_mcp(home / "mcp.json", {"secure": {"url": oauth.url, "timeout": 30}})
+    assert pi_login(home, tmp_path, "secure").returncode == 0
+    first, _ = await connect(home, tmp_path)
+    second, _ = await connect(home, tmp_path)
+    try:
+        oauth.revoke()
+        assert (await first.call("secure", "whoami", {}, None, None)).content[0].text == "signed-in user"
+        assert (await second.call("secure", "whoami", {}, None, None)).content[0].text == "signed-in user"
+    finally:
+        await first.close()
+        await second.close()
+    assert [e["grant"] for e in oauth.events("token")] == ["authorization_code", "refresh_token"]
+    assert oauth.events("token_refused") == []
