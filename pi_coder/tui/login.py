@@ -7,18 +7,20 @@ the provider's default model so the next prompt works.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_coder.ai.credentials import load_credentials, remove_credential, save_credential
 from pi_coder.tui.screens.model_picker import reload_models
 
 if TYPE_CHECKING:
+    from pi_coder.ai.models import Models
+    from pi_coder.ai.types import Model
     from pi_coder.tui.context import CommandContext
 
 __all__ = ["login", "login_choices", "logout", "reload_models"]
 
 
-def _key_source(models: Any, provider: str, stored: dict[str, str]) -> str:
+def _key_source(models: Models, provider: str, stored: dict[str, str]) -> str:
     for name in models.env_vars(provider):
         if models._env.get(name):
             return f"{name} set"
@@ -27,7 +29,7 @@ def _key_source(models: Any, provider: str, stored: dict[str, str]) -> str:
     return ""
 
 
-def login_choices(models: Any) -> list[tuple[str, str]]:
+def login_choices(models: Models) -> list[tuple[str, str]]:
     """``(provider, label)`` for every provider that takes a key, built-in ones first."""
     stored = load_credentials(models.credentials_path) if models.credentials_path is not None else {}
     out = []
@@ -39,7 +41,7 @@ def login_choices(models: Any) -> list[tuple[str, str]]:
     return out
 
 
-def _default_model(app: CommandContext, provider: str) -> Any:
+def _default_model(app: CommandContext, provider: str) -> Model | None:
     from pi_coder.core.model_resolver import default_model_ids
 
     models = app.session.models
@@ -53,8 +55,8 @@ def _default_model(app: CommandContext, provider: str) -> Any:
 async def login(app: CommandContext, args: str) -> None:
     from pi_coder.tui.screens.dialogs import ChoiceDialog, InputDialog
 
-    models = getattr(app.session, "models", None)
-    if models is None or getattr(models, "credentials_path", None) is None:
+    models = app.session.models
+    if models.credentials_path is None:
         await app.notice("/login: no model registry to store a key for", "error")
         return
     reload_models(app)
@@ -82,7 +84,7 @@ async def login(app: CommandContext, args: str) -> None:
         return
     models.load_credentials()
     await app.notice(f"✓ Key for {provider} saved", "success")
-    current = getattr(app.session, "model", None)
+    current = app.session.model
     if current is None or not models.has_key(current.provider):
         model = _default_model(app, provider)
         if model is not None:
@@ -95,8 +97,8 @@ async def login(app: CommandContext, args: str) -> None:
 async def logout(app: CommandContext, args: str) -> None:
     from pi_coder.tui.screens.dialogs import ChoiceDialog
 
-    models = getattr(app.session, "models", None)
-    path = getattr(models, "credentials_path", None)
+    models = app.session.models
+    path = models.credentials_path
     stored = sorted(load_credentials(path)) if path is not None else []
     if not stored:
         await app.notice("No stored keys (keys from environment variables or models.toml stay).", "warning")
@@ -109,7 +111,6 @@ async def logout(app: CommandContext, args: str) -> None:
     if not remove_credential(provider, path):
         await app.notice(f"No stored key for {provider}", "warning")
         return
-    if models is not None:
-        models.load_credentials()
+    models.load_credentials()
     await app.notice(f"✓ Key for {provider} removed from {path}", "success")
     app.refresh_footer()

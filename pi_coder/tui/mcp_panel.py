@@ -261,7 +261,7 @@ async def act(app: CommandContext, manager: McpManager, name: str, action: str) 
 
 async def mcp_command(app: CommandContext, args: str) -> None:
     """``/mcp``: the dialogs; ``/mcp <action> <server>``: the action, then the table."""
-    manager: McpManager | None = getattr(app.session, "mcp", None)
+    manager: McpManager | None = app.session.mcp
     if manager is None:
         await app.notice("No MCP servers (mcp.json in the configuration folder; see pi mcp --help).")
         return
