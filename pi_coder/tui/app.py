@@ -111,6 +111,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         session: The AgentSession to drive.
         initial_messages: Prompts sent one after another once the screen is up.
         startup_notices: Lines shown at the top of the transcript (warnings from the CLI).
+        startup_news: Information lines shown above them (a local server was found).
         keymap: The key table's overrides and their warnings (default: the session's
             ``[keybindings]`` settings, as ``run_tui`` builds them).
         themes: The theme controller with the start theme loaded, not yet attached (default:
@@ -136,6 +137,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         *,
         initial_messages: Sequence[str] = (),
         startup_notices: Sequence[str] = (),
+        startup_news: Sequence[str] = (),
         keymap: Keymap | None = None,
         themes: ThemeController | None = None,
         version: str | None = None,
@@ -159,6 +161,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         self.initial_images = list(initial_images)
         self._clipboard_image = clipboard_image
         self.startup_notices = list(startup_notices)
+        self.startup_news = list(startup_news)
         self.dialogs = DialogState()
         self._resume_at_start = resume
         if keymap is None:
@@ -370,6 +373,8 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         context_files = [str(p) for p in self.session.context_files]
         if not self.session.settings.quiet_startup:
             await self.transcript.add(HeaderPanel(self.version, self._header_hints(), context_files))
+        for line in self.startup_news:
+            await self.controller.note(line, "info")
         for notice in self.startup_notices:
             await self.controller.note(notice, "warning")
         if self.session.model is None:
