@@ -23,6 +23,7 @@ from mcp.shared.message import SessionMessage
 
 from pi_coder.mcp.config import ServerConfig
 from pi_coder.mcp.http import RETRY_DELAYS, HttpStatus, http_transport, retriable
+from pi_coder.mcp.elicit import ElicitHandler
 from pi_coder.mcp.logfile import capture_sdk_logging
 
 __all__ = ["Connection", "NeedsSignIn", "Tail"]
@@ -153,7 +154,7 @@ async def stdio_transport(
 
 
 class NeedsSignIn(Exception):
-    """HTTP 401 without an ``Authorization`` header: the server wants OAuth (not supported yet)."""
+    """HTTP 401 without an ``Authorization`` header: the server wants OAuth sign-in (docs/mcp.md#oauth-sign-in)."""
 
 
 
@@ -169,6 +170,7 @@ class Connection:
         on_pid: Callable[[int | None], None],
         on_tools_changed: Callable[[], None],
         on_log: Callable[[str, str, str], None],
+        on_elicit: ElicitHandler | None = None,
     ) -> None:
         self.config = config
         self.cwd = cwd
@@ -178,6 +180,7 @@ class Connection:
         self._on_pid = on_pid
         self._on_tools_changed = on_tools_changed
         self._on_log = on_log
+        self._on_elicit = on_elicit
         self._stop = asyncio.Event()
         self._status: HttpStatus | None = None
         self.gone = asyncio.Event()
@@ -211,8 +214,7 @@ class Connection:
                 code = status.code
                 if code == 401 and not any(k.lower() == "authorization" for k in self.config.headers):
                     raise NeedsSignIn(
-                        "HTTP 401: the server needs sign-in; OAuth is not supported yet "
-                        '(give a token in "headers", e.g. "Authorization": "Bearer ${TOKEN}")'
+                        f"HTTP 401: run /mcp login {self.config.name} (or pi mcp login {self.config.name}) to sign in"
                     ) from None
                 if attempt == len(RETRY_DELAYS) or not retriable(exc, code):
                     if code is not None:
@@ -257,6 +259,7 @@ class Connection:
                     list_roots_callback=self._roots,
                     logging_callback=self._log,
                     message_handler=self._message,
+                    elicitation_callback=self._elicit,
                     client_info=types.Implementation(name="pi-coder", version=str(__version__)),
                 )
             )
@@ -369,6 +372,19 @@ class Connection:
     async def _roots(self, context: Any) -> types.ListRootsResult:
         folder = self._root
         return types.ListRootsResult(roots=[types.Root(uri="file://" + folder, name=os.path.basename(folder))])
+
+    async def _elicit(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        """``elicitation/create`` (docs/mcp.md#elicitation): the user's answer, or a decline without a UI."""
+        if self._on_elicit is None:
+            return types.ElicitResult(action="decline")
+        try:
+            answer = await self._on_elicit(self.config.name, params.model_dump(by_alias=True, mode="json", exclude_none=True))
+        except Exception:  # noqa: BLE001 - a UI that failed: the user could not answer
+            return types.ElicitResult(action="cancel")
+        action = answer.get("action")
+        if action not in ("accept", "decline", "cancel"):
+            action = "decline"
+        return types.ElicitResult(action=action, content=answer.get("content") if action == "accept" else None)
 
     async def _log(self, params: Any) -> None:
         data = params.data if isinstance(params.data, str) else repr(params.data)

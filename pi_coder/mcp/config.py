@@ -15,8 +15,10 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+if TYPE_CHECKING:
+    from pi_coder.mcp.auth_store import OAuthOptions
 __all__ = [
     "ConfigResult",
     "ServerConfig",
@@ -58,6 +60,8 @@ class ServerConfig:
     description: str | None = None
     exposure: str = "direct"
     tool_exposure: dict[str, str] = field(default_factory=dict)
+    oauth: OAuthOptions | None = None
+    """An HTTP entry's ``oauth`` object (docs/mcp.md#oauth-sign-in)."""
 
     def key(self, session_cwd: str) -> tuple[Any, ...]:
         """What identifies one connection (name, the configuration, cwd): equal keys share it."""
@@ -71,6 +75,7 @@ class ServerConfig:
             self.url,
             tuple(sorted(self.headers.items())),
             self.timeout,
+            self.oauth,
             session_cwd,
         )
 
@@ -298,9 +303,12 @@ def parse_entry(
     url = entry.get("url")
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
         raise ValueError("an HTTP server needs a url starting http:// or https://")
+    from pi_coder.mcp.auth_store import parse_oauth
+
     return ServerConfig(
         name=name, transport="http", source=source, path=path, url=url,
-        headers=_str_map(entry.get("headers"), "headers"), timeout=float(timeout), description=description, **fields,
+        headers=_str_map(entry.get("headers"), "headers"), timeout=float(timeout), description=description,
+        oauth=parse_oauth(entry.get("oauth")), **fields,
     )
 
 
@@ -384,6 +392,19 @@ def set_enabled(path: Path, name: str, enabled: bool) -> None:
     data = _load_raw(path)
     entry = data["mcpServers"].setdefault(name, {})
     entry["enabled"] = enabled
+    _write_raw(path, data)
+
+
+def set_exposure(path: Path, name: str, exposure: str) -> None:
+    """Save ``exposure`` for ``name`` in the file at ``path`` (the rest of the entry is kept).
+
+    Raises:
+        ValueError: Not one of the exposures.
+    """
+    if exposure not in _EXPOSURES:
+        raise ValueError(f"exposure must be one of {', '.join(_EXPOSURES)}")
+    data = _load_raw(path)
+    data["mcpServers"].setdefault(name, {})["exposure"] = exposure
     _write_raw(path, data)
 
 

@@ -64,8 +64,11 @@ async def http_transport(config: ServerConfig, status: HttpStatus) -> AsyncItera
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
+    from pi_coder.mcp.oauth_tokens import stored_auth
+
     client = httpx2.AsyncClient(
         headers=config.resolved_headers(),
+        auth=stored_auth(config),  # the tokens of `pi mcp login`, refreshed as needed (docs/mcp.md#oauth-sign-in)
         timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
         event_hooks={"response": [status.hook]},
     )

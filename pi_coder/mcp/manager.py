@@ -24,6 +24,7 @@ from pi_coder.mcp.toolset import DIRECT_LIMIT, SEARCH_TOOL, McpToolset
 
 if TYPE_CHECKING:
     from pi_coder.agent.types import AgentTool
+    from pi_coder.mcp.elicit import ElicitHandler
 
 Notify = Callable[[str, str], None]
 """``notify(level, text)``: one notice for the user (level ``info``, ``warning`` or ``error``)."""
@@ -62,6 +63,8 @@ class McpManager:
         self._closed = False
         self._background: set[asyncio.Task[Any]] = set()
         self.toolset = McpToolset(self)
+        self.elicit: ElicitHandler | None = None
+        """Puts a server's ``elicitation/create`` to the user (set by the mode; None: declined)."""
 
     # ------------------------------------------------------------------ wiring
 
@@ -123,6 +126,7 @@ class McpManager:
                 on_pid=lambda pid: self._set_pid(server, pid),
                 on_tools_changed=lambda: self._relist_soon(server),
                 on_log=lambda level, logger, text: self._log(server, level, logger, text),
+                on_elicit=lambda _name, request: self._elicit(server, request),
             )
             server.connection = connection
             runner = asyncio.ensure_future(connection.run(ready))
@@ -319,6 +323,42 @@ class McpManager:
         else:
             await self._disable(server)
 
+    async def retry_sign_ins(self, timeout: float) -> None:
+        """Reconnect the servers that need sign-in and have tokens now (``pi mcp login`` in another
+        shell); wait at most ``timeout`` s for them (docs/mcp.md#oauth-sign-in)."""
+        waiting = [s for s in self.servers.values() if s.state == "needs sign-in" and s.config.url]
+        if not waiting or self._closed:
+            return
+        from pi_coder.mcp.auth_store import signed_in
+
+        ready = [s for s in waiting if signed_in(s.name, s.config.url or "")]
+        tasks = [asyncio.ensure_future(self.reconnect(s.name, wait=True)) for s in ready]
+        for task in tasks:  # held until done, also past the wait
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)
+
+    async def set_exposure(self, name: str, exposure: str) -> None:
+        """Change the exposure of ``name`` now and in its file (an extension's server: this session only)."""
+        from pi_coder.mcp.config import set_exposure
+
+        server = self.servers[name]
+        if server.config.source != "extension":
+            set_exposure(server.config.path, name, exposure)
+        server.config.exposure = exposure
+        self._install(server, server.tools if server.state == "connected" else [])
+
+    async def _elicit(self, server: McpServer, request: dict[str, Any]) -> dict[str, Any]:
+        """A server's ``elicitation/create`` (docs/mcp.md#elicitation); its tool calls wait meanwhile."""
+        if self.elicit is None or self._closed:
+            return {"action": "decline"}
+        server.asking += 1
+        try:
+            return await self.elicit(server.name, request)
+        finally:
+            server.asking -= 1
+
     async def _stop_server(self, server: McpServer) -> None:
         if server.connection is not None:
             server.connection.stop()
@@ -365,7 +405,7 @@ class McpManager:
             return self.lines()
         action, names = words[0], words[1:]
         if action not in ("reconnect", "enable", "disable") or len(names) != 1:
-            return ["Usage: /mcp [reconnect|enable|disable <server>]"]
+            return ["Usage: /mcp [reconnect|enable|disable|login|logout <server>]"]
         name = names[0]
         if name not in self.servers:
             return [f'No MCP server "{name}". Servers: {", ".join(self.servers) or "none"}']

@@ -77,6 +77,8 @@ class McpServer:
     ready: asyncio.Future[list[dict[str, Any]]] | None = None
     settled: asyncio.Event | None = None
     """Set once a connection attempt has ended in ``connected`` or ``failed``."""
+    asking: int = 0
+    """Elicitations of this server waiting for the user (its tool calls do not time out meanwhile)."""
 
     @property
     def name(self) -> str:

@@ -329,7 +329,9 @@ class McpToolset:
                 done, _ = await asyncio.wait({task}, timeout=max(remaining, 0))
                 if done:
                     break
-                if time.monotonic() >= deadline[0]:
+                if server.asking:  # the user is answering the server's question: no timeout meanwhile
+                    deadline[0] = time.monotonic() + timeout
+                elif time.monotonic() >= deadline[0]:
                     task.cancel()
                     await asyncio.gather(task, return_exceptions=True)
                     raise RuntimeError(f'MCP server "{server.name}" did not answer tools/call within {timeout:g} s')

@@ -20,10 +20,23 @@ Usage:
   pi mcp list [--json] [-a]
   pi mcp add <name> [-l] [--env K=V]... [--cwd D] [--exposure E] [--description T] -- <command> [args...]
   pi mcp add <name> [-l] --url URL [--header K=V]... [--bearer-token-env-var NAME] [--exposure E]
+             [--oauth-client-id ID] [--oauth-client-secret S] [--oauth-callback-port P] [--oauth-client-name N]
   pi mcp remove <name> [-l]
+  pi mcp login <name> [-l] [-a] [--timeout SECONDS] [--no-browser]
+  pi mcp logout <name> [-l] [-a]
 
 Servers live in mcp.json in the configuration folder (-l: .pi/mcp.json of this folder), in the
-"mcpServers" shape other agents use; env and header values expand ${VAR} and !command."""
+"mcpServers" shape other agents use; env and header values expand ${VAR} and !command.
+login signs in to an HTTP server with OAuth (tokens in mcp-auth.json); logout forgets them."""
+
+
+OAUTH_FLAGS = {
+    "--oauth-client-id": "clientId",
+    "--oauth-client-secret": "clientSecret",
+    "--oauth-callback-port": "callbackPort",
+    "--oauth-client-name": "clientName",
+}
+"""``pi mcp add --url`` options that write the entry's ``oauth`` object (docs/mcp.md#oauth-sign-in)."""
 
 
 def _err(text: str) -> int:
@@ -43,6 +56,10 @@ def run_mcp_command(args: list[str]) -> int:
         return _add(rest)
     if command in ("remove", "rm"):
         return _remove(rest)
+    if command in ("login", "logout"):
+        from pi_coder.modes.mcp_login import run_login, run_logout
+
+        return (run_login if command == "login" else run_logout)(rest)
     return _err(f'unknown command "{command}"\n{USAGE}')
 
 
@@ -75,7 +92,8 @@ def _add(args: list[str]) -> int:
     headers: list[str] = []
     entry: dict[str, Any] = {}
     i = 0
-    valued = {"--env", "--cwd", "--exposure", "--description", "--url", "--header", "--bearer-token-env-var"}
+    valued = {"--env", "--cwd", "--exposure", "--description", "--url", "--header", "--bearer-token-env-var", *OAUTH_FLAGS}
+    oauth: dict[str, Any] = {}
     while i < len(args):
         arg = args[i]
         if arg in ("-l", "--local"):
@@ -91,6 +109,8 @@ def _add(args: list[str]) -> int:
                 headers.append(value)
             elif arg == "--bearer-token-env-var":
                 headers.append(f"Authorization=Bearer ${{{value}}}")
+            elif arg in OAUTH_FLAGS:
+                oauth[OAUTH_FLAGS[arg]] = int(value) if arg == "--oauth-callback-port" and value.isdigit() else value
             else:
                 entry[arg[2:]] = value
         elif arg.startswith("-"):
@@ -106,6 +126,8 @@ def _add(args: list[str]) -> int:
         if command:
             if "url" in entry:
                 raise ValueError("give either a command after -- or --url, not both")
+            if oauth:
+                raise ValueError("the --oauth-* options are for servers with --url")
             entry = {"command": command[0], "args": command[1:], **entry}
             if envs:
                 entry["env"] = _pairs(envs, "--env")
@@ -113,6 +135,8 @@ def _add(args: list[str]) -> int:
             entry = {"url": entry.pop("url"), **entry}
             if headers:
                 entry["headers"] = _pairs(headers, "--header")
+            if oauth:
+                entry["oauth"] = oauth
         else:
             raise ValueError("give the server command after -- or an --url")
         path = _path(local)

@@ -44,6 +44,7 @@ class StartupWait(RunHook):
         manager = self.manager
         if self.done:
             manager.start()
+            await manager.retry_sign_ins(manager.startup_wait)  # signed in elsewhere (pi mcp login) since
             return
         self.done = True
         if not manager.needs_wait():
@@ -171,7 +172,7 @@ class _ReloadHook:
         return _reload(self.session, self.mcp_filter)
 
 
-COMMAND_DESCRIPTION = "MCP servers: state, tools, errors; reconnect|enable|disable <server>"
+COMMAND_DESCRIPTION = "MCP servers: state, tools, errors, sign-in; reconnect|enable|disable|login|logout <server>"
 
 
 def handles(session: Any, text: str) -> bool:
@@ -183,7 +184,7 @@ def handles(session: Any, text: str) -> bool:
 
 
 async def command_text(session: Any, text: str) -> str:
-    """Run ``/mcp [reconnect|enable|disable <server>]`` outside the TUI; the status table as text.
+    """Run ``/mcp [reconnect|enable|disable|login|logout <server>]`` outside the TUI; the status table as text.
 
     A bare ``/mcp`` first waits (at most ``mcp.startup_wait``) for servers still connecting.
     """
@@ -192,6 +193,11 @@ async def command_text(session: Any, text: str) -> str:
         return no_servers_text(session)
     args = text.strip()[len("/mcp") :].strip()
     manager.start()
+    words = args.split()
+    if len(words) == 2 and words[0] in ("login", "logout"):
+        from pi_coder.modes.mcp_ui import account_command
+
+        return await account_command(session, manager, words[0], words[1])
     if not args:
         await manager.wait_connecting(manager.startup_wait)
     return "\n".join(await manager.command(args))
@@ -235,6 +241,9 @@ def _make(session: AgentSession, mcp_filter: _Selection, *, project_trusted: boo
         session.emit_nowait(Notice(level=level, text=text))  # type: ignore[arg-type]
 
     manager.attach(session, notify)
+    from pi_coder.modes.mcp_ui import elicitation_handler
+
+    manager.elicit = elicitation_handler(session)
     session.add_run_hook(StartupWait(manager))
     session.mcp = manager
     return manager

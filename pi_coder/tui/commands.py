@@ -245,15 +245,9 @@ async def _checkpoints(app: CommandContext, args: str) -> None:
 
 
 async def _mcp(app: CommandContext, args: str) -> None:
-    manager = app.session.mcp
-    if manager is None:
-        from pi_coder.mcp.config import no_servers_text
+    from pi_coder.tui.mcp_panel import mcp_command
 
-        trust = getattr(app.session, "project_trust", None)
-        await app.notice(no_servers_text(app.session.cwd, trusted=trust is None or trust.trusted))
-        return
-    lines = await manager.command(args)
-    await app.show_markdown("**MCP servers**\n\n```\n" + "\n".join(lines) + "\n```")
+    await mcp_command(app, args)
 
 
 async def _trust(app: CommandContext, args: str) -> None:
@@ -288,7 +282,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("changelog", "Show the changelog", _changelog),
     SlashCommand("debug", "Write a state report for bug reports (no keys) and show it", _debug),
     SlashCommand("reload", "Reload extensions, settings, templates, skills, themes and context files", _reload),
-    SlashCommand("mcp", "MCP servers: state, tools, errors; reconnect|enable|disable <server>", _mcp, "[action server]"),
+    SlashCommand("mcp", "MCP servers: state, tools, errors, sign-in; reconnect|enable|disable|login|logout <server>", _mcp, "[action server]"),
     SlashCommand("quit", "Quit pi", _quit),
 )
 

@@ -161,6 +161,15 @@ class TuiUI(TuiExtras):
         result: str | None = await self._show(TextScreen(title, value=prefill), None, timeout, signal)
         return result
 
+    async def elicitation_form(self, server: str, request: dict[str, Any]) -> dict[str, Any]:
+        """An MCP server's ``elicitation/create`` as one form (``pi_coder.mcp.elicit.FormUI``; docs/mcp.md#elicitation)."""
+        from pi_coder.tui.mcp_elicit import ElicitationScreen, open_page
+
+        answer: dict[str, Any] = await self._show(ElicitationScreen(server, request), {"action": "cancel"}, None, None)
+        if request.get("mode") == "url" and answer.get("action") == "accept":
+            await open_page(str(request.get("url", "")))
+        return answer
+
     def notify(self, message: str, level: str = "info", *, source: str = "") -> None:
         self._app.call_later(self._app.notice, message, level)
 

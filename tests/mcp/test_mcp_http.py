@@ -155,7 +155,7 @@ async def test_401_without_authorization_needs_sign_in(tmp_path: Path) -> None:
         manager, host, notices = await manager_for(tmp_path, {"url": front.url, "timeout": 30})
         server = manager.servers["web"]
         assert server.state == "needs sign-in" and front.posts == [401]
-        assert len(notices) == 1 and "OAuth is not supported yet" in notices[0]
+        assert len(notices) == 1 and "run /mcp login web" in notices[0]
         assert manager.lines()[0].startswith("web: needs sign-in (direct, global)")
         assert host.agent.state.tools == []
         await manager.close()

@@ -38,8 +38,8 @@ async def test_mcp_command_lists_and_disables(make_session, tmp_path: Path) -> N
     app = make_app(session)
     async with app.run_test(size=(120, 50)) as pilot:
         await wait_until(pilot, lambda: "mcp__tiny__add" in session.tool_names, what="tools", timeout=30)
-        await _send(pilot, "/mcp")
-        await wait_until(pilot, lambda: "tiny: connected, 8 tools" in screen_text(app), what="listing")
+        await _send(pilot, "/mcp reconnect tiny")
+        await wait_until(pilot, lambda: "tiny: connected, 8 tools" in screen_text(app), what="listing", timeout=30)
         await _send(pilot, "/mcp disable tiny")
         await wait_until(pilot, lambda: "tiny: disabled" in screen_text(app), what="disabled", timeout=15)
         assert not any(n.startswith("mcp__") for n in session.tool_names)
