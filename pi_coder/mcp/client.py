@@ -22,8 +22,8 @@ from mcp.client.session import ClientSession
 from mcp.shared.message import SessionMessage
 
 from pi_coder.mcp.config import ServerConfig
-from pi_coder.mcp.http import RETRY_DELAYS, HttpStatus, http_transport, retriable
 from pi_coder.mcp.elicit import ElicitHandler
+from pi_coder.mcp.http import RETRY_DELAYS, HttpStatus, http_transport, retriable
 from pi_coder.mcp.logfile import capture_sdk_logging
 
 __all__ = ["Connection", "NeedsSignIn", "Tail"]
