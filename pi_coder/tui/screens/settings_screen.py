@@ -13,18 +13,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Static
 
+from pi_coder.tui.screens._rows import Row, RowList
 from pi_coder.tui.screens.dialogs import ChoiceDialog
-from pi_coder.tui.widgets.marked_list import MarkedOptionList
 
 __all__ = ["SettingItem", "SettingsScreen", "matches", "search"]
 
@@ -98,7 +96,7 @@ class SettingsScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="settings"):
             yield Static(self._search_text(), id="settings-search")
-            yield MarkedOptionList(id="settings-list")
+            yield RowList(id="settings-list")
             yield Static("", id="settings-description")
             yield Static(
                 Text("Type to search · Enter change · ←→ cycle · Esc clear/close", style="dim"), id="settings-hint"
@@ -122,24 +120,23 @@ class SettingsScreen(ModalScreen[None]):
         self.settings_list.styles.height = max(3, min(len(self.all_items), room))
 
     @property
-    def settings_list(self) -> OptionList:
-        return self.query_one("#settings-list", OptionList)
+    def settings_list(self) -> RowList:
+        return self.query_one("#settings-list", RowList)
 
-    def _line(self, item: SettingItem) -> Table:
-        grid = Table.grid(expand=True, padding=(0, 1))
-        grid.add_column(ratio=1, no_wrap=True)
-        grid.add_column(no_wrap=True, justify="right")
+    def _line(self, item: SettingItem) -> Row:
+        # A virtual list of plain rows: each visible row is drawn when painted (a table per
+        # option in an OptionList cost a tenth of a second to open).
         value = item.get()
         style = "green" if value == "on" else "dim" if value == "off" else "bold"
-        grid.add_row(Text(item.label), Text(value, style=style))
-        return grid
+        return Text(item.label), Text(value + " ", style=style)
 
     def _redraw(self, index: int | None = None) -> None:
         options = self.settings_list
         keep = options.highlighted if index is None else index
-        options.set_options(Option(self._line(item), id=item.key) for item in self.items)
-        if self.items:
-            options.highlighted = max(0, min(len(self.items) - 1, keep or 0))
+        items = self.items
+        options.set_rows(lambda i: self._line(items[i]), len(items))
+        if items:
+            options.highlighted = max(0, min(len(items) - 1, keep or 0))
         self._describe()
 
     # ------------------------------------------------------------------ search
@@ -180,11 +177,11 @@ class SettingsScreen(ModalScreen[None]):
         index = self.settings_list.highlighted
         return self.items[index] if index is not None and 0 <= index < len(self.items) else None
 
-    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+    def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
         event.stop()
         self._describe()
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+    def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
         self.action_activate()
 

@@ -6,9 +6,9 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual.widgets import Static
 
 from pi_coder.tui.format import format_tokens
+from pi_coder.tui.widgets._measured import MeasuredStatic
 from pi_coder.tui.widgets._throttle import Throttle
 
 __all__ = ["BashBlock", "SummaryBlock"]
@@ -22,7 +22,7 @@ def _field(obj: Any, snake: str, camel: str | None = None, default: Any = None) 
     return getattr(obj, snake, default)
 
 
-class BashBlock(Static):
+class BashBlock(MeasuredStatic):
     """A user shell command: ``$ cmd``, live output tail, then exit code or cancellation."""
 
     DEFAULT_CSS = """
@@ -44,8 +44,11 @@ class BashBlock(Static):
         self.refresh_view()
 
     def set_expanded(self, expanded: bool) -> None:
+        if expanded == self._expanded:
+            return
         self._expanded = expanded
-        self.refresh_view()
+        if self.running or self.output.count("\n") >= _PREVIEW_LINES:  # else nothing is folded
+            self.refresh_view()
 
     def update_output(self, output: str) -> None:
         self.output = output
@@ -87,7 +90,7 @@ class BashBlock(Static):
         return Group(*parts)
 
 
-class SummaryBlock(Static):
+class SummaryBlock(MeasuredStatic):
     """``[compaction]`` / ``[branch]`` summary; the summary text shows when expanded."""
 
     DEFAULT_CSS = """
