@@ -3,7 +3,7 @@
 Each line is a :class:`SettingItem` with its current value. Enter or Space toggles an on/off
 setting and opens a list for the others (the theme list previews each theme as it is
 highlighted); Left/Right step through the values. Typing filters the list by name or
-description (Backspace edits the search); Esc clears the search, then closes. Every change is applied at once
+description (Backspace edits the search, Ctrl+U clears it); Esc clears the search, then closes. Every change is applied at once
 through the item's ``apply`` (which also writes the global settings.toml).
 """
 
@@ -81,6 +81,7 @@ class SettingsScreen(ModalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,ctrl+c", "close", show=False, priority=True),
+        Binding("ctrl+u", "clear_search", show=False),
         Binding("space", "activate", show=False),
         Binding("left", "step(-1)", show=False),
         Binding("right", "step(1)", show=False),
@@ -115,8 +116,8 @@ class SettingsScreen(ModalScreen[None]):
     def _fit_list(self) -> None:
         """One fixed list height (all the settings, or what the screen holds): the search, the
         description and the key hint stay visible, and the dialog does not jump while filtering."""
-        # 90% of the screen less the borders, the search line (+ gap), two description lines (+ gap), the hint
-        room = int(self.app.size.height * 0.9) - 2 - 2 - 3 - 1
+        # 90% of the screen less the borders, the search line (+ gap), the count, two description lines (+ gap), the hint
+        room = int(self.app.size.height * 0.9) - 2 - 2 - 1 - 3 - 1
         self.settings_list.styles.height = max(3, min(len(self.all_items), room))
 
     @property
@@ -144,8 +145,7 @@ class SettingsScreen(ModalScreen[None]):
     def _search_text(self) -> Text:
         if not self.search:
             return Text("Search: type to filter", style="dim")
-        count = f"  ({len(self.items)}/{len(self.all_items)})"
-        return Text.assemble(("Search: ", "dim"), (self.search, "bold"), ("▏", "dim"), (count, "dim"))
+        return Text.assemble(("Search: ", "dim"), (self.search, "bold"), ("▏", "dim"))
 
     def set_query(self, query: str) -> None:
         """Show only the settings matching ``query``."""
@@ -153,8 +153,11 @@ class SettingsScreen(ModalScreen[None]):
         self.items = search(self.all_items, query)
         self.query_one("#settings-search", Static).update(self._search_text())
         self._redraw(0)
-        if not self.items:
-            self.query_one("#settings-description", Static).update(Text("No matching settings", style="dim"))
+
+    def action_clear_search(self) -> None:
+        """Ctrl+U: clear the search (all the settings again)."""
+        if self.search:
+            self.set_query("")
 
     def on_key(self, event: events.Key) -> None:
         if event.key == "backspace" and self.search:
@@ -168,9 +171,13 @@ class SettingsScreen(ModalScreen[None]):
             self.set_query(self.search + event.character)
 
     def _describe(self) -> None:
+        """The position among the settings shown (those matching the search), as Pi, then the
+        highlighted setting's description."""
         item = self.current()
+        index = self.settings_list.highlighted
+        count = f"({(index or 0) + 1}/{len(self.items)})" if self.items else "No matching settings"
         self.query_one("#settings-description", Static).update(
-            Text(item.description if item else "", style="dim")
+            Text.assemble((count, "dim"), "\n\n", (item.description if item else "", "dim"))
         )
 
     def current(self) -> SettingItem | None:
