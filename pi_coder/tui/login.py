@@ -28,14 +28,14 @@ def _key_source(models: Any, provider: str, stored: dict[str, str]) -> str:
 
 
 def login_choices(models: Any) -> list[tuple[str, str]]:
-    """``(provider, label)`` for every provider that takes a key, built-in ones first."""
+    """``(provider, key source)`` for every provider that takes a key, built-in ones first; the
+    source (``"ANTHROPIC_API_KEY set"``, ``"key stored"``) is ``""`` when it has no key yet."""
     stored = load_credentials(models.credentials_path) if models.credentials_path is not None else {}
     out = []
     for provider in models.providers():
         if not provider.requires_key or not provider.models:
             continue
-        source = _key_source(models, provider.name, stored)
-        out.append((provider.name, f"{provider.name}  ({source})" if source else provider.name))
+        out.append((provider.name, _key_source(models, provider.name, stored)))
     return out
 
 
@@ -51,7 +51,7 @@ def _default_model(app: CommandContext, provider: str) -> Any:
 
 
 async def login(app: CommandContext, args: str) -> None:
-    from pi_coder.tui.screens.dialogs import ChoiceDialog, InputDialog
+    from pi_coder.tui.screens.dialogs import InputDialog
 
     models = getattr(app.session, "models", None)
     if models is None or getattr(models, "credentials_path", None) is None:
@@ -64,7 +64,9 @@ async def login(app: CommandContext, args: str) -> None:
         await app.notice(f"/login: unknown provider {provider!r} (one of: {', '.join(n for n, _ in choices)})", "error")
         return
     if not provider:
-        provider = await app.push_screen_wait(ChoiceDialog("Log in: provider", choices))
+        from pi_coder.tui.screens.provider_picker import ProviderPicker
+
+        provider = await app.push_screen_wait(ProviderPicker(choices))
         if not provider:
             return
     variables = " or ".join(models.env_vars(provider))
