@@ -211,3 +211,23 @@ async def test_skill_commands_off_hides_them_from_completion(project: Path, make
     last = "".join(getattr(b, "text", "") for b in faux.state.contexts[-1].messages[-1].content)
     assert "Always tidy." in last
     assert tomllib.loads(_path(project).read_text())["enable_skill_commands"] is False
+
+
+async def test_http_idle_timeout_and_default_project_trust_are_saved(project: Path, make_session) -> None:
+    _path(project).write_text(SETTINGS)
+    session, _ = make_session([])
+    app = make_app(session)
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = await _open(app, pilot)
+        await keys(pilot, "idle")
+        assert _keys(screen) == ["http_idle_timeout_ms"] and "5 min" in screen_text(app)
+        await pilot.press("right")
+        await pilot.pause()
+        assert session.settings.http_idle_timeout_ms == 600_000
+        await pilot.press("ctrl+u")
+        await keys(pilot, "project trust")
+        assert _keys(screen) == ["default_project_trust"]
+        await pilot.press("right")
+        await pilot.pause()
+    saved = tomllib.loads(_path(project).read_text())
+    assert saved["http_idle_timeout_ms"] == 600_000 and saved["default_project_trust"] == "always"

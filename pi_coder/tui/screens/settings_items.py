@@ -18,6 +18,7 @@ __all__ = ["more_setting_items"]
 
 ON_OFF = ["on", "off"]
 _INDENTS = {"0": "", "2": "  ", "4": "    "}
+_IDLE_TIMEOUTS = {"1 min": 60_000, "2 min": 120_000, "5 min": 300_000, "10 min": 600_000, "30 min": 1_800_000, "off": 0}
 
 
 def _on_off(value: bool) -> str:
@@ -93,8 +94,21 @@ def more_setting_items(
         SettingItem("markdown.code_block_indent", "Code block indent",
                     "Spaces before the lines of code blocks in answers (new output).",
                     list(_INDENTS), indent_now, set_indent),
+        SettingItem("http_idle_timeout_ms", "HTTP idle timeout",
+                    "End a model request after this long without a byte from the API (next request on).",
+                    list(_IDLE_TIMEOUTS), lambda: _idle_label(int(value("http_idle_timeout_ms", 300000))),
+                    lambda choice: save({"http_idle_timeout_ms": _IDLE_TIMEOUTS[choice]})),
+        SettingItem("default_project_trust", "Default project trust",
+                    "A project folder with no saved trust decision: ask, always trust or never trust "
+                    "(from the next start).",
+                    ["ask", "always", "never"], lambda: str(value("default_project_trust", "ask")),
+                    lambda choice: save({"default_project_trust": choice})),
     ]  # fmt: skip
     return items
+
+
+def _idle_label(ms: int) -> str:
+    return next((label for label, value in _IDLE_TIMEOUTS.items() if value == ms), f"{ms} ms")
 
 
 def _set_auto_retry(app: Any, save: Callable[[dict[str, Any]], None], enabled: bool) -> None:
