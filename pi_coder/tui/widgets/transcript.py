@@ -9,6 +9,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.events import Click
+from textual.geometry import Size
+from textual.layout import DockArrangeResult
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -81,6 +83,12 @@ class _Blocks(Widget):
     DEFAULT_CSS = """
     _Blocks { height: auto; layout: vertical; }
     """
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        # The blocks' heights are their own (``height: auto``), never a share of this column's:
+        # arranged against a height of 0 always, the placements are the same and each block's
+        # measured box is reused when the column grows by a block.
+        return super().arrange(Size(size.width, 0), optimal)
 
 
 class Transcript(VerticalScroll, can_focus=False):
