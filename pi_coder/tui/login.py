@@ -24,6 +24,8 @@ def _key_source(models: Any, provider: str, stored: dict[str, str]) -> str:
             return f"{name} set"
     if provider.lower() in stored:
         return "key stored"
+    if models.has_key(provider):
+        return "key in models.toml"
     return ""
 
 

@@ -116,8 +116,9 @@ class SettingsScreen(ModalScreen[None]):
     def _fit_list(self) -> None:
         """One fixed list height (all the settings, or what the screen holds): the search, the
         description and the key hint stay visible, and the dialog does not jump while filtering."""
-        # 90% of the screen less the borders, the search line (+ gap), the count, two description lines (+ gap), the hint
-        room = int(self.app.size.height * 0.9) - 2 - 2 - 1 - 3 - 1
+        # 90% of the screen less the borders, the search line (+ gap), the gap, the count (+ blank
+        # line) and two description lines, the hint
+        room = int(self.app.size.height * 0.9) - 2 - 2 - 1 - 4 - 1
         self.settings_list.styles.height = max(3, min(len(self.all_items), room))
 
     @property
