@@ -83,8 +83,9 @@ class SettingsScreen(ModalScreen[None]):
         Binding("escape,ctrl+c", "close", show=False, priority=True),
         Binding("ctrl+u", "clear_search", show=False),
         Binding("space", "activate", show=False),
-        Binding("left", "step(-1)", show=False),
-        Binding("right", "step(1)", show=False),
+        # priority: a list taller than the dialog would take Left/Right to scroll sideways
+        Binding("left", "step(-1)", show=False, priority=True),
+        Binding("right", "step(1)", show=False, priority=True),
     ]
 
     def __init__(self, items: Sequence[SettingItem]) -> None:
