@@ -1,6 +1,6 @@
 """TUI latency side by side with Pi 1.6 in tmux: first frame, dialogs, Ctrl+O on a long output.
 
-Usage: ``python bench/tui_dialogs.py --pi16 /work/pi16 [--runs 5] [--only NAME ...] [--show]``
+Usage: ``python bench/tui_dialogs.py --pi16 /work/pi16 [--runs 5] [--only NAME ...] [--show] [--baseline DIR]``
 
 ``--pi16`` is a folder where ``npm install node@22 @earendil-works/pi-coding-agent@1.6.0`` was
 run. Both programs run in their own detached tmux session (100x30) on the same project folder, a
@@ -17,7 +17,9 @@ programs afresh, in turns, and times what a user waits for, polling ``tmux captu
   "earlier lines" / "more lines" hint has left the screen (the expanded output is drawn).
 
 Medians are printed with the ratio pi_coder / Pi (lower is better for pi_coder). ``--show``
-prints each program's screen after each step (to check the markers).
+prints each program's screen after each step (to check the markers). ``--baseline DIR`` times a
+third program in the same turns: another checkout of pi_coder, run as ``python -m pi_coder`` with
+``PYTHONPATH=DIR`` (before and after a change, in one run).
 """
 
 from __future__ import annotations
@@ -80,7 +82,8 @@ class Pane:
     def __init__(self, client: Client, cwd: Path, session: Path | None, size: tuple[int, int] = (100, 30)) -> None:
         self.client = client
         self.name = f"bench-{uuid.uuid4().hex[:8]}"
-        env = [f"{key}={value}" for key, value in client.env.items() if key in ("HOME", "PI_CODER_HOME", "PI_OFFLINE")]
+        env = [f"{key}={value}" for key, value in client.env.items()
+               if key in ("HOME", "PI_CODER_HOME", "PI_OFFLINE", "PYTHONPATH")]  # fmt: skip
         command = " ".join(["env", *env, "TERM=xterm-256color", *client.argv,
                             *(["--session", str(session)] if session else ["--no-session"])])
         self.start = time.perf_counter()
@@ -161,6 +164,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--only", nargs="*", help="steps: /settings /model /tree /resume /hotkeys ctrl+o")
     parser.add_argument("--show", action="store_true", help="print the screens")
+    parser.add_argument("--baseline", type=Path, help="also time another pi_coder checkout (python -m pi_coder)")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("tmux is not installed")
@@ -170,10 +174,19 @@ def main() -> None:
         project = scratch / "project"
         project.mkdir()
         clients = [pi_coder_client(scratch, server), pi16_client(scratch, server, args.pi16)]
+        if args.baseline is not None:
+            (scratch / "baseline").mkdir()
+            base = pi_coder_client(scratch / "baseline", server)
+            base.name = "baseline"
+            base.argv = [sys.executable, "-m", "pi_coder"]
+            base.env = base.env | {"PYTHONPATH": str(args.baseline.resolve())}
+            clients.append(base)
         folders = {
             "pi_coder": Path(clients[0].env["PI_CODER_HOME"]) / "sessions" / encode_cwd(str(project)),
             "pi 1.6": Path(clients[1].env["HOME"]) / ".pi" / "agent" / "sessions" / encode_cwd(str(project)),
         }
+        if args.baseline is not None:
+            folders["baseline"] = Path(clients[2].env["PI_CODER_HOME"]) / "sessions" / encode_cwd(str(project))
         main_session = scratch / "main.jsonl"
         write_session(main_session, project, 400)
         for folder in folders.values():
@@ -190,11 +203,16 @@ def main() -> None:
                 for key, value in run.items():
                     results[client.name].setdefault(key, []).append(value)
         print(f"medians of {args.runs} runs; ratio = pi_coder / Pi 1.6 (tmux 100x30)")
-        print(f"{'step':10} {'pi_coder':>10} {'pi 1.6':>10} {'ratio':>7}")
+        base = results.get("baseline")
+        print(f"{'step':10} {'pi_coder':>10} {'pi 1.6':>10} {'ratio':>7}" + (f" {'baseline':>10} {'ratio':>7}" if base else ""))
         ours, pis = results["pi_coder"], results["pi 1.6"]
         for key in ours:
             o, p = statistics.median(ours[key]), statistics.median(pis[key])
-            print(f"{key:10} {o * 1000:7.0f} ms {p * 1000:7.0f} ms {o / p:6.2f}x")
+            line = f"{key:10} {o * 1000:7.0f} ms {p * 1000:7.0f} ms {o / p:6.2f}x"
+            if base:
+                b = statistics.median(base[key])
+                line += f" {b * 1000:7.0f} ms {b / p:6.2f}x"
+            print(line)
 
 
 def _place(session: Path, folder: Path) -> Path:
