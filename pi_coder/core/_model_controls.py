@@ -92,7 +92,7 @@ class ModelControls:
         reasons = self.model is not None and self.model.reasoning
         return self.thinking_level if reasons else (self.settings.default_thinking_level or "medium")
 
-    def cycle_model(self, direction: int = 1) -> tuple[Model, str] | None:
+    def cycle_model(self, direction: int = 1, *, save_default: bool = True) -> tuple[Model, str] | None:
         """Next (or previous) model of the scope (``--models``), else of the available models."""
         if self.scoped_models:
             pool: list[tuple[Model, str | None]] = list(self.scoped_models)
@@ -106,21 +106,22 @@ class ModelControls:
             0,
         )
         model, thinking = pool[(index + (1 if direction >= 0 else -1)) % len(pool)]
-        self.set_model(model, source="cycle")
+        self.set_model(model, source="cycle", save_default=save_default)
         if thinking is not None:
-            self.set_thinking_level(thinking)
+            self.set_thinking_level(thinking, save_default=save_default)
         return model, self.thinking_level
 
     def available_thinking_levels(self) -> list[str]:
         return available_thinking_levels(self.model)
 
-    def set_thinking_level(self, level: str) -> None:
-        """Set the thinking level (clamped to the model); appends an entry and saves the default.
+    def set_thinking_level(self, level: str, *, save_default: bool = True) -> None:
+        """Set the thinking level (clamped to the model); appends an entry and saves the default
+        (unless ``save_default`` is False: the TUI's keys change this session only, as in Pi).
 
         A level the model cannot do is applied clamped, and then not saved as the default.
         """
         clamped = clamp_thinking_level(level, self.model) if self.model else level
-        self._apply_thinking(clamped, force=True, save=clamped == level)
+        self._apply_thinking(clamped, force=True, save=save_default and clamped == level)
         self._thinking_asked = (level, clamped)
 
     def _apply_thinking(self, level: str, *, force: bool, save: bool = True) -> None:
@@ -133,14 +134,14 @@ class ModelControls:
                 self._save({"default_thinking_level": level})
             self._emit_nowait(ThinkingLevelChanged(thinking_level=level))
 
-    def cycle_thinking_level(self) -> str | None:
+    def cycle_thinking_level(self, *, save_default: bool = True) -> str | None:
         """The next allowed level (wrapping); None for a model without reasoning."""
         levels = self.available_thinking_levels()
         if self.model is None or not self.model.reasoning or len(levels) <= 1:
             return None
         current = self.thinking_level
         index = levels.index(current) if current in levels else -1
-        self.set_thinking_level(levels[(index + 1) % len(levels)])
+        self.set_thinking_level(levels[(index + 1) % len(levels)], save_default=save_default)
         return self.thinking_level
 
     def set_steering_mode(self, mode: Literal["one-at-a-time", "all"]) -> None:

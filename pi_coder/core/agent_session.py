@@ -15,16 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import inspect
 import logging
 import os
-from collections.abc import Awaitable, Callable, Sequence
-from pathlib import Path
-from types import CoroutineType
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_coder.agent import Agent, AgentError
-from pi_coder.ai.abort import AbortController
 from pi_coder.ai.context import create_initial_system_message
 from pi_coder.ai.models import Models
 from pi_coder.ai.options import StreamOptions
@@ -33,23 +29,16 @@ from pi_coder.checkpoints.checkpoints import Checkpoints
 from pi_coder.core import _session_ops as ops
 from pi_coder.core._model_controls import ModelControls
 from pi_coder.core._queue import QueuedTexts, QueueKind, user_text
-from pi_coder.core.bash_exec import execute_user_bash
 from pi_coder.core.compaction_runner import AutoCompaction
-from pi_coder.core.events import (
-    BashExecutionEnd,
-    BashExecutionStart,
-    BashExecutionUpdate,
-    Event,
-    Notice,
-    QueueChanged,
-    SessionNameChanged,
-    SessionSwitched,
-)
+from pi_coder.core.event_hub import EventHub, Listener
+from pi_coder.core.events import Notice, QueueChanged, SessionNameChanged, SessionSwitched
+from pi_coder.core.navigation import SessionNavigation, StoreSetup
 from pi_coder.core.no_model import no_model_text
 from pi_coder.core.retry import AutoRetry
-from pi_coder.core.session_hooks import BranchSummarizer, BranchSummaryRequest, BranchSummaryResult, RunHook
+from pi_coder.core.session_hooks import BranchSummarizer, RunHook
 from pi_coder.core.session_resources import DiscoveredPaths, LoadedResources, SessionResources
 from pi_coder.core.stats import SessionStats, UsageTotals, compute_stats
+from pi_coder.core.user_bash import UserBash
 from pi_coder.session.messages import BashExecutionMessage, CustomMessage
 from pi_coder.session.store import SessionStore
 from pi_coder.settings import LoadedSettings, Settings
@@ -65,16 +54,15 @@ __all__ = ["AgentSession", "Listener"]
 
 _log = logging.getLogger(__name__)
 
-Listener = Callable[[Event], Awaitable[None] | None]
-"""``listener(event)``; may be async (awaited in order)."""
-
 BUSY_TEXT = "Agent is already processing. Specify streaming_behavior ('steer' or 'follow_up') to queue the message."
 
 
-class AgentSession:
+class AgentSession(EventHub):
     """One conversation: agent + session store + settings + models. See the module docstring.
 
-    Construct with :func:`pi_coder.core.create_agent_session`; the constructor expects parts
+    Its parts live beside it: the event hub it is (``event_hub.py``), the user's ``!`` commands
+    (``user_bash.py``), switching and tree navigation (``navigation.py``), the model and thinking
+    controls (``_model_controls.py``). Construct with :func:`pi_coder.core.create_agent_session`; the constructor expects parts
     that are already built.
     """
 
@@ -96,6 +84,7 @@ class AgentSession:
         session_dir: str | None = None,
         resources: SessionResources | None = None,
     ) -> None:
+        super().__init__()
         resources = resources if resources is not None else SessionResources()
         self.cwd = cwd
         self.agent = agent
@@ -119,12 +108,9 @@ class AgentSession:
         """False (``--no-themes``): no config or ``.pi/themes`` folder themes; set by the factory."""
         self.resource_loader: Callable[[], LoadedResources] | None = resources.loader
         """Re-reads context files, SYSTEM files, templates and skills (``/reload``); None: nothing to re-read."""
-        self._listeners: list[Listener] = []
-        self._background: set[asyncio.Task[Any]] = set()
         self._queued = QueuedTexts()
-        self._pending_bash: list[BashExecutionMessage] = []
-        self._bash_controller: AbortController | None = None
-        self._summary_controller: AbortController | None = None
+        self._bash = UserBash(self)
+        self._navigation = SessionNavigation(self)
         self._usage = UsageTotals()
         self._hooks: list[RunHook] = []
         self.summarize_branch: BranchSummarizer | None = None
@@ -134,7 +120,7 @@ class AgentSession:
         self._compaction = AutoCompaction()
         self._hooks.extend((self._retry, self._compaction))
         self.summarize_branch = self._compaction.summarize_branch
-        self._listeners.append(self._compaction.on_event)
+        self.subscribe(self._compaction.on_event)
         self._busy = False
         self._idle = asyncio.Event()
         self._idle.set()
@@ -219,7 +205,7 @@ class AgentSession:
 
     @property
     def is_bash_running(self) -> bool:
-        return self._bash_controller is not None
+        return self._bash.running
 
     @property
     def session_file(self) -> str | None:
@@ -257,7 +243,7 @@ class AgentSession:
     @property
     def pending_bash_messages(self) -> list[BashExecutionMessage]:
         """``!`` commands that finished while the agent ran, waiting to be appended."""
-        return list(self._pending_bash)
+        return self._bash.pending
 
     # ------------------------------------------------------------------ store, model and settings
 
@@ -306,20 +292,22 @@ class AgentSession:
         """
         self._controls.set_model(model, save_default=save_default)
 
-    def cycle_model(self, direction: int = 1) -> tuple[Model, str] | None:
-        """Next (or previous) model of the scope (``--models``), else of the available models."""
-        return self._controls.cycle_model(direction)
+    def cycle_model(self, direction: int = 1, *, save_default: bool = True) -> tuple[Model, str] | None:
+        """Next (or previous) model of the scope (``--models``), else of the available models;
+        saved as the default unless ``save_default`` is False."""
+        return self._controls.cycle_model(direction, save_default=save_default)
 
     def available_thinking_levels(self) -> list[str]:
         return self._controls.available_thinking_levels()
 
-    def set_thinking_level(self, level: str) -> None:
-        """Set the thinking level (clamped to the model); appends an entry and saves the default."""
-        self._controls.set_thinking_level(level)
+    def set_thinking_level(self, level: str, *, save_default: bool = True) -> None:
+        """Set the thinking level (clamped to the model); appends an entry and saves the default
+        (unless ``save_default`` is False)."""
+        self._controls.set_thinking_level(level, save_default=save_default)
 
-    def cycle_thinking_level(self) -> str | None:
+    def cycle_thinking_level(self, *, save_default: bool = True) -> str | None:
         """The next allowed level (wrapping); None for a model without reasoning."""
-        return self._controls.cycle_thinking_level()
+        return self._controls.cycle_thinking_level(save_default=save_default)
 
     def set_steering_mode(self, mode: Literal["one-at-a-time", "all"]) -> None:
         self._controls.set_steering_mode(mode)
@@ -330,38 +318,7 @@ class AgentSession:
     def set_auto_compaction(self, enabled: bool) -> None:
         self._controls.set_auto_compaction(enabled)
 
-    # ------------------------------------------------------------------ events
-
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Receive every agent and session event; returns the unsubscribe function."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
-
-    async def emit(self, event: Event) -> None:
-        """Send ``event`` to every listener in order, awaiting async ones."""
-        for listener in tuple(self._listeners):
-            result = listener(event)
-            if result is not None and (type(result) is CoroutineType or inspect.isawaitable(result)):
-                await result
-
-    def emit_nowait(self, event: Event) -> None:
-        """``emit`` from synchronous code: sync listeners run now, async ones are scheduled."""
-        for listener in tuple(self._listeners):
-            result = listener(event)
-            if inspect.isawaitable(result):
-                task = asyncio.ensure_future(result)
-                self._background.add(task)
-                task.add_done_callback(self._listener_done)
-
-    def _listener_done(self, task: asyncio.Future[Any]) -> None:
-        self._background.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            _log.error("session event listener failed", exc_info=task.exception())
+    # ------------------------------------------------------------------ events (subscribe, emit: EventHub)
 
     def _queue_event(self) -> QueueChanged:
         return QueueChanged(steering=list(self._queued.steering), follow_up=list(self._queued.follow_up))
@@ -512,8 +469,7 @@ class AgentSession:
         texts = self.dequeue()
         for hook in self._hooks:
             hook.abort()
-        if self._summary_controller is not None:
-            self._summary_controller.abort()
+        self._navigation.abort()
         self.agent.abort()
         self.abort_bash()
         return texts
@@ -549,7 +505,7 @@ class AgentSession:
         self._busy = True
         self._idle.clear()
         try:
-            self._flush_pending_bash()
+            self._bash.flush()
             if before_prompt:
                 for hook in tuple(self._hooks):
                     await hook.before_prompt(self)
@@ -589,7 +545,7 @@ class AgentSession:
             except AgentError as exc:
                 _log.debug("continue after run not possible: %s", exc)
                 break
-        self._flush_pending_bash()
+        self._bash.flush()
 
     async def compact(self, instructions: str | None = None) -> Any:
         """Compact the context now (``/compact``): aborts the run, then asks the compaction hook.
@@ -705,63 +661,16 @@ class AgentSession:
     # ------------------------------------------------------------------ user shell commands
 
     async def run_bash(
-        self, command: str, *, exclude_from_context: bool = False, request_id: Any = None
+        self, command: str, *, exclude_from_context: bool = False, request_id: object = None
     ) -> BashExecutionMessage:
-        """Run a user ``!cmd`` (``!!cmd`` with ``exclude_from_context``) and record it.
+        """Run a user ``!cmd`` (``!!cmd`` with ``exclude_from_context``) and record it (``user_bash.py``).
 
         While the agent runs, the message is held back and appended before the next prompt.
 
         Raises:
             RuntimeError: Another ``!`` command is running.
         """
-        if self._bash_controller is not None:
-            raise RuntimeError("A bash command is already running. Press Esc to cancel it first.")
-        controller = self._bash_controller = AbortController()
-        seen = [""]
-
-        def from_extension(out: str) -> None:
-            # An extension's handler reports the output so far; the delta is what is new.
-            previous, seen[0] = seen[0], out
-            delta = out[len(previous) :] if out.startswith(previous) else out
-            self.emit_nowait(BashExecutionUpdate(command=command, output=out, delta=delta, id=request_id))
-
-        def from_shell(out: str, delta: str) -> None:
-            self.emit_nowait(BashExecutionUpdate(command=command, output=out, delta=delta, id=request_id))
-
-        try:
-            await self.emit(BashExecutionStart(command=command, exclude_from_context=exclude_from_context))
-            ran_idle = not self.is_streaming
-            await self.checkpoints.before_user_bash(command)  # so /undo covers it
-            handled = None
-            if self.extensions is not None:
-                handled = await self.extensions.on_user_bash(
-                    command,
-                    exclude_from_context,
-                    controller.signal,
-                    from_extension,
-                )
-            message = handled or await execute_user_bash(
-                command,
-                self.cwd,
-                signal=controller.signal,
-                on_output=from_shell,
-                shell_path=self.settings.shell_path,
-                command_prefix=self.settings.shell_command_prefix,
-                exclude_from_context=exclude_from_context,
-                env=self.shell_environment(),
-                max_file_bytes=int(self.settings.bash.max_output_file_mb * 1024 * 1024),
-                keep_background=self.settings.bash.keep_background,
-            )
-        finally:
-            self._bash_controller = None
-        if self.is_streaming:
-            self._pending_bash.append(message)
-        else:
-            self._append_bash(message)
-            if ran_idle and self._store.leaf_id is not None:
-                await self.checkpoints.after_user_bash(self._store.leaf_id)
-        await self.emit(BashExecutionEnd(message=message))
-        return message
+        return await self._bash.run(command, exclude_from_context=exclude_from_context, request_id=request_id)
 
     def shell_environment(self) -> dict[str, str]:
         """The environment of ``!`` commands: pi's without secrets, plus ``AI_AGENT`` and the ``PI_*`` markers."""
@@ -777,135 +686,44 @@ class AgentSession:
 
     def abort_bash(self) -> None:
         """Kill the running ``!`` command, if any."""
-        if self._bash_controller is not None:
-            self._bash_controller.abort()
-
-    def _append_bash(self, message: BashExecutionMessage) -> None:
-        self.agent.state.messages.append(message)
-        self._store.append_message(message)
-        self._check_saved()
-
-    def _flush_pending_bash(self) -> None:
-        pending, self._pending_bash = self._pending_bash, []
-        for message in pending:
-            self._append_bash(message)
+        self._bash.abort()
 
     # ------------------------------------------------------------------ sessions
 
     async def _stop(self) -> None:
         self.abort()
         await self.wait_for_idle()
-        self._pending_bash.clear()
+        self._bash.discard_pending()
 
-    async def new_session(self, *, setup: Callable[[SessionStore], Any] | None = None) -> bool:
-        """Start a new session file (created lazily); queues are cleared. True when an extension cancelled.
-
-        ``setup(store)`` (sync or async) may append entries to the new session before it is loaded
-        and ``session_start`` fires (an extension's ``ctx.new_session(setup=)``).
-        """
-        previous = self.session_file
-        if self.extensions is not None and not await self.extensions.before_replace("new"):
-            return True
-        await self._stop()
-        self._store.new_session()
-        if setup is not None:
-            prepared = setup(self._store)
-            if inspect.isawaitable(prepared):
-                await prepared
-        self._attach(self.model, self.thinking_level, explicit=True)
-        await self.emit(SessionSwitched(reason="new", session_file=self.session_file))
-        if self.extensions is not None:
-            await self.extensions.after_replace("new", previous)
-        return False
-
-    async def switch_session(self, path: str) -> bool:
-        """Open another session file, restoring its messages, model and thinking level. True when cancelled."""
-        previous = self.session_file
-        if self.extensions is not None and not await self.extensions.before_replace("resume", target=path):
-            return True
-        await self._stop()
-        store = SessionStore.open(path, self._session_dir)
+    def _replace_store(self, store: SessionStore) -> None:
         self._store.close()
         self._store = store
-        notices = self._attach(None, None, explicit=False)
-        await self.emit(SessionSwitched(reason="switch", session_file=self.session_file))
-        for text in notices:
-            await self.emit(Notice(level="warning", text=text))
-        if self.extensions is not None:
-            await self.extensions.after_replace("resume", previous)
-        return False
+
+    # Switching and tree navigation: navigation.py (docstrings there).
+
+    async def new_session(self, *, setup: StoreSetup | None = None) -> bool:
+        """Start a new session file; True when an extension cancelled (``SessionNavigation.new_session``)."""
+        return await self._navigation.new_session(setup=setup)
+
+    async def switch_session(self, path: str) -> bool:
+        """Open another session file; True when cancelled (``SessionNavigation.switch_session``)."""
+        return await self._navigation.switch_session(path)
 
     def fork_candidates(self) -> list[tuple[str, str]]:
         """``(entry_id, text)`` of the user messages on the current branch, oldest first."""
         return ops.fork_candidates(self._store)
 
     async def fork(self, entry_id: str) -> str | None:
-        """Fork into a new session file holding the history before user message ``entry_id``.
-
-        Returns:
-            The user message's text, for the editor; None when a ``session_before_fork``
-            handler cancelled (nothing changes).
-
-        Raises:
-            ValueError: ``entry_id`` is not a user message.
-        """
-        previous = self.session_file
-        if self.extensions is not None and not await self.extensions.before_replace("fork", entry_id=entry_id):
-            return None
-        await self._stop()
-        text = ops.fork_store(self._store, entry_id)
-        self._attach(self.model, self.thinking_level, explicit=True)
-        await self.emit(SessionSwitched(reason="fork", session_file=self.session_file))
-        if self.extensions is not None:
-            await self.extensions.after_replace("fork", previous)
-        return text
+        """Fork before user message ``entry_id``; its text, or None when cancelled (``SessionNavigation.fork``)."""
+        return await self._navigation.fork(entry_id)
 
     async def clone(self) -> bool:
-        """Copy the current branch (root -> leaf) into a new session file and switch to it.
-
-        Returns:
-            True when a ``session_before_fork`` handler cancelled (nothing changes).
-        """
-        previous = self.session_file
-        leaf = self._store.leaf_id
-        if self.extensions is not None and not await self.extensions.before_replace("fork", entry_id=leaf):
-            return True
-        await self._stop()
-        if leaf is None:
-            parent = str(previous) if previous is not None else None
-            self._store.new_session(parent_session=parent)
-        else:
-            self._store.create_branched_session(leaf)
-        self._attach(self.model, self.thinking_level, explicit=True)
-        await self.emit(SessionSwitched(reason="fork", session_file=self.session_file))
-        if self.extensions is not None:
-            await self.extensions.after_replace("fork", previous)
-        return False
+        """Copy the current branch into a new session file; True when cancelled (``SessionNavigation.clone``)."""
+        return await self._navigation.clone()
 
     async def import_session(self, path: str) -> bool:
-        """``/import``: copy the session file at ``path`` into this folder's session directory (a new
-        id, ``parentSession`` = ``path``, the entries verbatim) and switch to the copy.
-
-        Returns:
-            True when a ``session_before_switch`` handler cancelled (the copy is removed again).
-
-        Raises:
-            InvalidSessionFileError: ``path`` is empty or not a session file.
-            OSError: ``path`` cannot be read or the copy cannot be written.
-        """
-        from pi_coder.paths import session_dir_for_cwd
-
-        directory = self._store.session_dir
-        if directory is None:
-            directory = Path(self._session_dir) if self._session_dir else session_dir_for_cwd(self.cwd)
-        copy = SessionStore.fork_from(path, self.cwd, directory)
-        copy.close()
-        target = copy.session_file
-        assert target is not None, "a forked store is persisted"
-        cancelled = await self.switch_session(str(target))
-        if cancelled:
-            target.unlink(missing_ok=True)
-        return cancelled
+        """``/import`` a session file and switch to the copy; True when cancelled (``SessionNavigation.import_session``)."""
+        return await self._navigation.import_session(path)
 
     async def navigate_tree(
         self,
@@ -915,66 +733,10 @@ class AgentSession:
         *,
         replace_instructions: bool = False,
     ) -> str | None:
-        """Move to another point of the session tree (same file), optionally summarising the branch left.
-
-        Returns:
-            The text of a selected user/custom message (for the editor), else None. Also None
-            when the target is the current leaf or the summary was cancelled (nothing changes).
-
-        Raises:
-            KeyError: No entry has ``entry_id``.
-        """
-        await self._stop()
-        old_leaf = self._store.leaf_id
-        controller = self._summary_controller = AbortController()
-        supplied: BranchSummaryResult | None = None
-        if self.extensions is not None and entry_id != old_leaf and self._store.get_entry(entry_id) is not None:
-            decision = await self.extensions.before_tree(entry_id, old_leaf, summarize, instructions, controller.signal)
-            if decision == "cancel":
-                self._summary_controller = None
-                return None
-            if decision is not None:
-                summary, instructions = decision
-                if summary is not None and summarize:
-                    supplied = BranchSummaryResult(summary=summary.summary, details=summary.details, from_hook=True)
-        if summarize and self.summarize_branch is None and supplied is None:
-            await self.emit(Notice(level="warning", text="Branch summaries are not available; navigating without one."))
-        summarizer: Callable[[BranchSummaryRequest], Awaitable[BranchSummaryResult | None]] | None = None
-        if supplied is not None:
-            hook_summary = supplied
-
-            async def from_extension(request: BranchSummaryRequest) -> BranchSummaryResult | None:
-                return hook_summary
-
-            summarizer = from_extension
-        elif summarize and self.summarize_branch is not None:
-            summarize_branch = self.summarize_branch
-
-            def from_model(request: BranchSummaryRequest) -> Awaitable[BranchSummaryResult | None]:
-                return summarize_branch(self, request)
-
-            summarizer = from_model
-
-        try:
-            result = await ops.navigate(
-                self._store,
-                entry_id,
-                summarizer=summarizer,
-                instructions=instructions,
-                controller=controller,
-                replace_instructions=replace_instructions,
-            )
-        finally:
-            self._summary_controller = None
-        if result is None:
-            return None
-        self.reload_context()
-        await self.emit(SessionSwitched(reason="tree", session_file=self.session_file))
-        if self.extensions is not None:
-            leaf = self._store.get_entry(self._store.leaf_id) if self._store.leaf_id else None
-            summary_entry = leaf if getattr(leaf, "type", None) == "branch_summary" else None
-            await self.extensions.tree_done(self._store.leaf_id, old_leaf, summary_entry, supplied is not None)
-        return result.editor_text
+        """Move within the session tree; the editor text or None (``SessionNavigation.navigate_tree``)."""
+        return await self._navigation.navigate_tree(
+            entry_id, summarize, instructions, replace_instructions=replace_instructions
+        )
 
     def set_session_name(self, name: str) -> None:
         """Name the session (a ``session_info`` entry)."""
@@ -1033,5 +795,4 @@ class AgentSession:
             await self.mcp.close()
         self._store.close()
         self._check_saved()
-        if self._background:
-            await asyncio.gather(*self._background, return_exceptions=True)
+        await self.drain_listeners()

@@ -47,9 +47,9 @@ def run_tui(
         options["themes"] = session_themes(session)
     app = PiApp(session, initial_messages=initial_messages, startup_notices=startup_notices, **options)
     app.run()
-    hint = resume_hint(session)
-    if hint:
-        print(hint)
+    from pi_coder.tui.exit_output import write_exit_output
+
+    write_exit_output(app.exit_transcript, resume_hint(session))
     return app.return_code or 0
 
 

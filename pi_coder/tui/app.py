@@ -157,7 +157,11 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
     ) -> None:
         from pi_coder.tui.driver import driver_class
 
-        super().__init__(driver_class=driver_class())
+        if themes is None:
+            themes = session_themes(session)
+        # The terminal's own colours (its background shows; NO_COLOR drops every colour rather
+        # than turning them grey) unless the page is painted: tui/theming.py.
+        super().__init__(driver_class=driver_class(), ansi_color=True if themes.native_colors else None)
         self.session = session
         self.initial_messages = list(initial_messages)
         self.initial_images = list(initial_images)
@@ -168,7 +172,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         if keymap is None:
             keymap = load_keybindings(getattr(session, "settings", None))
         self._startup_warnings: list[str] = list(keymap.warnings)
-        self.themes = themes if themes is not None else session_themes(session)
+        self.themes = themes
         self._startup_warnings.extend(self.themes.attach(self, on_warning=self._theme_warning))
         self.effective_keys = effective_keys(keymap.overrides)
         self._keymap_overrides: dict[str, str] = dict(keymap.overrides)
@@ -199,6 +203,8 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
                 history = []
         self.history = PromptHistory(history)
         self.controller: TranscriptController | None = None
+        self.exit_transcript: list[Text] = []
+        """The conversation's rows, kept when quitting, for ``run_tui`` to print (tui/exit_output.py)."""
         self.working_message: str | None = None
         self.autocomplete_providers: list[tuple[Any, str]] = []
         """``ctx.ui.add_autocomplete_provider``: ``(provider, trigger characters)``, newest first."""
@@ -351,9 +357,10 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         self.editor.focus()
         markdown = getattr(getattr(self.session, "settings", None), "markdown", None)
         if markdown is not None:
-            from pi_coder.tui.widgets.markdown_view import set_code_block_indent
+            from pi_coder.tui.widgets.markdown_view import set_code_block_indent, set_table_row_separators
 
             set_code_block_indent(markdown.code_block_indent)
+            set_table_row_separators(markdown.table_row_separators)
         await self._render_start()
         self.refresh_footer()
         warnings, self._startup_warnings = self._startup_warnings, []
@@ -364,6 +371,8 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             self._resume_at_start = False
             navigation.run_dialog(self, navigation.resume_at_start(self))
         self.set_timer(1.0, self._after_startup)  # once the first frame is on screen
+        if os.environ.get("TMUX"):
+            self.run_worker(self._check_tmux_keys(), group="startup", exit_on_error=False)
         if self.initial_messages:
             messages = list(self.initial_messages)
             self.run_worker(self._send_initial(messages), group="prompt", exit_on_error=False)
@@ -390,6 +399,14 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         for index, text in enumerate(messages):
             images = self.initial_images if index == 0 else []
             await self._send_prompt(text, "follow_up", images or None)
+
+    async def _check_tmux_keys(self) -> None:
+        """Pi's warning when tmux would drop Shift+Enter (its ``extended-keys`` is off)."""
+        from pi_coder.tui.driver import tmux_extended_keys_warning
+
+        warning = await asyncio.to_thread(tmux_extended_keys_warning)
+        if warning:
+            await self.notice(warning, "warning")
 
     def _after_startup(self) -> None:
         # Idle time after the first frame: load the Markdown renderer (markdown-it, Pygments) now
@@ -721,9 +738,22 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         await self.quit_app()
 
     async def quit_app(self) -> None:
+        self._keep_transcript()
         self._close_bridge()  # events of the closing session are not rendered any more
         await self._close_session()
         self.exit(0)
+
+    def _keep_transcript(self) -> None:
+        """The conversation as drawn, for ``run_tui`` to print once the screen is restored (as Pi;
+        setting ``fullscreen_exit_output``)."""
+        if getattr(self._settings(), "fullscreen_exit_output", "transcript") != "transcript":
+            return
+        from pi_coder.tui.exit_output import transcript_rows
+
+        try:
+            self.exit_transcript = transcript_rows(self.transcript)
+        except Exception:  # never let a drawing problem stand in the way of quitting
+            self.exit_transcript = []
 
     async def _close_session(self) -> None:
         extensions = getattr(self.session, "extensions", None)

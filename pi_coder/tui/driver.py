@@ -5,6 +5,13 @@ and Textual reports a plain ``enter``; xterm's modifyOtherKeys form (``CSI 27;3;
 bare ``\\r`` key. Both lose the follow-up key. The parser below maps them to ``alt+enter`` (and the
 Shift/Ctrl variants) before Textual sees them; a lone Esc is still reported after the usual delay.
 Under the kitty keyboard protocol (``CSI 13;3u``) Textual already reports ``alt+enter``.
+
+tmux (with ``extended-keys on``) forwards a modified Enter only to a program that asked for
+xterm's ``modifyOtherKeys``; otherwise it drops Shift+Enter altogether. So the driver asks for it
+(``CSI > 4;1 m``: mode 1 leaves keys with a usual meaning, Ctrl+C among them, as they are) when
+the screen starts and takes it back when it stops or suspends; Shift+Enter then arrives as
+``CSI 13;2u`` or ``CSI 27;2;13~``. :func:`tmux_extended_keys_warning` is Pi's start-up warning when
+tmux's ``extended-keys`` is off.
 """
 
 from __future__ import annotations
@@ -20,7 +27,35 @@ from textual import events
 from textual._parser import ParseError
 from textual._xterm_parser import XTermParser
 
-__all__ = ["PiXTermParser", "driver_class"]
+__all__ = ["PiXTermParser", "driver_class", "tmux_extended_keys_warning"]
+
+MODIFY_OTHER_KEYS_ON = "\x1b[>4;1m"
+MODIFY_OTHER_KEYS_OFF = "\x1b[>4;0m"
+TMUX_EXTENDED_KEYS_OFF = (
+    "tmux extended-keys is off: Shift+Enter may arrive as Enter. "
+    "Add `set -g extended-keys on` to ~/.tmux.conf and restart tmux."
+)
+
+
+def tmux_extended_keys_warning() -> str | None:
+    """Pi's warning when running inside tmux whose ``extended-keys`` option is off (None otherwise,
+    or when tmux cannot be asked within a second)."""
+    import shutil
+    import subprocess
+
+    if not os.environ.get("TMUX") or shutil.which("tmux") is None:
+        return None
+    try:
+        done = subprocess.run(
+            ["tmux", "show-options", "-gv", "extended-keys"],
+            capture_output=True, text=True, timeout=1, check=False, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    value = done.stdout.strip()
+    if done.returncode != 0 or not value:
+        return None
+    return None if value in ("on", "always") else TMUX_EXTENDED_KEYS_OFF
 
 _EXTRA_SEQUENCES: dict[str, str] = {
     "\x1b\r": "alt+enter",
@@ -48,6 +83,16 @@ def driver_class() -> type | None:
     from textual.drivers.linux_driver import LinuxDriver
 
     class PiLinuxDriver(LinuxDriver):
+        # Bracketed paste is switched on and off with the screen (start, stop, suspend, resume):
+        # modifyOtherKeys goes with it.
+        def _enable_bracketed_paste(self) -> None:
+            super()._enable_bracketed_paste()
+            self.write(MODIFY_OTHER_KEYS_ON)
+
+        def _disable_bracketed_paste(self) -> None:
+            self.write(MODIFY_OTHER_KEYS_OFF)
+            super()._disable_bracketed_paste()
+
         def run_input_thread(self) -> None:
             selector = selectors.SelectSelector()
             selector.register(self.fileno, selectors.EVENT_READ)

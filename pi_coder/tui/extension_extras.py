@@ -31,7 +31,7 @@ class CustomScreen(ModalScreen[Any]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close", show=False)]
     DEFAULT_CSS = """
     CustomScreen { align: center bottom; background: $background 0%; }
-    CustomScreen.-overlay { align: center middle; background: $background 60%; }
+    CustomScreen.-overlay { align: center middle; background: $pi-overlay; }
     CustomScreen > * { width: 100%; height: auto; max-height: 80%; border: round $accent; }
     CustomScreen.-overlay > * { width: 80%; }
     """

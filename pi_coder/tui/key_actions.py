@@ -77,7 +77,8 @@ class KeyActionsMixin:
         await self.quit_app()
 
     async def action_cycle_thinking_level(self: AppHost) -> None:
-        level = await _maybe_await(self.session.cycle_thinking_level())
+        # The session's level only: the default changes with /settings or /thinking (as in Pi).
+        level = await _maybe_await(self.session.cycle_thinking_level(save_default=False))
         if level is None:
             self.status("Current model does not support thinking")
         else:
@@ -86,7 +87,8 @@ class KeyActionsMixin:
         self.refresh_footer()
 
     async def action_cycle_model(self: AppHost, direction: int = 1) -> None:
-        result = await _maybe_await(self.session.cycle_model(direction))
+        # This session only: Ctrl+S in the model picker saves a default (as in Pi).
+        result = await _maybe_await(self.session.cycle_model(direction, save_default=False))
         if result is None:
             self.status("Only one model in scope")
         else:
@@ -103,6 +105,11 @@ class KeyActionsMixin:
 
     def action_toggle_thinking(self: AppHost) -> None:
         self.set_thinking_hidden(not self.hide_thinking)
+        try:  # remembered for the next start, as Pi does
+            navigation.save_settings(self, {"hide_thinking_block": self.hide_thinking})
+        except Exception as exc:
+            self.status(f"Could not save hide_thinking_block: {exc}", "warning")
+            return
         self.status("Thinking blocks hidden" if self.hide_thinking else "Thinking blocks shown")
 
     def set_thinking_hidden(self: AppHost, hidden: bool) -> None:

@@ -11,6 +11,12 @@ A Pi theme becomes a Textual ``Theme`` named ``pi-<name>``:
   default) becomes ``ansi_default`` (text) or ``transparent`` (backgrounds);
 - the selection colour of lists (``block-cursor-*``) from ``selectedBg``.
 
+The page itself is the terminal's own background (and text colour), as in Pi: the Textual theme
+is built in its ANSI mode (``background`` = ``ansi_default``, no truecolor conversion), and only
+cards (user messages, tool blocks, selected rows) carry the theme's background tokens. The
+``paint_background`` setting paints the theme's ``pageBg`` instead. ``NO_COLOR`` drops every
+colour: structure is then bold, underline, reverse and dim only (docs/architecture.md#themes).
+
 :class:`ThemeController` loads the ``theme`` setting (with the ``themes`` setting's extra paths,
 the config ``themes/`` folder and ``.pi/themes/``), applies it, previews others (``/settings``)
 and polls the theme file's mtime once a second to reload it when it is edited.
@@ -20,6 +26,7 @@ attaches itself with :meth:`ThemeController.attach`.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -43,6 +50,8 @@ if TYPE_CHECKING:
 __all__ = [
     "ThemeController",
     "default_theme_variables",
+    "markdown_styles",
+    "no_color",
     "session_theme_paths",
     "session_themes",
     "textual_theme",
@@ -53,6 +62,12 @@ __all__ = [
 ]
 
 _FALLBACK_FG = {True: "#d4d4d4", False: "#1e1e1e"}
+_FALLBACK_BG = {True: "#121212", False: "#efefef"}  # Textual's own page colours
+
+
+def no_color() -> bool:
+    """True when ``NO_COLOR`` is set (any value, as Textual reads it): no colour at all."""
+    return "NO_COLOR" in os.environ
 
 
 def token_variable(token: str) -> str:
@@ -105,13 +120,20 @@ def theme_variables(theme: Theme) -> dict[str, str]:
 def default_theme_variables() -> dict[str, str]:
     """Variables for CSS that uses ``$pi-*`` before a Pi theme is applied (the built-in dark theme)."""
     try:
-        return theme_variables(load_theme("dark"))
+        variables = theme_variables(load_theme("dark"))
     except ThemeError:
-        return {token_variable(t): "ansi_default" for t in TOKENS}
+        variables = {token_variable(t): "ansi_default" for t in TOKENS}
+    variables["pi-overlay"] = "transparent"
+    return variables
 
 
-def textual_theme(theme: Theme) -> TextualTheme:
-    """The Textual theme for a Pi theme (see the module docstring for the mapping)."""
+def textual_theme(theme: Theme, *, painted: bool = False, colorless: bool = False) -> TextualTheme:
+    """The Textual theme for a Pi theme (see the module docstring for the mapping).
+
+    ``painted``: the page takes the theme's ``pageBg``/``cardBg``/``infoBg`` (the
+    ``paint_background`` setting); else the terminal's background shows. ``colorless``
+    (``NO_COLOR``): selections and cursors are drawn in reverse video, since colours are dropped.
+    """
     from textual.theme import Theme as TextualTheme
 
     def hex_of(token: str) -> str | None:
@@ -123,14 +145,33 @@ def textual_theme(theme: Theme) -> TextualTheme:
         return color_to_hex(value) if value not in (None, "") else None
 
     dark = _is_dark(theme)
+    painted = painted and not colorless
     variables = theme_variables(theme)
     selected = hex_of("selectedBg")
     if selected:
         variables["block-cursor-background"] = selected
         variables["block-cursor-blurred-background"] = selected
         variables["block-cursor-text-style"] = "bold"
-        variables["block-cursor-foreground"] = hex_of("text") or _FALLBACK_FG[dark]
+        variables["block-cursor-foreground"] = hex_of("text") or ("ansi_default" if not painted else _FALLBACK_FG[dark])
         variables["block-hover-background"] = selected + " 50%"
+    page = export_of("pageBg") or _FALLBACK_BG[dark]
+    # Dialogs over the transcript: dimmed on a painted page; on the terminal's background (which
+    # cannot be blended) the transcript shows as it is around the dialog.
+    variables["pi-overlay"] = f"{page} 60%" if painted else "transparent"
+    if not painted:
+        variables["ansi-background"] = "ansi_default"  # what Textual's own ANSI themes define
+        variables["ansi-foreground"] = "ansi_default"
+        muted = hex_of("muted")
+        if muted:
+            variables["text-muted"] = muted
+    if colorless:
+        for name in ("block-cursor", "block-cursor-blurred"):
+            variables[f"{name}-text-style"] = "bold reverse"
+            variables[f"{name}-background"] = "ansi_default"
+            variables[f"{name}-foreground"] = "ansi_default"
+        variables["block-hover-background"] = "transparent"
+        variables["input-cursor-text-style"] = "reverse"
+        variables["text-muted"] = "ansi_default"
     return TextualTheme(
         name=textual_theme_name(theme),
         primary=hex_of("accent") or "#56c8d8",
@@ -140,12 +181,52 @@ def textual_theme(theme: Theme) -> TextualTheme:
         error=hex_of("error"),
         success=hex_of("success"),
         foreground=hex_of("text"),
-        background=export_of("pageBg"),
-        surface=export_of("cardBg"),
-        panel=export_of("infoBg"),
+        background=export_of("pageBg") if painted else None,
+        surface=export_of("cardBg") if painted else None,
+        panel=export_of("infoBg") if painted else None,
         dark=dark,
+        ansi=not painted,
         variables=variables,
     )
+
+
+def markdown_styles(theme: Theme, *, colorless: bool = False) -> dict[str, str]:
+    """Rich styles for answers' Markdown from a theme's ``md*`` tokens, as Pi draws them.
+
+    Headings bold in ``mdHeading`` (h1 also underlined), links underlined in ``mdLink`` with their
+    address in ``mdLinkUrl``, inline code in ``mdCode`` with no background. Under ``NO_COLOR``
+    (``colorless``) the muted parts (addresses, fences, quote bars, rules) are dim instead.
+    """
+
+    def color(token: str) -> str:
+        value = theme.rich(token) if token in theme.colors else "default"
+        return "" if value == "default" else value
+
+    def style(*parts: str) -> str:
+        return " ".join(p for p in parts if p) or "none"
+
+    dim = "dim" if colorless else ""
+    heading = color("mdHeading")
+    styles = {
+        "markdown.h1": style("bold underline", heading),
+        "markdown.h1.border": style(heading),
+        "markdown.code": style("bold" if colorless else "", color("mdCode")),
+        "markdown.code_block": style(color("mdCodeBlock")),
+        "markdown.block_quote": style("italic", color("mdQuote")),
+        "markdown.hr": style(dim, color("mdHr")),
+        "markdown.link": style("underline", color("mdLink")),
+        "markdown.link_url": style("underline", color("mdLink")),
+        "markdown.item.bullet": style(color("mdListBullet")),
+        "markdown.item.number": style(color("mdListBullet")),
+        "markdown.table.border": style(dim, color("mdCodeBlockBorder")),
+        "markdown.table.header": style("bold"),
+        "markdown.pi_address": style("not underline", dim, color("mdLinkUrl")),
+        "markdown.pi_fence": style(dim, color("mdCodeBlockBorder")),
+        "markdown.pi_quote_border": style(dim, color("mdQuoteBorder")),
+    }
+    for level in range(2, 7):
+        styles[f"markdown.h{level}"] = style("bold", heading)
+    return styles
 
 
 def session_theme_paths(session: Any) -> list[str]:
@@ -179,6 +260,7 @@ def session_themes(session: Any) -> ThemeController:
         str(getattr(session, "cwd", ".")) if trusted else None,  # None: no .pi/themes
         extra_paths=session_theme_paths(session),
         discover=bool(getattr(session, "discover_themes", True)),
+        painted=bool(getattr(settings, "paint_background", False)),
     )
     themes.use(str(getattr(settings, "theme", "dark") or "dark"))
     return themes
@@ -193,6 +275,7 @@ class ThemeController:
         cwd: Project folder (for ``.pi/themes``).
         extra_paths: More theme files or folders (the ``themes`` setting).
         discover: False skips the config and ``.pi/themes`` folders (``--no-themes``).
+        painted: Paint the theme's page background (the ``paint_background`` setting).
         on_warning: Called with a message when a theme cannot be loaded or reloaded; without it
             the messages wait in ``attach``'s result.
     """
@@ -204,9 +287,13 @@ class ThemeController:
         *,
         extra_paths: Iterable[str] = (),
         discover: bool = True,
+        painted: bool = False,
         on_warning: Callable[[str], Any] | None = None,
     ) -> None:
         self.app = app
+        self.painted = painted
+        self.colorless = no_color()
+        """``NO_COLOR``: no colour anywhere (and no painted page)."""
         self.cwd = cwd
         self.extra_paths = list(extra_paths)
         self.discover = discover
@@ -221,6 +308,7 @@ class ThemeController:
         self._shown: Theme | None = None
         self._failed_mtime: float | None = None
         self._timer: Timer | None = None
+        self._markdown_theme_pushed = False
 
     # ------------------------------------------------------------------ loading
 
@@ -271,18 +359,51 @@ class ThemeController:
         else:
             self._early_warnings.append(text)
 
+    @property
+    def native_colors(self) -> bool:
+        """True when the terminal's own colours show (``App(ansi_color=...)``): always but on a painted page."""
+        return self.colorless or not self.painted
+
+    def set_painted(self, painted: bool) -> None:
+        """Paint the page (or let the terminal's background show) from now on."""
+        self.painted = painted
+        if self.app is not None:
+            self.app.ansi_color = True if self.native_colors else None
+        if self._shown is not None:
+            self.apply(self._shown)
+
     def apply(self, theme: Theme) -> None:
         """Register ``theme`` with the app and make it the active one (on ``attach`` without an app)."""
         self._shown = theme
         if self.app is None:
             return
-        textual = textual_theme(theme)
+        textual = textual_theme(theme, painted=self.painted, colorless=self.colorless)
+        self.app.set_class(self.colorless, "-no-color")
+        self._restyle_markdown(theme)
         self.app.register_theme(textual)
         if self.app.theme == textual.name:
             if self.app.is_running:
                 self.app.refresh_css(animate=False)
         else:
             self.app.theme = textual.name
+
+    def _restyle_markdown(self, theme: Theme) -> None:
+        """Answers' Markdown styles (Rich's ``markdown.*`` names) from the theme's ``md*`` tokens,
+        on the app's console; answers drawn before are drawn again."""
+        if self.app is None:
+            return
+        from rich.theme import Theme as RichTheme
+
+        console = self.app.console
+        if self._markdown_theme_pushed:
+            console.pop_theme()
+        console.push_theme(RichTheme(markdown_styles(theme, colorless=self.colorless)))
+        self._markdown_theme_pushed = True
+        from pi_coder.tui.widgets.markdown_view import StreamingMarkdown
+
+        if self.app.is_running:
+            for widget in self.app.query(StreamingMarkdown):
+                widget.restyle()
 
     def preview(self, name: str) -> bool:
         """Show ``name`` without making it current; False if it cannot be loaded."""

@@ -26,6 +26,9 @@ def shell_tmux(tmp_path: Path) -> Iterator[tuple[Tmux, Path]]:
     home, project = tmp_path / "home", tmp_path / "project"
     home.mkdir()
     project.mkdir()
+    # After Ctrl+Z bash prints the "PI-EXIT=" of the stopped command at once; a transcript printed
+    # on quitting would scroll it off this 24-row screen.
+    (home / "settings.toml").write_text('fullscreen_exit_output = "resume-hint"\n')
     editor = tmp_path / "editor.sh"
     # A terminal program: it prints on the (restored) terminal, waits for Enter, then edits the file.
     editor.write_text('#!/bin/bash\necho "EDITOR-RUNNING on $1"\nread -r line\nprintf "from editor: %s" "$line" > "$1"\n')

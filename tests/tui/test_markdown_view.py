@@ -136,3 +136,49 @@ def test_pi_markdown_elements() -> None:
     assert lines[lines.index("```python") + 1 : lines.index("```python") + 3] == ["  x = 1", "```"]
     assert "│ a │ b │" in lines
     assert "\n\n\n" not in "\n".join(lines)
+
+
+def _styled_lines(text: str, width: int = 120, **kwargs) -> tuple[list[str], list]:
+    """(plain rows, Rich segments) of ``text`` as the TUI draws it with the dark theme's styles."""
+    from rich.console import Console
+    from rich.theme import Theme as RichTheme
+
+    from pi_coder.resources.themes import load_theme
+    from pi_coder.tui.theming import markdown_styles
+
+    console = Console(width=width, color_system="truecolor", theme=RichTheme(markdown_styles(load_theme("dark"))))
+    segments = list(console.render(pi_markdown(text, **kwargs), console.options))
+    rows = "".join(s.text for s in segments).split("\n")
+    return [row.rstrip() for row in rows], segments
+
+
+def test_markdown_closer_to_pi() -> None:
+    """h3 keeps its ``###``; a two-line quote keeps its break; the rule is ─, at most 80 wide; a bare
+    URL is a styled link; a [text](url) address has the address style (pi-product: Markdown as Pi)."""
+    rows, segments = _styled_lines(
+        "## Two\n\n### Three\n\n#### Four\n\n> first line\n> second line\n\n---\n\n"
+        "See https://example.org/page, and [docs](https://example.com/d).\n"
+    )
+    assert "Two" in rows and "### Three" in rows and "#### Four" in rows and "## Two" not in rows
+    assert "│ first line" in rows and "│ second line" in rows
+    rule = next(row for row in rows if row.startswith("─"))
+    assert rule == "─" * 80
+    assert "See https://example.org/page, and docs (https://example.com/d)." in rows
+    bare = next(s for s in segments if s.text == "https://example.org/page")
+    assert bare.style.underline and bare.style.link == "https://example.org/page"
+    address = next(s for s in segments if s.text == "https://example.com/d")
+    assert not address.style.underline and address.style.link == "https://example.com/d"
+    heading = next(s for s in segments if "Three" in s.text)
+    assert heading.style.bold and heading.style.color is not None  # the theme's mdHeading
+    code_rows, code_segments = _styled_lines("Use `code` here.")
+    code = next(s for s in code_segments if s.text == "code")
+    assert code.style.bgcolor is None  # inline code paints no background
+
+
+def test_table_row_separators_are_optional_and_keep_the_alignment() -> None:
+    table = "| name | n |\n|---|--:|\n| alpha | 1 |\n| beta | 22 |\n"
+    plain, _ = _styled_lines(table)
+    lined, _ = _styled_lines(table, table_row_lines=True)
+    assert sum(row.startswith("├") for row in plain) == 1  # under the header only
+    assert sum(row.startswith("├") for row in lined) == 2  # and between the rows
+    assert "│ alpha │  1 │" in plain and "│ alpha │  1 │" in lined  # right-aligned as written

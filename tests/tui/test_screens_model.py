@@ -1,4 +1,4 @@
-"""Model selector: Ctrl+L and /model, search, choose (model_change + saved default), cancel, scope."""
+"""Model selector: Ctrl+L and /model, search, choose (model_change; only Ctrl+S saves a default), cancel, scope."""
 
 from __future__ import annotations
 
@@ -33,7 +33,8 @@ def _picker_lines(app) -> list[str]:
 
 
 async def test_ctrl_l_lists_keyed_models_current_first_and_search_chooses(project: Path) -> None:
-    """Only models with a key, current first with ✓; typing filters; Enter switches and saves the default."""
+    """Only models with a key, current first with ✓; typing filters; Enter switches this session
+    only (the picker says "Ctrl+S save as default": nothing is written without it, as in Pi)."""
     session = _session(project)
     app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -53,8 +54,50 @@ async def test_ctrl_l_lists_keyed_models_current_first_and_search_chooses(projec
         last = [e for e in session.store.get_entries() if isinstance(e, ModelChangeEntry)][-1]
         assert (last.provider, last.model_id) == ("beta", "beta-large")
         saved = _global_settings(project)
-        assert (saved["default_provider"], saved["default_model"]) == ("beta", "beta-large")
+        assert "default_model" not in saved and "default_provider" not in saved
         assert "Model: beta-large" in screen_text(app)
+        await pilot.press("ctrl+l")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker), what="picker again")
+        await pilot.press(*"smart")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: "default_model" in _global_settings(project), what="Ctrl+S saved")
+        saved = _global_settings(project)
+        assert (saved["default_provider"], saved["default_model"]) == ("beta", "beta-smart")
+        await pilot.press("escape")
+
+
+async def test_ctrl_p_and_shift_tab_change_the_session_only_and_ctrl_t_is_remembered(project: Path) -> None:
+    """Ctrl+P and Shift+Tab write nothing to settings.toml (as in Pi); Ctrl+T's hide-thinking is saved."""
+    session = _session(project)
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: session.model.id == "beta-smart", what="cycled to the reasoning model")
+        level = session.thinking_level
+        await pilot.press("shift+tab")
+        await wait_until(pilot, lambda: session.thinking_level != level, what="thinking level cycled")
+        await pilot.pause()
+        saved = _global_settings(project)
+        assert not {"default_model", "default_provider", "default_thinking_level"} & set(saved)
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: _global_settings(project).get("hide_thinking_block") is True, what="saved")
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: _global_settings(project).get("hide_thinking_block") is False, what="saved")
+
+
+async def test_model_picker_at_80x24_shows_its_count_and_key_hints(project: Path) -> None:
+    models, _ = faux_models(*[("p", f"model-{n:02d}", False) for n in range(40)])
+    session = session_for(project, models, models.get_model("p", "model-00"))
+    app = make_app(session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+l")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker), what="picker")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "(1/40)" in text
+        assert "Ctrl+S save as default" in text and "Esc cancel" in text
+        await pilot.press("escape")
 
 
 async def test_escape_cancels_without_changes(project: Path) -> None:

@@ -41,7 +41,10 @@ def test_builtin_themes_map_onto_textual_colours() -> None:
     assert tlight.name == "pi-light" and tlight.dark is False
     assert tdark.primary == dark.hex("accent")
     assert tdark.error == dark.hex("error") and tdark.success == dark.hex("success")
-    assert tdark.background == dark.export["pageBg"]
+    assert tdark.background is None and tdark.ansi  # the terminal's own background shows, as in Pi
+    painted = textual_theme(dark, painted=True)
+    assert painted.background == dark.export["pageBg"] and not painted.ansi
+    assert textual_theme(dark, painted=True, colorless=True).background is None  # NO_COLOR wins
     variables = theme_variables(dark)
     assert len([k for k in variables if k.startswith("pi-")]) == len(TOKENS)
     assert variables["pi-user-message-bg"] == dark.hex("userMessageBg")
@@ -106,3 +109,48 @@ async def test_settings_dialog_lists_user_themes_and_switching_recolours_the_edi
         after = app.editor.styles.border_top[1]
         assert before != after
         assert app.current_theme.primary == "#123456"
+
+
+def _screen_background(app):
+    return app.screen.styles.background
+
+
+async def test_the_terminal_background_shows_unless_paint_background_is_set(project: Path, make_session) -> None:
+    """As in Pi the page is the terminal's own background (ANSI default, no truecolor conversion);
+    ``paint_background = true`` paints the theme's pageBg, and /settings switches it live."""
+    from pi_coder.tui.screens.settings_screen import SettingsScreen
+
+    session, _ = make_session([])
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert _screen_background(app).ansi == -1 and app.native_ansi_color
+        await pilot.press(*"/settings")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), what="settings")
+        await pilot.press(*"paint back")
+        await pilot.pause()
+        await pilot.press("enter")  # off -> on
+        await wait_until(pilot, lambda: app.themes.painted, what="painted")
+        await pilot.press("escape", "escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SettingsScreen), what="closed")
+        await pilot.pause()
+        dark = load_theme("dark")
+        assert _screen_background(app).hex.lower() == dark.export["pageBg"] and not app.native_ansi_color
+    assert "paint_background = true" in (project.parent / "home" / "settings.toml").read_text()
+
+    session, _ = make_session([])
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert _screen_background(app).hex.lower() == load_theme("dark").export["pageBg"]
+
+
+async def test_no_color_paints_no_background_even_when_asked(project: Path, make_session, monkeypatch) -> None:
+    (project.parent / "home" / "settings.toml").write_text("paint_background = true\n")
+    monkeypatch.setenv("NO_COLOR", "1")
+    session, _ = make_session([])
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert _screen_background(app).ansi == -1 and app.has_class("-no-color")
+        assert not app.themes.painted or app.themes.native_colors

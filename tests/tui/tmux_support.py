@@ -23,12 +23,21 @@ PI = Path(sys.executable).parent / "pi"
 
 
 class Tmux:
-    def __init__(self, name: str) -> None:
+    """One tmux session; ``socket`` names a tmux server of its own (``tmux -L``, no config file),
+    for tests that change server options or nest one tmux in another."""
+
+    def __init__(self, name: str, socket: str | None = None) -> None:
         self.name = name
+        self.socket = socket
 
     def run(self, *args: str) -> str:
-        done = subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=10, check=False)
+        server = ["-L", self.socket, "-f", "/dev/null"] if self.socket else []
+        done = subprocess.run(["tmux", *server, *args], capture_output=True, text=True, timeout=10, check=False)
         return done.stdout
+
+    def raw(self, data: bytes) -> None:
+        """Type ``data`` byte for byte, escape sequences included, as a terminal would send them."""
+        self.run("send-keys", "-t", self.name, "-H", *(f"{b:02x}" for b in data))
 
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", self.name)

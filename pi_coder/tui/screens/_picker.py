@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from rich.console import RenderableType
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -26,6 +27,11 @@ from pi_coder.tui.screens._rows import Row, RowList
 from pi_coder.tui.screens.dialogs import animations_enabled
 
 __all__ = ["PickerEntry", "PickerScreen"]
+
+_LIST_ROWS = 20
+"""Rows of the list on a tall screen (``#picker-list`` in picker.tcss)."""
+_OTHER_ROWS = 12
+"""Rows of everything but the list: border, header, search box, count, hints, margins."""
 
 T = TypeVar("T")
 
@@ -101,7 +107,15 @@ class PickerScreen(ModalScreen[T | None]):
         search.cursor_blink = animations_enabled(self.app)
         search.focus()
         self.option_list.can_focus = False
+        self._fit(self.app.size.height)
         self.reload()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.height)
+
+    def _fit(self, height: int) -> None:
+        """Shorten the list on a short screen so the count and the key hints stay visible."""
+        self.option_list.styles.max_height = max(3, min(_LIST_ROWS, height - _OTHER_ROWS))
 
     @property
     def search_input(self) -> Input:

@@ -134,9 +134,10 @@ async def open_model_picker(app: CommandContext, term: str = "") -> None:
 
 
 def switch_model(app: CommandContext, model: Model) -> None:
-    """Switch to ``model`` (a missing key is shown, not raised)."""
+    """Switch to ``model`` for this session (a missing key is shown, not raised); the picker's
+    Ctrl+S is what saves a default, as in Pi."""
     try:
-        app.session.set_model(model)
+        app.session.set_model(model, save_default=False)
     except Exception as exc:
         _note(app, str(exc), "error")
         return

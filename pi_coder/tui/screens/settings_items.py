@@ -103,12 +103,27 @@ def more_setting_items(
                     "(from the next start).",
                     ["ask", "always", "never"], lambda: str(value("default_project_trust", "ask")),
                     lambda choice: save({"default_project_trust": choice})),
+        toggle("markdown.table_row_separators", "Table row lines", "A line between the rows of tables (new output).",
+               False, _set_table_rows),
+        toggle("paint_background", "Paint background",
+               "Paint the theme's page background instead of showing the terminal's (not with NO_COLOR).",
+               False, app.themes.set_painted),
+        SettingItem("fullscreen_exit_output", "Exit output",
+                    "What quitting prints: the conversation then the resume hint, or only the hint.",
+                    ["transcript", "resume-hint"], lambda: str(value("fullscreen_exit_output", "transcript")),
+                    lambda choice: save({"fullscreen_exit_output": choice})),
     ]  # fmt: skip
     return items
 
 
 def _idle_label(ms: int) -> str:
     return next((label for label, value in _IDLE_TIMEOUTS.items() if value == ms), f"{ms} ms")
+
+
+def _set_table_rows(on: bool) -> None:
+    from pi_coder.tui.widgets.markdown_view import set_table_row_separators
+
+    set_table_row_separators(on)
 
 
 def _set_auto_retry(app: Any, save: Callable[[dict[str, Any]], None], enabled: bool) -> None:

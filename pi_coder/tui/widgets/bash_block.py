@@ -94,7 +94,7 @@ class SummaryBlock(MeasuredStatic):
     """``[compaction]`` / ``[branch]`` summary; the summary text shows when expanded."""
 
     DEFAULT_CSS = """
-    SummaryBlock { height: auto; margin: 1 1 0 1; padding: 0 1; background: $secondary 15%; }
+    SummaryBlock { height: auto; margin: 1 1 0 1; padding: 0 1; background: $pi-custom-message-bg; }
     """
 
     def __init__(self, kind: str, summary: str, *, tokens_before: int | None = None, expanded: bool = False) -> None:

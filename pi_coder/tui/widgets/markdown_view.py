@@ -33,7 +33,15 @@ from textual.widget import Widget
 
 from pi_coder.tui.widgets._md_elements import markdown_class
 
-__all__ = ["StreamingMarkdown", "estimate_height", "pi_markdown", "set_code_block_indent", "split_sealable", "warm_up"]
+__all__ = [
+    "StreamingMarkdown",
+    "estimate_height",
+    "pi_markdown",
+    "set_code_block_indent",
+    "set_table_row_separators",
+    "split_sealable",
+    "warm_up",
+]
 
 SEAL_CHARS = 2000
 """The live chunk is sealed at the first block boundary past this many characters."""
@@ -41,6 +49,7 @@ CODE_THEME = "ansi_dark"
 
 
 _code_block_indent = "  "
+_table_row_lines = False
 
 
 def set_code_block_indent(indent: str) -> None:
@@ -49,10 +58,17 @@ def set_code_block_indent(indent: str) -> None:
     _code_block_indent = indent
 
 
+def set_table_row_separators(on: bool) -> None:
+    """Lines between table rows from now on (setting ``markdown.table_row_separators``)."""
+    global _table_row_lines
+    _table_row_lines = on
+
+
 def pi_markdown(text: str, **kwargs: Any) -> Any:
     """A Rich renderable for ``text`` (left-aligned headings, the TUI's code theme)."""
     kwargs.setdefault("code_theme", CODE_THEME)
     kwargs.setdefault("code_indent", _code_block_indent)
+    kwargs.setdefault("table_row_lines", _table_row_lines)
     kwargs.setdefault("hyperlinks", True)
     return markdown_class()(text, **kwargs)
 
@@ -263,6 +279,13 @@ class StreamingMarkdown(Widget):
             live.sealed, live.lines, live.width, live.estimate = True, None, -1, (-1, 0)
             self._offsets_width = -1
             self.refresh(layout=True)
+
+    def restyle(self) -> None:
+        """Draw every chunk again (the Markdown styles changed: a new theme)."""
+        for chunk in self._chunks:
+            chunk.lines, chunk.width = None, -1
+        self._offsets_width = -1
+        self.refresh(layout=True)
 
     # ------------------------------------------------------------------ rendering
 

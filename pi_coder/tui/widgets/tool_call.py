@@ -18,10 +18,10 @@ class ToolCallBlock(MeasuredStatic):
     """Pending / running / success / error tool call; ``expanded`` shows full output."""
 
     DEFAULT_CSS = """
-    ToolCallBlock { height: auto; margin: 1 1 0 1; padding: 0 1; background: $boost; }
-    ToolCallBlock.-pending { background: $primary 10%; }
-    ToolCallBlock.-success { background: $success 10%; }
-    ToolCallBlock.-error { background: $error 15%; }
+    ToolCallBlock { height: auto; margin: 1 1 0 1; padding: 0 1; background: $pi-tool-pending-bg; }
+    ToolCallBlock.-pending { background: $pi-tool-pending-bg; }
+    ToolCallBlock.-success { background: $pi-tool-success-bg; }
+    ToolCallBlock.-error { background: $pi-tool-error-bg; }
     """
 
     def __init__(

@@ -23,7 +23,7 @@ class UserMessageBlock(MeasuredStatic):
     """What the user sent."""
 
     DEFAULT_CSS = """
-    UserMessageBlock { height: auto; margin: 1 1 0 1; padding: 0 1; background: $primary 20%; }
+    UserMessageBlock { height: auto; margin: 1 1 0 1; padding: 0 1; background: $pi-user-message-bg; color: $pi-user-message-text; }
     """
 
     def __init__(self, text: str, images: Sequence[str] = ()) -> None:
@@ -55,7 +55,7 @@ class JumpMarker(Static):
     DEFAULT_CSS = """
     JumpMarker {
         width: auto; height: 1; margin: 0 0 0 2; padding: 0 1;
-        background: $accent; color: $text; display: none;
+        background: $accent; color: auto 90%; display: none;
     }
     JumpMarker.-visible { display: block; }
     """
