@@ -117,9 +117,10 @@ class Pane:
 
 def one_run(client: Client, cwd: Path, session: Path, names: list[str], show: bool) -> dict[str, float]:
     times: dict[str, float] = {}
+    kind = "pi 1.6" if client.name == "pi 1.6" else "pi_coder"  # a --baseline is a pi_coder
     pane = Pane(client, cwd, None)
     try:
-        pane.wait(_has(BORDER[client.name]), "first frame")
+        pane.wait(_has(BORDER[kind]), "first frame")
         times["frame"] = time.perf_counter() - pane.start
     finally:
         pane.close()
@@ -127,7 +128,7 @@ def one_run(client: Client, cwd: Path, session: Path, names: list[str], show: bo
     shutil.copyfile(session, copy)
     pane = Pane(client, cwd, copy)
     try:
-        pane.wait(_has(BORDER[client.name]), "first frame")
+        pane.wait(_has(BORDER[kind]), "first frame")
         times["frame+400"] = time.perf_counter() - pane.start
         time.sleep(1.5)  # start-up work settles, as a user starts typing
         for name in names:
@@ -135,12 +136,12 @@ def one_run(client: Client, cwd: Path, session: Path, names: list[str], show: bo
                 pane.keys("!seq 1 2000", literal=True)
                 pane.wait(_has("!seq 1 2000"), "the typed command")
                 pane.keys("Enter")
-                pane.wait(_has(HINT[client.name], "2000"), "the command's output")
+                pane.wait(_has(HINT[kind], "2000"), "the command's output")
                 time.sleep(0.5)
                 pane.keys("C-o")
-                times[name] = pane.wait(_lacks(HINT[client.name]), "the expanded output")
+                times[name] = pane.wait(_lacks(HINT[kind]), "the expanded output")
             else:
-                opened = OPENED[client.name][name]
+                opened = OPENED[kind][name]
                 pane.keys(name, literal=True)
                 pane.wait(_has(name), "the typed command")
                 time.sleep(0.2)
@@ -150,7 +151,7 @@ def one_run(client: Client, cwd: Path, session: Path, names: list[str], show: bo
                 print(f"--- {client.name} {name}\n{pane.screen()}")
             if name != "/hotkeys" and name != "ctrl+o":
                 pane.keys("Escape")
-                pane.wait(lambda s, o=OPENED[client.name][name]: not o(s), f"{name} closed")
+                pane.wait(lambda s, o=OPENED[kind][name]: not o(s), f"{name} closed")
             time.sleep(0.3)
     finally:
         pane.close()
