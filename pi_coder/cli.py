@@ -462,7 +462,7 @@ def _store_value(
         if text in levels:
             opts.thinking = text
         else:
-            opts.warnings.append(f'Invalid thinking level "{text}". Valid values: {", ".join(levels)}')
+            raise UsageError(f'Invalid thinking level "{text}". Valid values: {", ".join(levels)}')
     elif option.dest == "models":
         opts.models = [part.strip() for part in text.split(",") if part.strip()]
     elif option.dest in _REPEATABLE:

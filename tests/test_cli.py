@@ -226,13 +226,20 @@ def test_invalid_models_toml_is_one_line(pi_a: PiHome) -> None:
     assert "models.toml" in line
 
 
-def test_invalid_settings_warn_but_run(pi_a: PiHome) -> None:
-    (pi_a.home / "settings.toml").write_text("theme = [unclosed\n")
+def test_invalid_settings_values_warn_but_run(pi_a: PiHome) -> None:
+    (pi_a.home / "settings.toml").write_text('theme = "dark"\ndefault_project_trust = "sometimes"\n')
     pi_a.server.enqueue(Turn([Text("still fine")]))
     run = pi_a.run("-p", "x")
     assert run.returncode == 0
     assert run.stdout == "still fine\n"
-    assert "settings.toml" in run.stderr and "Traceback" not in run.stderr
+    assert "settings.toml" in run.stderr and "line 2" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_settings_file_that_does_not_parse_stops_pi(pi_a: PiHome) -> None:
+    """None of it would apply (permission mode, sandbox...): one line and exit 1, not a run on defaults."""
+    (pi_a.home / "settings.toml").write_text("theme = [unclosed\n")
+    line = _one_line_error(pi_a.run("-p", "x"))
+    assert "settings.toml: invalid TOML" in line and "line 1" in line
 
 
 def test_nothing_to_do(pi_a: PiHome) -> None:

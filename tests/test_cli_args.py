@@ -52,9 +52,10 @@ def test_models_and_tools_are_split_unknown_tools_kept_for_extensions() -> None:
     assert opts.warnings == []
 
 
-def test_invalid_thinking_warns_and_is_ignored() -> None:
-    opts = parse_args(["--thinking", "maximal"])
-    assert opts.thinking is None and "Invalid thinking level" in opts.warnings[0]
+def test_invalid_thinking_is_a_usage_error() -> None:
+    """Pi 1.6 warns and goes on; a level no model has is a typo, so pi stops (issue 33's table)."""
+    with pytest.raises(UsageError, match='Invalid thinking level "maximal"'):
+        parse_args(["--thinking", "maximal"])
     assert parse_args(["--thinking", "xhigh"]).thinking == "xhigh"
 
 

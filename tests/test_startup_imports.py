@@ -96,3 +96,21 @@ def test_pi_version_and_print_mode_import_no_pillow(tmp_path: Path, sse_server: 
     assert printed.stdout == "hi\n"
     imported = _imported(printed.stderr)
     assert "pi_coder" in imported and "PIL" not in imported
+
+
+def test_print_mode_declares_the_task_tool_without_the_extension_framework(tmp_path: Path, sse_server: Any) -> None:
+    """The built-in ``task`` tool is offered to the model, but the extension framework (loader,
+    runner, API) loads only when the model calls it (issue 26: ``pi -p`` got ~0.1 s slower)."""
+    from tests.modes.pirun import PiHome
+    from tests.support.sse_server import Text, Turn
+
+    pi = PiHome(tmp_path, sse_server)
+    sse_server.enqueue(Turn([Text("hi")]))
+    printed = pi.run("-p", "hello", PYTHONPROFILEIMPORTTIME="1")
+    assert printed.returncode == 0, printed.stderr[-2000:]
+    modules = {line.split("|")[-1].strip() for line in printed.stderr.splitlines() if line.startswith("import time:")}
+    assert "pi_coder.subagents.lazy" in modules
+    framework = {"pi_coder.extensions.loader", "pi_coder.extensions.runner", "pi_coder.extensions.api", "pi_coder.extensions.types"}
+    assert not modules & framework, modules & framework
+    tools = [tool["name"] for tool in sse_server.requests[-1].json["tools"]]
+    assert "task" in tools

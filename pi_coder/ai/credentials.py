@@ -47,17 +47,38 @@ def _read(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
+    except PermissionError:
+        raise ConfigError(f"Cannot read {path}: Permission denied (fix its permissions, e.g. chmod 600 it)") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not UTF-8 text; fix or delete it") from None
     except OSError as exc:
         raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}") from None
     if not text.strip():
         return {}
     try:
         data = json.loads(text)
-    except ValueError as exc:
-        raise ConfigError(f"{path} is not valid JSON (line {exc.lineno}); fix or delete it") from None  # type: ignore[attr-defined]
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg}); fix or delete it") from None
+    except ValueError:
+        raise ConfigError(f"{path} is not valid JSON; fix or delete it") from None
     if not isinstance(data, dict):
-        raise ConfigError(f"{path} must hold a JSON object of providers")
+        raise ConfigError(
+            f'{path} holds {_json_kind(data)}, not an object of providers ({{"anthropic": {{"type": "api_key", '
+            f'"key": "..."}}}}); fix or delete it'
+        )
     return data
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, list):
+        return "a JSON list"
+    if isinstance(value, str):
+        return "a JSON string"
+    if isinstance(value, bool):
+        return "a JSON boolean"
+    if value is None:
+        return "JSON null"
+    return "a JSON number"
 
 
 def load_credentials(path: Path | None = None) -> dict[str, str]:

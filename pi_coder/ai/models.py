@@ -111,6 +111,8 @@ class Models:
         )
         """The stored-keys file (``pi auth login``, ``/login``): beside models.toml; read on first use."""
         self._stored: dict[str, str] | None = None
+        self.credentials_problem: str | None = None
+        """What is wrong with the credentials file when it exists but cannot be used (names the file)."""
 
     # ------------------------------------------------------------------ providers
 
@@ -203,7 +205,8 @@ class Models:
         return keys.env_vars_for(provider)
 
     def stored_keys(self) -> dict[str, str]:
-        """The keys in the credentials file (read once; an unreadable file counts as empty)."""
+        """The keys in the credentials file (read once; an unreadable file counts as empty and
+        ``credentials_problem`` says why)."""
         if self._stored is None:
             self._stored = {}
             if self.credentials_path is not None:
@@ -212,8 +215,10 @@ class Models:
 
                 try:
                     self._stored = load_credentials(self.credentials_path)
-                except ConfigError:
+                    self.credentials_problem = None
+                except ConfigError as exc:
                     self._stored = {}
+                    self.credentials_problem = str(exc)
         return self._stored
 
     def reload_credentials(self) -> None:
@@ -301,6 +306,9 @@ class Models:
                     f'No API key for provider "{provider}": its api_key command failed or printed nothing. '
                     f"Run the command of api_key in {table} in a shell to see why."
                 )
+        self.stored_keys()
+        if self.credentials_problem is not None:  # the stored key may be there, in a file we cannot use
+            return f'No API key for provider "{provider}": {self.credentials_problem}.'
         if names:
             return (
                 f'No API key for provider "{provider}". Set {" or ".join(names)}, '

@@ -44,11 +44,13 @@ from pi_coder.session.store import SessionStore
 from pi_coder.settings import LoadedSettings, Settings
 
 if TYPE_CHECKING:
+    from pi_coder.agent.types import AgentMessage
     from pi_coder.core.host import ExtensionHooks
     from pi_coder.mcp.manager import McpManager
     from pi_coder.permissions.trust import TrustDecision
     from pi_coder.resources.skills import Skill, SkillSet
     from pi_coder.resources.system_prompt import SystemPromptOptions
+    from pi_coder.resources.templates import PromptTemplate
 
 __all__ = ["AgentSession", "Listener"]
 
@@ -186,7 +188,7 @@ class AgentSession(EventHub):
         self._controls.scoped_models = list(value)
 
     @property
-    def messages(self) -> list[Any]:
+    def messages(self) -> list[AgentMessage]:
         """The live transcript (its first message is the system prompt)."""
         return self.agent.state.messages
 
@@ -757,7 +759,7 @@ class AgentSession(EventHub):
         self._save(dict(updates))
 
     @property
-    def prompt_templates(self) -> list[Any]:
+    def prompt_templates(self) -> list[PromptTemplate]:
         """The prompt templates ``prompt()`` expands, by name (for ``/`` completion)."""
         return list(self._templates.values())
 

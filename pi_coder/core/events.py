@@ -7,9 +7,13 @@ Every event is a slotted dataclass with a ``type`` string (Pi's name where Pi ha
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from pi_coder.agent.events import AgentEvent
+
+if TYPE_CHECKING:
+    from pi_coder.session.compaction import CompactionResult
+    from pi_coder.session.messages import BashExecutionMessage
 
 __all__ = [
     "AutoCompactionEnd",
@@ -137,7 +141,7 @@ class BashExecutionUpdate(_JsonEvent):
 
 @dataclass(slots=True, kw_only=True)
 class BashExecutionEnd(_JsonEvent):
-    message: Any
+    message: BashExecutionMessage
     """The BashExecutionMessage recorded for the command."""
     type: Literal["bash_execution_end"] = "bash_execution_end"
 
@@ -150,7 +154,7 @@ class AutoCompactionStart(_JsonEvent):
 
 @dataclass(slots=True, kw_only=True)
 class AutoCompactionEnd(_JsonEvent):
-    result: Any = None
+    result: CompactionResult | None = None
     """The compaction result (summary, first kept entry id, tokens before) or None."""
     aborted: bool = False
     will_retry: bool = False

@@ -229,6 +229,8 @@ def _load_resources(
     package_skills, package_prompts = (packaged.skills, packaged.prompts) if packaged else ((), ())
     extra.package_themes[:] = packaged.themes if packaged else ()
     extra.packages[:] = packaged.summary if packaged else ()
+    extra.package_roots[:] = packaged.roots if packaged else ()
+    extra.cli_prompt_paths[:] = plan.prompt_template_paths
     if packaged is not None:
         notices.extend(packaged.notices)
     if callable(skills):
@@ -265,7 +267,12 @@ def _build_tools(cwd: str, names: list[str], tool_settings: Any) -> list[Any]:
     return list(create_tools(cwd, names, tool_settings).values())
 
 
+TASK_SNIPPET = "Delegate a self-contained task to a subagent with its own context"
+"""The ``task`` tool's line in the system prompt (the subagents extension's tool, and the stand-in
+``pi_coder.subagents.lazy`` declares without the extension framework)."""
+
+
 def _tool_snippets() -> dict[str, str]:
     from pi_coder.tools import TOOL_PROMPT_SNIPPETS
 
-    return dict(TOOL_PROMPT_SNIPPETS)
+    return {**TOOL_PROMPT_SNIPPETS, "task": TASK_SNIPPET}

@@ -31,6 +31,10 @@ class DiscoveredPaths:
     """The installed packages' themes (``pi_coder.packages``), set with the other resources."""
     packages: list[str] = dataclasses.field(default_factory=list)
     """One line per configured package (name, version, source, what it contributes)."""
+    package_roots: list[tuple[str, str, str]] = dataclasses.field(default_factory=list)
+    """``(folder, source spec, scope)`` per installed package (``PackagePaths.roots``)."""
+    cli_prompt_paths: list[str] = dataclasses.field(default_factory=list)
+    """``--prompt-template`` paths (their templates' ``sourceInfo`` says ``cli``)."""
 
 
 @dataclasses.dataclass(slots=True)

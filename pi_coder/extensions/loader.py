@@ -12,6 +12,7 @@ A load failure is reported and skipped, its registrations rolled back.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import importlib
 import importlib.util
@@ -27,7 +28,6 @@ from pi_coder.extensions.types import Extension, ExtensionLoadError, Source
 
 __all__ = ["Source", "discover", "load_extensions", "reimport", "rerun_factories"]
 
-ENTRY_POINT_GROUP = "pi_coder.extensions"
 BUILTIN_PACKAGE = "pi_coder.extensions.builtin"
 
 
@@ -100,46 +100,19 @@ def _settings_specs(found: _Found, specs: Sequence[str], base: Path, scope: Any)
             found.errors.append((spec, result))
         else:
             for source in result:
-                found.add(source)
+                found.add(dataclasses.replace(source, listed=True))
 
 
 def entry_point_sources(skip: Collection[str] = ()) -> list[Source]:
     """Entry points of the ``pi_coder.extensions`` group, by name, from the dist-info folders on
     ``sys.path`` (except the ``skip`` folders: package environments, whose entries load as packages)."""
+    from pi_coder.extensions.entry_points import declared
+
     points: dict[str, Source] = {}
-    for folder in sys.path:
-        if folder in skip:
-            continue
-        try:
-            names = [n for n in os.listdir(folder or ".") if n.endswith(".dist-info")]
-        except OSError:
-            continue
-        for name in names:
-            try:
-                text = Path(folder or ".", name, "entry_points.txt").read_text(encoding="utf-8")
-            except OSError:
-                continue
-            if f"[{ENTRY_POINT_GROUP}]" not in text:
-                continue
-            dist = name[: -len(".dist-info")].rsplit("-", 1)[0]
-            for ep_name, target in _group_entries(text, ENTRY_POINT_GROUP):
-                identity = f"entry_point:{dist}:{ep_name}"
-                points.setdefault(
-                    ep_name, Source(identity=identity, name=ep_name, kind="entry_point", target=target, scope="entry_point")
-                )
+    for dist, ep_name, target in declared(sys.path, skip):
+        identity = f"entry_point:{dist}:{ep_name}"
+        points.setdefault(ep_name, Source(identity=identity, name=ep_name, kind="entry_point", target=target, scope="entry_point"))
     return [points[name] for name in sorted(points)]
-
-
-def _group_entries(text: str, group: str) -> list[tuple[str, str]]:
-    out, inside = [], False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith("["):
-            inside = line == f"[{group}]"
-        elif inside and "=" in line and not line.startswith(("#", ";")):
-            key, _, value = line.partition("=")
-            out.append((key.strip(), value.strip()))
-    return out
 
 
 def discover(
@@ -285,7 +258,7 @@ def load_extensions(runner: Any, sources: Sequence[Source]) -> None:
     """Import each source and run its factory with a fresh ``ExtensionAPI``, one by one, in order."""
     runner.sources = list(sources)
     for source in sources:
-        ext = Extension(path=source.identity, name=source.name)
+        ext = Extension(path=source.identity, name=source.name, source=source)
         try:
             ext.factory = _import(source)
         except (KeyboardInterrupt, asyncio.CancelledError):
@@ -328,7 +301,7 @@ async def reimport(runner: Any) -> None:
     runner.extensions.clear()
     fresh: list[Extension] = []
     for source in runner.sources:
-        ext = Extension(path=source.identity, name=source.name)
+        ext = Extension(path=source.identity, name=source.name, source=source)
         try:
             ext.factory = _import(source, fresh=True)
         except (KeyboardInterrupt, asyncio.CancelledError):

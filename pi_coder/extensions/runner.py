@@ -432,8 +432,15 @@ class ExtensionRunner(SessionSeams):
     def all_tool_infos(self) -> list[ToolInfo]:
         """Every tool: each built-in (active or not), host tools (MCP) and extension tools."""
         self._ensure_builtins()
+        from pi_coder.resources.source_info import make
+        from pi_coder.tools import ALL_TOOL_NAMES
+
         infos = []
         for name, (tool, ext) in self._tools.items():
+            if ext is not None:
+                info = ext.source_info()
+            else:  # a built-in tool, or one the host added (MCP's, as Pi's builtin:mcp)
+                info = make(f"builtin:{name}" if name in ALL_TOOL_NAMES else "builtin:mcp", "builtin", "temporary")
             infos.append(
                 ToolInfo(
                     name=name,
@@ -441,6 +448,7 @@ class ExtensionRunner(SessionSeams):
                     parameters=tool.json_schema(),
                     source="builtin" if ext is None else "extension",
                     extension_path=ext.path if ext is not None else None,
+                    source_info=info,
                 )
             )
         return infos
@@ -479,7 +487,7 @@ class ExtensionRunner(SessionSeams):
                 "name": name,
                 "description": command.description,
                 "source": "extension",
-                "sourceInfo": {"path": command.extension.path if command.extension else "", "scope": "extension"},
+                "sourceInfo": command.extension.source_info() if command.extension else {},
             }
             for name, command in self.commands()
         ]

@@ -100,7 +100,7 @@ class ExtensionLoadError(PiError):
     """An extension could not be imported or its factory failed."""
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class ToolDefinition:
     """An extension tool: the ``AgentTool`` fields, prompt text, and an ``execute`` taking ``ctx`` too.
 
@@ -123,7 +123,7 @@ class ToolDefinition:
     """Never changes anything: allowed in plan mode, no checkpoint snapshot."""
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class ToolInfo:
     name: str
     description: str
@@ -131,16 +131,18 @@ class ToolInfo:
     source: Literal["builtin", "extension", "mcp"]
     extension_path: str | None = None
     annotations: dict[str, Any] | None = None
+    source_info: dict[str, str] = field(default_factory=dict)
+    """Pi's ``{path, source, scope, origin}`` (plus ``baseDir`` for a package's tool)."""
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Completion:
     value: str
     label: str | None = None
     description: str | None = None
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Command:
     name: str
     handler: Callable[..., Any]
@@ -149,7 +151,7 @@ class Command:
     extension: Extension | None = None
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Shortcut:
     key: str
     handler: Callable[..., Any]
@@ -157,7 +159,7 @@ class Shortcut:
     extension: Extension | None = None
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Flag:
     name: str
     description: str = ""
@@ -166,13 +168,24 @@ class Flag:
     extension: Extension | None = None
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Extension:
     """One loaded extension: its identity and everything it registered (in order)."""
 
     path: str
     """Identity: the real path, ``builtin:<name>``, a dotted module or ``dist:name``."""
     name: str
+    source: Source | None = None
+    """Where it was loaded from (``source.source_info()``: Pi's ``sourceInfo`` of its commands
+    and tools); None for one made in code."""
+
+    def source_info(self) -> dict[str, str]:
+        """Pi's ``sourceInfo`` of what this extension registers."""
+        if self.source is not None:
+            return self.source.source_info()
+        from pi_coder.resources.source_info import make
+
+        return make(self.path, "sdk", "temporary")
     factory: Callable[..., Any] | None = None
     handlers: dict[str, list[Handler]] = field(default_factory=dict)
     tools: list[Any] = field(default_factory=list)
@@ -212,3 +225,23 @@ class Source:
     sys_paths: tuple[str, ...] = ()
     """Folders joining ``sys.path`` (at its end) just before this source is imported: an installed
     package's environment (docs/packages.md); empty for every other source."""
+    listed: bool = False
+    """Named in a settings file's ``extensions`` (else found in an extensions folder)."""
+    package: tuple[str, str, str] | None = None
+    """``(folder, source spec, scope)`` of the package it belongs to."""
+
+    def source_info(self) -> dict[str, str]:
+        """Pi's ``sourceInfo`` of what this source registers (``pi_coder.resources.source_info``)."""
+        from pi_coder.resources.source_info import make
+
+        path = self.target if self.kind in ("file", "package") else self.identity
+        if self.identity.startswith("builtin:"):
+            return make(self.identity, "builtin", "temporary")
+        if self.package is not None:
+            root, spec, scope = self.package
+            return make(path, spec, "project" if scope == "project" else "user", origin="package", base_dir=root)
+        if self.scope == "cli":
+            return make(path, "cli", "temporary")
+        if self.scope == "entry_point":
+            return make(path, "entry_point", "user", origin="package")
+        return make(path, "local" if self.listed else "auto", "project" if self.scope == "project" else "user")

@@ -10,7 +10,6 @@ source is present.
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -43,22 +42,11 @@ __all__ = [
 
 
 def _has_entry_points() -> bool:
-    """Whether some installed distribution declares a ``pi_coder.extensions`` entry point (cheap scan)."""
-    for folder in sys.path:
-        try:
-            names = os.listdir(folder or ".")
-        except OSError:
-            continue
-        for name in names:
-            if not name.endswith(".dist-info"):
-                continue
-            try:
-                with open(os.path.join(folder or ".", name, "entry_points.txt"), encoding="utf-8") as fh:
-                    if "[pi_coder.extensions]" in fh.read():
-                        return True
-            except OSError:
-                continue
-    return False
+    """Whether some installed distribution declares a ``pi_coder.extensions`` entry point (the scan
+    is kept for the loader: ``pi_coder.extensions.entry_points``)."""
+    from pi_coder.extensions.entry_points import declared
+
+    return bool(declared(sys.path))
 
 
 def _specs(data: dict[str, Any]) -> list[str]:
@@ -85,6 +73,45 @@ def trust_handlers(options: CliOptions, cwd: str, loaded: LoadedSettings) -> lis
     return [lambda folder, resources: runner.project_trust_vote()]
 
 
+def would_load(options: CliOptions, cwd: str, loaded: LoadedSettings, *, project_trusted: bool) -> bool:
+    """Whether some extension source is present (cheap: no extension module is imported)."""
+    from pi_coder.paths import config_dir
+
+    if not options.extensions and options.no_extensions:
+        return False
+    home = config_dir()
+    global_specs, project_specs = _specs(loaded.global_data), _specs(loaded.project_data)
+    packaged = not options.no_extensions and (
+        bool(loaded.global_data.get("packages")) or (project_trusted and bool(loaded.project_data.get("packages")))
+    )
+    return bool(
+        packaged
+        or options.extensions
+        or global_specs
+        or (project_trusted and (project_specs or (Path(cwd) / ".pi" / "extensions").is_dir()))
+        or (home / "extensions").is_dir()
+        or (not options.no_extensions and _has_entry_points())
+    )
+
+
+async def attach_late(
+    session: AgentSession, spec: str, cwd: str, models: Models, *, project_trusted: bool, mode: str
+) -> None:
+    """Load the extension ``spec`` into a session that started without any (the ``task`` tool's
+    first call, ``pi_coder.subagents.lazy``): a runner is bound and started in ``mode``."""
+    from pi_coder.extensions.loader import discover, load_extensions
+    from pi_coder.extensions.runner import ExtensionRunner
+    from pi_coder.paths import config_dir
+
+    runner = ExtensionRunner(cwd, models=models, project_trusted=project_trusted)
+    sources, _problems = discover(
+        cli_specs=[spec], cwd=cwd, config_dir=config_dir(), no_extensions=True, project_trusted=project_trusted
+    )
+    load_extensions(runner, sources)
+    bind(runner, session)
+    await start(session, mode)
+
+
 def load_for_startup(
     options: CliOptions,
     cwd: str,
@@ -102,20 +129,7 @@ def load_for_startup(
     from pi_coder.paths import config_dir
 
     home = config_dir()
-    global_specs, project_specs = _specs(loaded.global_data), _specs(loaded.project_data)
-    if not options.extensions and options.no_extensions:
-        return None
-    packaged = not options.no_extensions and (
-        bool(loaded.global_data.get("packages")) or (project_trusted and bool(loaded.project_data.get("packages")))
-    )
-    if not (
-        packaged
-        or options.extensions
-        or global_specs
-        or (project_trusted and (project_specs or (Path(cwd) / ".pi" / "extensions").is_dir()))
-        or (home / "extensions").is_dir()
-        or (not options.no_extensions and _has_entry_points())
-    ):
+    if not would_load(options, cwd, loaded, project_trusted=project_trusted):
         return None
     from pi_coder.extensions.loader import discover, load_extensions
     from pi_coder.extensions.runner import ExtensionRunner, FlagToken
@@ -173,6 +187,7 @@ def _package_sources(cwd: str, loaded: LoadedSettings, project_trusted: bool) ->
                     target=ext.target,
                     scope="package",
                     sys_paths=tuple(package.sys_paths),
+                    package=(package.root, package.entry.source.spec, package.entry.scope),
                 )
             )
     return sources

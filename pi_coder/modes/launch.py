@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from pi_coder.errors import UserError
 
 if TYPE_CHECKING:
-    from pi_coder.modes.options import CliOptions
+    from pi_coder.modes.options import CliOptions, RunMode
+    from pi_coder.modes.setup import Startup
 
 __all__ = ["InteractiveRunner", "run", "run_guarded", "write_crash_log"]
 
@@ -111,7 +112,7 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: T
     if options.list_models is not None:
         return _list_models(options)
 
-    from pi_coder.modes.setup import prepare, read_piped_stdin
+    from pi_coder.modes.setup import read_piped_stdin
 
     stdin_text: str | None = None
     piped = False
@@ -122,7 +123,7 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: T
     mode = options.run_mode(stdin_piped=piped, stdout_terminal=_stdout_is_terminal())
     if mode == "rpc" and options.file_args:
         raise UserError("@file arguments are not supported in --mode rpc")
-    startup = prepare(options, mode=mode, cwd=cwd, stdin_text=stdin_text, ask_trust=ask_trust)
+    startup = _prepare_without_gc(options, mode, cwd, stdin_text, ask_trust)
     if options.undo:
         from pi_coder.modes.checkpoint_cli import run_undo
 
@@ -141,6 +142,7 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: T
             startup.prompts,
             notices,
             resume=options.resume,
+            **({"startup_news": startup.news} if startup.news else {}),
             hide_thinking=bool(getattr(settings, "hide_thinking_block", False)),
             **({"initial_images": startup.images} if startup.images else {}),
         )
@@ -148,6 +150,8 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: T
         from pi_coder.permissions.trust import untrusted_notice
 
         print(untrusted_notice(cwd), file=sys.stderr)
+    for line in startup.news:
+        print(line, file=sys.stderr)
     for notice in startup.notices:
         print(f"Warning: {notice}", file=sys.stderr)
     if mode == "rpc":
@@ -159,6 +163,26 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: T
     from pi_coder.modes.print_mode import run_print_mode
 
     return run_print_mode(startup, output="json" if mode == "json" else "text")
+
+
+def _prepare_without_gc(
+    options: CliOptions, mode: RunMode, cwd: str, stdin_text: str | None, ask_trust: TrustAsker | None
+) -> Startup:
+    """``prepare`` with the cyclic GC paused: start-up builds many objects that all stay (modules,
+    classes, models), and full collections over them cost several ms of every ``pi -p``. What it
+    built is then frozen out of later collections (the TUI freezes again once it is up)."""
+    import gc
+
+    from pi_coder.modes.setup import prepare
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return prepare(options, mode=mode, cwd=cwd, stdin_text=stdin_text, ask_trust=ask_trust)
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
 
 
 def _stdout_is_terminal() -> bool:

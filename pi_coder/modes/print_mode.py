@@ -110,9 +110,9 @@ async def _run(startup: Startup, output: Literal["text", "json"]) -> int:
         session.subscribe(writer.write_event)
     else:
         session.subscribe(_note_to_stderr)
-    if session.extensions is not None:
-        from pi_coder.modes import extension_host
+    from pi_coder.modes import extension_host  # (the task tool may bind a runner during the run)
 
+    if session.extensions is not None:
         failures = extension_host.load_failures(session)
         if failures:  # as Pi: a broken extension stops a print run before it starts
             for line in failures:

@@ -90,7 +90,11 @@ async def _prompt(server: RpcHost, command: t.PromptCommand) -> Any:
         if outcome is None:
             return {"disposition": "handled"}
         text, images = outcome[0], outcome[1] or None
-    if server.busy():
+    previous: asyncio.Task[Any] | None = None
+    if server.settling() and behavior is None:  # sent on agent_end: start once that prompt has settled
+        previous = server.prompt_task
+        server.run_ended = False  # a further prompt now finds this one running
+    elif server.busy():
         if behavior is None:
             raise RpcError(_BUSY)
         if behavior == "steer":
@@ -100,10 +104,16 @@ async def _prompt(server: RpcHost, command: t.PromptCommand) -> Any:
         return {"disposition": "queued"}
     request_id = command.id
     server.respond("prompt", request_id, data={"disposition": "started"})
+    aborts = server.aborts
 
     async def run() -> None:
         from pi_coder.modes.jsonl import settled_event
 
+        if previous is not None:
+            await asyncio.gather(previous, return_exceptions=True)
+            if server.aborts != aborts:  # `abort` came while it waited: it never starts
+                server.writer.write(settled_event(session.messages))
+                return
         try:
             await session.prompt(text, images, checked=True)
         except Exception as exc:
@@ -158,7 +168,7 @@ async def _get_commands(server: RpcHost, command: t.GetCommandsCommand) -> Any:
                 "name": "mcp",
                 "description": mcp_host.COMMAND_DESCRIPTION,
                 "source": "extension",
-                "sourceInfo": {"path": "builtin:mcp", "scope": "builtin"},
+                "sourceInfo": {"path": "builtin:mcp", "source": "builtin", "scope": "temporary", "origin": "top-level"},
             }
         )
     records += skill_records(session)
@@ -173,6 +183,7 @@ async def _clear_queue(server: RpcHost, command: t.ClearQueueCommand) -> Any:
 
 @_command(t.AbortCommand)
 async def _abort(server: RpcHost, command: t.AbortCommand) -> Any:
+    server.aborts += 1
     server.session.abort()
     await server.session.wait_for_idle()
 

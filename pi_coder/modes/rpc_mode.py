@@ -6,7 +6,9 @@ U+2028/U+2029 inside strings are not line breaks). Every command gets one respon
 events are written as in ``--mode json``. A line that is not a JSON object gets an error
 response with ``command: "parse"`` and the server keeps going.
 
-``prompt`` answers at once and the run continues in the background; ``bash`` and ``compact``
+``prompt`` answers at once and the run continues in the background; a ``prompt`` sent once
+``agent_end`` is out, while the previous prompt is still settling, is accepted and starts when
+that one has settled (as Pi 1.6 accepts it); ``bash`` and ``compact``
 answer when they finish, so ``abort``/``abort_bash`` can be sent meanwhile. stdin is read by a
 thread that feeds an asyncio queue. At end of input the server waits for the current run (and
 its queued follow-ups) to finish, then exits 0. SIGINT, SIGTERM and SIGHUP abort the run (and a
@@ -68,6 +70,12 @@ class RpcServer:
         """The background task of the last started prompt."""
         self.ui: Any = None
         """The extensions' ``ctx.ui`` (``pi_coder.modes.rpc_ui.RpcUI``) when extensions are loaded."""
+        self.run_ended = False
+        """``agent_end`` (with no retry to come) went out and no run started since: the prompt is
+        only settling (checkpoint entry, saving, extensions' ``agent_settled``)."""
+        self.aborts = 0
+        """How many ``abort`` commands came: a prompt waiting for the previous one to settle is
+        dropped when one comes while it waits."""
 
     # ------------------------------------------------------------------ output
 
@@ -90,6 +98,19 @@ class RpcServer:
         task.add_done_callback(self._tasks.discard)
         return task
 
+    def _track(self, event: object) -> None:
+        """Subscribed before the writer, so ``run_ended`` is set before a client sees ``agent_end``."""
+        from pi_coder.agent.events import AgentEnd, AgentStart
+
+        if isinstance(event, AgentEnd):
+            self.run_ended = not event.will_retry
+        elif isinstance(event, AgentStart):
+            self.run_ended = False
+
+    def settling(self) -> bool:
+        """The last prompt's run is over but the prompt has not settled yet: a new prompt waits for it."""
+        return self.run_ended and self.prompt_task is not None and not self.prompt_task.done()
+
     def busy(self) -> bool:
         """A prompt is running (or was just started and has not reached the agent yet)."""
         return self.session.is_streaming or (self.prompt_task is not None and not self.prompt_task.done())
@@ -101,6 +122,7 @@ class RpcServer:
         queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         loop = asyncio.get_running_loop()
         threading.Thread(target=_read_lines, args=(source, loop, queue), name="pi-rpc-stdin", daemon=True).start()
+        untrack = self.session.subscribe(self._track)
         unsubscribe = self.session.subscribe(self.writer.write_event)
         stop = StopSignals(lambda _signum: self._stop(queue))
         stop.install()
@@ -127,6 +149,7 @@ class RpcServer:
             if self.session.extensions is not None:
                 await extension_host.stop(self.session)
             unsubscribe()
+            untrack()
             await self.session.close()
         return exit_code_for(stop.received) if stop.received is not None else 0
 

@@ -35,12 +35,16 @@ class RpcHost(Protocol):
     session: AgentSession
     writer: JsonLineWriter
     prompt_task: asyncio.Task[Any] | None
+    run_ended: bool
+    aborts: int
 
     def respond(self, command: str, request_id: Any, *, data: Any = None, error: str | None = None) -> None: ...
 
     def spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]: ...
 
     def busy(self) -> bool: ...
+
+    def settling(self) -> bool: ...
 
 
 Handler = Callable[[RpcHost, "Command"], Awaitable[Any]]

@@ -52,6 +52,8 @@ class Startup:
     """Images from @file arguments, attached to the first prompt."""
     notices: list[str] = field(default_factory=list)
     """Warnings for the user (invalid settings, unknown tools, model fallbacks, missing key)."""
+    news: list[str] = field(default_factory=list)
+    """Plain information, not warnings (a local server was found): said once, without "Warning:"."""
     trust: TrustDecision | None = None
     """How trust in the project folder was decided (``source == "undecided"``: nobody was asked)."""
 
@@ -126,8 +128,11 @@ def prepare(
     started = time.perf_counter()
 
     interactive = mode == "interactive"
+    _check_paths(options, cwd)
     notices = list(options.warnings)
     loaded = load_settings(cwd, project_trusted=False)
+    if loaded.unreadable:  # running on defaults would drop its permission and sandbox settings unseen
+        raise UserError(loaded.unreadable[0])
     from pi_coder.modes import extension_host
 
     handlers = [*trust_handlers, *extension_host.trust_handlers(options, cwd, loaded)]  # project_trust
@@ -147,18 +152,27 @@ def prepare(
         options.extensions.append(BUILTIN_SPEC)
     from pi_coder.subagents import startup as subagents
 
-    spec = subagents.wanted_extension(cwd, loaded, disabled=options.no_subagents, trusted=trust.trusted)
-    if spec is not None and spec not in options.extensions:
-        options.extensions.append(spec)
+    subagents_at = len(options.extensions)
     from pi_coder.hooks.startup import HOOKS_SPEC, configure_hooks
 
     if configure_hooks(options.no_hooks, loaded, cwd, models, trusted=trust.trusted, notices=notices):
         if HOOKS_SPEC not in options.extensions:
             options.extensions.append(HOOKS_SPEC)
+    # The task tool: with no other extension in print and json mode, a stand-in that loads the
+    # extension framework on its first call (subagents/lazy.py); else the extension, as always.
+    lazy_task = (
+        subagents.enabled(loaded, disabled=options.no_subagents)
+        and mode in ("text", "json")
+        and not extension_host.would_load(options, cwd, loaded, project_trusted=trust.trusted)
+    )
+    if not lazy_task and subagents.enabled(loaded, disabled=options.no_subagents):
+        subagents.load_agent_definitions(cwd, trusted=trust.trusted)
+        if subagents.SPEC not in options.extensions:
+            options.extensions.insert(subagents_at, subagents.SPEC)
     # The project's .pi/extensions and its settings' extension entries load only for a trusted folder.
     extensions = extension_host.load_for_startup(options, cwd, loaded, models, project_trusted=trust.trusted)
     extension_host.resolve_flags(extensions, options)
-    _discover_local(options, models, loaded, notices)
+    news = _discover_local(options, models, loaded)
     cli_model = _cli_model(options, models, notices)
     scoped = _scoped_models(options, models, notices)
     if options.api_key:
@@ -188,8 +202,8 @@ def prepare(
         scoped_models=scoped or None,
         project_trust=trust,
         skills=_skill_loader(options, cwd, loaded, trust.trusted),
-        extension_tools=extension_host.tool_names(extensions),
-        extension_defaults=extension_host.tool_names(extensions, default_active=True),
+        extension_tools=[*extension_host.tool_names(extensions), *(["task"] if lazy_task else [])],
+        extension_defaults=[*extension_host.tool_names(extensions, default_active=True), *(["task"] if lazy_task else [])],
         packages=_package_loader(cwd, loaded, trust.trusted),
     )
     # The settings' own warnings reach the user through the session's start-up notices.
@@ -200,11 +214,15 @@ def prepare(
             raise UserError(problem)
         if plan.model is not None:  # with no model at all the TUI shows this guidance itself
             notices.append(problem)
+    if models.credentials_problem is not None and (problem is None or models.credentials_problem not in problem):
+        notices.append(f"{models.credentials_problem}; its keys were not used")
 
     session = create_agent_session(plan)
     subagents.install_budget(session, options.max_turns, options.max_budget_usd)
     extension_host.bind(extensions, session)
     extension_host.select_tools(extensions, options, plan.tool_names)
+    if lazy_task and "task" in plan.tool_names:
+        _declare_task(session, cwd, models, trusted=trust.trusted, mode=mode)
     from pi_coder.modes import mcp_host
 
     mcp_host.setup(options, session, project_trusted=trust.trusted)
@@ -213,7 +231,7 @@ def prepare(
         from pi_coder.modes.diagnostics import print_startup_diagnostics
 
         print_startup_diagnostics(plan, session, loaded, elapsed=time.perf_counter() - started)
-    return Startup(session=session, prompts=prompts, images=images, notices=notices, trust=trust)
+    return Startup(session=session, prompts=prompts, images=images, notices=notices, news=news, trust=trust)
 
 
 def override_settings(loaded: LoadedSettings, overrides: Mapping[str, Any]) -> None:
@@ -239,16 +257,19 @@ def override_settings(loaded: LoadedSettings, overrides: Mapping[str, Any]) -> N
         setattr(plain, key, getattr(checked, key))
 
 
-def _discover_local(options: CliOptions, models: Models, loaded: LoadedSettings, notices: list[str]) -> None:
-    """No provider has a key: offer a local server found on loopback (``local_discovery``)."""
+def _discover_local(options: CliOptions, models: Models, loaded: LoadedSettings) -> list[str]:
+    """No provider has a key: offer a local server found on loopback (``local_discovery``).
+
+    Returns the line to tell the user what was found (news, not a warning), or nothing."""
     if options.api_key or not loaded.settings.local_discovery or models.available_models():
-        return
+        return []
     from pi_coder.ai.discovery import discover_local, found_notice, register_found
 
     found = discover_local()
-    if found:
-        register_found(models, found)
-        notices.append(found_notice(found))
+    if not found:
+        return []
+    register_found(models, found)
+    return [found_notice(found)]
 
 
 def _package_loader(cwd: str, loaded: LoadedSettings, trusted: bool) -> Callable[[], Any]:
@@ -349,6 +370,33 @@ def _scoped_models(options: CliOptions, models: Models, notices: list[str]) -> l
     return resolve_scoped_models(models, options.models, warnings=notices)
 
 
+def _declare_task(session: AgentSession, cwd: str, models: Models, *, trusted: bool, mode: str) -> None:
+    """The stand-in ``task`` tool; its first call loads the subagents extension in this mode."""
+    from pi_coder.paths import config_dir
+    from pi_coder.subagents import lazy
+    from pi_coder.subagents.startup import SPEC, load_agent_definitions
+
+    async def load() -> None:
+        from pi_coder.modes import extension_host
+
+        load_agent_definitions(cwd, trusted=trusted)
+        await extension_host.attach_late(
+            session, SPEC, cwd, models, project_trusted=trusted, mode="json" if mode == "json" else "print"
+        )
+
+    lazy.declare(session, cwd, config_dir(), trusted=trusted, load=load)
+
+
+def _check_paths(options: CliOptions, cwd: str) -> None:
+    """``--prompt-template``, ``--skill`` and ``--theme`` name files or folders: a missing one is a
+    typo to fix now (one line, exit 1), not a warning to scroll past."""
+    for flag, paths in (("--prompt-template", options.prompt_templates), ("--skill", options.skills), ("--theme", options.themes)):
+        for path in paths:
+            full = os.path.join(cwd, os.path.expanduser(path))
+            if not os.path.exists(full):
+                raise UserError(f"{flag} {path}: no such file or folder")
+
+
 def _model_problem(models: Models, model: Model | None, explicit: bool) -> str | None:
     if model is not None and models.has_key(model.provider):
         return None
@@ -357,7 +405,8 @@ def _model_problem(models: Models, model: Model | None, explicit: bool) -> str |
     if not models.available_models():
         from pi_coder.core.no_model import no_model_text
 
-        return no_model_text(models.models_toml_path)
+        text = no_model_text(models.models_toml_path)
+        return text if models.credentials_problem is None else f"{models.credentials_problem}.\n{text}"
     if model is None:  # pragma: no cover - pick_start_model returns an available model here
         return "No model selected. Use --model (see --list-models)."
     return models.missing_key_message(model.provider)

@@ -22,6 +22,8 @@ class PackagePaths:
     notices: tuple[str, ...] = field(default=())
     summary: tuple[str, ...] = ()
     """One line per configured package (:func:`summary_lines`), for ``--verbose`` and ``/reload``."""
+    roots: tuple[tuple[str, str, str], ...] = ()
+    """``(folder, source spec, scope)`` of each installed package, for the resources' ``sourceInfo``."""
 
 
 def active_packages(
@@ -63,6 +65,7 @@ def package_paths(packages: list[ResolvedPackage]) -> PackagePaths:
         prompts=tuple(path for p in installed for path in p.prompts),
         themes=tuple(path for p in installed for path in p.themes),
         summary=tuple(summary_lines(packages)),
+        roots=tuple((p.root, p.entry.source.spec, p.entry.scope) for p in installed if p.root),
     )
 
 

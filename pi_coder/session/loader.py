@@ -17,7 +17,13 @@ from pi_coder.ai import secrets
 from pi_coder.json_types import JsonObject
 from pi_coder.session import _file
 from pi_coder.session.codec import dumps, entry_from_dict, header_from_dict, loads, migrate_entries
-from pi_coder.session.entries import CURRENT_SESSION_VERSION, MessageEntry, SessionEntry, SessionHeader
+from pi_coder.session.entries import (
+    CURRENT_SESSION_VERSION,
+    MessageEntry,
+    SessionEntry,
+    SessionHeader,
+    UnknownEntry,
+)
 from pi_coder.session.errors import InvalidSessionFileError, SessionReadError
 from pi_coder.session.tree import EntryTree
 
@@ -46,6 +52,11 @@ class LoadReport:
     """The format version the file was migrated from on open, if it was."""
     backup_path: Path | None = None
     """Where the pre-migration copy was kept."""
+    unknown_types: dict[str, int] = field(default_factory=dict)
+    """Entries kept unread on load (a type this pi does not know, or a known type of the wrong
+    shape), counted by type."""
+    version: int = CURRENT_SESSION_VERSION
+    """The format version in the file's header."""
 
     def warnings(self, file: Path | None) -> list[str]:
         """One-line notes about the damage found in ``file`` (for the UI to show)."""
@@ -60,6 +71,21 @@ class LoadReport:
         if self.repairs:
             more = f" (and {len(self.repairs) - 1} more)" if len(self.repairs) > 1 else ""
             notes.append(f"Repaired a damaged session: {self.repairs[0]}{more}")
+        newer = (
+            f"written by a newer version (session format v{self.version}; this pi reads v{CURRENT_SESSION_VERSION})"
+            if self.version > CURRENT_SESSION_VERSION
+            else ""
+        )
+        if self.unknown_types:
+            count = sum(self.unknown_types.values())
+            kinds = ", ".join(self.unknown_types)
+            plural = "entries" if count != 1 else "entry"
+            notes.append(
+                f"Kept {count} {plural} of types this pi does not know unread ({kinds}) in {file}"
+                + (f", {newer}" if newer else "")
+            )
+        elif newer:
+            notes.append(f"{file} was {newer}: fields it does not know were kept unread")
         if self.migrated_from is not None:
             notes.append(
                 f"Migrated session from format v{self.migrated_from} to v{CURRENT_SESSION_VERSION} "
@@ -92,6 +118,16 @@ class EntryLoader:
         tree = self.tree
         by_id = tree.by_id
         parent_id = entry.parent_id
+        if type(entry) is UnknownEntry:
+            report.unknown_types[entry.type] = report.unknown_types.get(entry.type, 0) + 1
+        if parent_id is None and tree.entries and isinstance(data, dict) and data.get("parentId", 0) is not None:
+            # Pi writes parentId on every entry (null only for a root it meant to start).
+            where = f"line {line} of {self.file}" if line else f"an entry of {self.file}"
+            what = "has no parentId" if "parentId" not in data else "has a parentId that is not a string"
+            report.repairs.append(
+                f"{where}: entry {entry.id} {what}, so it starts a new root; "
+                "the history before it is on another branch (see /tree)"
+            )
         if parent_id is not None:
             if tree.aliases:
                 parent_id = tree.aliases.get(parent_id, parent_id)
@@ -192,6 +228,7 @@ def load_file(file: Path, loader: EntryLoader) -> LoadedFile | None:
         parsed = header_from_dict(raw_header)
         if parsed is None:
             raise InvalidSessionFileError(f"Not a session file: {file} (its header has no id)")
+        loader.report.version = parsed.version
         loader.tree.clear()
         header.append(parsed)
 

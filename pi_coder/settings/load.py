@@ -64,6 +64,10 @@ class LoadedSettings:
     """One message per unusable file or value, naming the file and line."""
     unknown_keys: list[str] = field(default_factory=list)
     """``"<file>: key"`` for keys the Settings model does not know (kept, not used)."""
+    unreadable: list[str] = field(default_factory=list)
+    """One line when the global settings file could not be read or parsed at all (so none of it
+    would apply): ``pi`` stops at start then rather than run on defaults (a project's file only
+    gives a warning)."""
     global_data: dict[str, Any] = field(default_factory=dict)
     project_data: dict[str, Any] = field(default_factory=dict)
 
@@ -123,10 +127,12 @@ def load_settings(cwd: str | os.PathLike[str] | None = None, *, project_trusted:
     root = Path(cwd) if cwd is not None else Path.cwd()
     warnings: list[str] = []
     unknown: list[str] = []
+    unreadable: list[str] = []
     scopes: list[dict[str, Any]] = []
     gpath, ppath = global_settings_path(), project_settings_path(root)
     for path in (gpath, ppath):
-        text, data = _read_toml(path, warnings)
+        # Only the user's own file stops pi: a cloned repository's must not keep pi from starting.
+        text, data = _read_toml(path, warnings, unreadable if path is gpath else [])
         if path is ppath:
             _drop_global_only(data, path, warnings)
             if not project_trusted:
@@ -142,6 +148,7 @@ def load_settings(cwd: str | os.PathLike[str] | None = None, *, project_trusted:
         project_path=ppath,
         warnings=warnings,
         unknown_keys=unknown,
+        unreadable=unreadable,
         global_data=scopes[0],
         project_data=scopes[1],
     )
@@ -231,13 +238,20 @@ def _drop_global_only(data: dict[str, Any], path: Path, warnings: list[str]) -> 
             warnings.append(f"{path}: {key} is read from the global settings.toml only; ignored here")
 
 
-def _read_toml(path: Path, warnings: list[str]) -> tuple[str | None, dict[str, Any]]:
+def _read_toml(path: Path, warnings: list[str], unreadable: list[str]) -> tuple[str | None, dict[str, Any]]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None, {}
     except (OSError, UnicodeDecodeError) as exc:
-        warnings.append(f"{path}: cannot read settings ({exc}); using defaults for this file")
+        if isinstance(exc, UnicodeDecodeError):
+            why = "it is not UTF-8 text"
+        elif isinstance(exc, IsADirectoryError):
+            why = "it is a folder"
+        else:
+            why = exc.strerror or str(exc)
+        warnings.append(f"{path}: cannot read settings ({why}); using defaults for this file")
+        unreadable.append(f"Cannot read settings file {path}: {why}; fix it (or move it away) and start again")
         return None, {}
     import tomllib
 
@@ -246,6 +260,7 @@ def _read_toml(path: Path, warnings: list[str]) -> tuple[str | None, dict[str, A
     except tomllib.TOMLDecodeError as exc:
         # tomllib's message already says "(at line L, column C)".
         warnings.append(f"{path}: invalid TOML: {exc}; ignoring this file")
+        unreadable.append(f"{path}: invalid TOML: {exc}; none of it was applied: fix it and start again")
         return text, {}
 
 

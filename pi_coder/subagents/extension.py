@@ -154,6 +154,7 @@ def extension(pi: ExtensionAPI) -> None:
             raise ValueError(f"{outcome.text}\nChild session: {where}")
         return AgentToolResult(content=[TextContent(text=outcome.text)], details=outcome.details)
 
+    from pi_coder.core.factory import TASK_SNIPPET
     from pi_coder.extensions.types import ToolDefinition
 
     pi.register_tool(
@@ -164,7 +165,7 @@ def extension(pi: ExtensionAPI) -> None:
             parameters=TaskParams,
             execute=run,
             execution_mode="parallel",
-            prompt_snippet="Delegate a self-contained task to a subagent with its own context",
+            prompt_snippet=TASK_SNIPPET,
             render_result=render_result,
             # The call itself changes nothing: the permission gate lets it through (plan mode
             # too, for read-only agents) and judges each of the child's own tool calls instead.

@@ -8,20 +8,30 @@ if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.settings import LoadedSettings
 
-__all__ = ["SPEC", "install_budget", "wanted_extension"]
+__all__ = ["SPEC", "enabled", "install_budget", "load_agent_definitions", "wanted_extension"]
 
 SPEC = "pi_coder.subagents.extension"
 
 
-def wanted_extension(cwd: str, loaded: LoadedSettings, *, disabled: bool, trusted: bool) -> str | None:
-    """The extension spec to load (after handing it the agent definitions), or None when off."""
-    if disabled or not loaded.settings.subagents.enabled:
-        return None
+def enabled(loaded: LoadedSettings, *, disabled: bool) -> bool:
+    """Whether the ``task`` tool is on (``subagents.enabled``, not ``--no-subagents``)."""
+    return not disabled and loaded.settings.subagents.enabled
+
+
+def load_agent_definitions(cwd: str, *, trusted: bool) -> None:
+    """Read the agent definitions for the next loaded subagents extension."""
     from pi_coder.paths import config_dir
     from pi_coder.subagents.definitions import load_agents
     from pi_coder.subagents.extension import configure
 
     configure(load_agents(cwd, config_dir(), project_trusted=trusted))
+
+
+def wanted_extension(cwd: str, loaded: LoadedSettings, *, disabled: bool, trusted: bool) -> str | None:
+    """The extension spec to load (after handing it the agent definitions), or None when off."""
+    if not enabled(loaded, disabled=disabled):
+        return None
+    load_agent_definitions(cwd, trusted=trusted)
     return SPEC
 
 

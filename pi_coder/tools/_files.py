@@ -6,7 +6,8 @@
   between a check and the open cannot slip through.
 - ``write_file_atomic`` never truncates the original: the new text goes to a temporary file in
   the same folder, is flushed to disk and renamed over the target. A full disk, a file size
-  limit or a kill leaves either the old file or the complete new one.
+  limit or a kill leaves either the old file or the complete new one; the temporary file a kill
+  leaves is removed by the next write in that folder (``_stale_temps``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,15 @@ from pathlib import Path
 
 from pi_coder.errors import ToolError
 
-__all__ = ["describe_os_error", "file_kind", "open_dir_nofollow", "open_regular", "read_regular_bytes", "write_file_atomic"]
+__all__ = [
+    "describe_os_error",
+    "file_kind",
+    "open_dir_nofollow",
+    "open_regular",
+    "read_regular_bytes",
+    "refuse_special",
+    "write_file_atomic",
+]
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -43,6 +52,26 @@ def _not_regular(shown: str, kind: str, action: str) -> ToolError:
     if kind == "a directory":
         return ToolError(f"Path is a directory: {shown}. Use ls (or bash) to list it.")
     return ToolError(f"{shown} is not a regular file ({kind}); {action}.")
+
+
+def refuse_special(path: str | Path, shown: str, action: str) -> None:
+    """Refuse ``path`` as the tool argument spells it when it names a FIFO, socket or device.
+
+    The tools work on the resolved path, and a link to an unnamed pipe (``/dev/stdin`` in RPC mode
+    is ``/proc/self/fd/0 -> pipe:[N]``) resolves to a name that does not exist, which would read
+    as "File not found". A missing path passes: the caller reports it.
+
+    Raises:
+        ToolError: ``path`` exists and is not a regular file (nor a directory, which the tools
+            report in their own words).
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return
+    kind = file_kind(mode)
+    if kind is not None and kind != "a directory":
+        raise _not_regular(shown, kind, action)
 
 
 def describe_os_error(exc: OSError, shown: str) -> str:
@@ -203,8 +232,11 @@ def write_file_atomic(path: Path, data: bytes, shown: str) -> None:
     """
     target = Path(os.path.abspath(path))
     name = target.name
+    from pi_coder.tools._stale_temps import sweep_once
+
     dir_fd = open_dir_nofollow(target.parent, shown, create=True)
     try:
+        sweep_once(dir_fd)  # temporary files a killed pi left in this folder
         _write_in(dir_fd, name, data, shown)
     finally:
         os.close(dir_fd)
@@ -240,14 +272,17 @@ def _write_in(dir_fd: int, name: str, data: bytes, shown: str) -> None:
             _write_in_place(dir_fd, name, data, shown)  # a writable file in a folder we may not add to
             return
         raise ToolError(describe_os_error(exc, shown) + "; the file was not changed") from None
+    from pi_coder.tools._stale_temps import lock_temp
+
     try:
         try:
+            lock_temp(fd)  # held until the rename: another pi's sweep leaves the file alone
             _copy_owner_and_mode(fd, old)
             _write_all(fd, data)
             os.fsync(fd)
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         finally:
             os.close(fd)
-        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException as exc:
         try:
             os.unlink(tmp, dir_fd=dir_fd)

@@ -13,9 +13,9 @@ from pi_coder.ai.abort import AbortSignal
 from pi_coder.ai.types import TextContent
 from pi_coder.errors import ToolError
 from pi_coder.tools._edits import EditPreview, apply_edits, prepare_edit_arguments
-from pi_coder.tools._files import read_regular_bytes, write_file_atomic
+from pi_coder.tools._files import read_regular_bytes, refuse_special, write_file_atomic
 from pi_coder.tools._locks import file_mutation_lock
-from pi_coder.tools._paths import pinned
+from pi_coder.tools._paths import lexical_path, pinned
 from pi_coder.tools._schema import ToolParams
 from pi_coder.tools._settings import ToolSettings
 
@@ -58,7 +58,8 @@ class EditParams(ToolParams):
     )
 
 
-def _load(file: Path, shown: str) -> str:
+def _load(file: Path, shown: str, spelled: str) -> str:
+    refuse_special(spelled, shown, "edit only changes regular files")
     if not file.exists():
         raise ToolError(f"File not found: {shown}")
     data = read_regular_bytes(file, shown, "edit only changes regular files")
@@ -97,7 +98,7 @@ def create_edit_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None 
         async with file_mutation_lock(file):
             if signal is not None and signal.aborted:
                 raise ToolError("Operation aborted")
-            original = await asyncio.to_thread(_load, file, args.path)
+            original = await asyncio.to_thread(_load, file, args.path, lexical_path(args.path, cwd))
             preview = await asyncio.to_thread(apply_edits, original, edits, args.path)
             if signal is not None and signal.aborted:
                 raise ToolError("Operation aborted")

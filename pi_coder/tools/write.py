@@ -12,9 +12,9 @@ from pi_coder.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_coder.ai.abort import AbortSignal
 from pi_coder.ai.types import TextContent
 from pi_coder.errors import ToolError
-from pi_coder.tools._files import write_file_atomic
+from pi_coder.tools._files import refuse_special, write_file_atomic
 from pi_coder.tools._locks import file_mutation_lock
-from pi_coder.tools._paths import pinned
+from pi_coder.tools._paths import lexical_path, pinned
 from pi_coder.tools._schema import ToolParams
 from pi_coder.tools._settings import ToolSettings
 
@@ -31,7 +31,8 @@ class WriteParams(ToolParams):
     content: str = Field(description="Content to write to the file")
 
 
-def _write_sync(file: Path, content: str, shown: str) -> None:
+def _write_sync(file: Path, content: str, shown: str, spelled: str) -> None:
+    refuse_special(spelled, shown, "write only replaces regular files")
     write_file_atomic(file, content.encode("utf-8", "surrogatepass"), shown)
 
 
@@ -45,7 +46,7 @@ def create_write_tool(cwd: str | os.PathLike[str], settings: ToolSettings | None
         async with file_mutation_lock(file):
             if signal is not None and signal.aborted:
                 raise ToolError("Operation aborted")
-            await asyncio.to_thread(_write_sync, file, args.content, args.path)
+            await asyncio.to_thread(_write_sync, file, args.content, args.path, lexical_path(args.path, cwd))
         text = f"Successfully wrote {len(args.content)} bytes to {args.path}"
         return AgentToolResult(content=[TextContent(text=text)], details=None)
 

@@ -10,13 +10,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pi_coder.core.agent_session import AgentSession
     from pi_coder.tui.app import PiApp
 
 __all__ = ["PiApp", "run_tui"]
 
 
 def run_tui(
-    session: Any,
+    session: AgentSession,
     *,
     initial_messages: Sequence[str] = (),
     startup_notices: Sequence[str] = (),
@@ -42,7 +43,7 @@ def run_tui(
     from pi_coder.tui.theming import session_themes
 
     if options.get("keymap") is None:
-        options["keymap"] = load_keybindings(getattr(session, "settings", None))
+        options["keymap"] = load_keybindings(session.settings)
     if options.get("themes") is None:
         options["themes"] = session_themes(session)
     app = PiApp(session, initial_messages=initial_messages, startup_notices=startup_notices, **options)
@@ -63,10 +64,10 @@ def _forget_stale_size() -> None:
     os.environ.pop("LINES", None)
 
 
-def resume_hint(session: Any) -> str:
+def resume_hint(session: AgentSession) -> str:
     """Pi's "To resume this session: pi --session <id>", or "" when no session file was written."""
-    path = getattr(session, "session_file", None)
-    session_id = getattr(session, "session_id", None)
+    path = session.session_file
+    session_id = session.session_id
     if not path or not session_id or not os.path.exists(path):
         return ""
     return f"To resume this session: pi --session {session_id}"

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import inspect
 import os
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -79,7 +78,15 @@ from pi_coder.tui.widgets.status_bar import FooterInfo, StatusBar
 from pi_coder.tui.widgets.tool_call import ToolCallBlock
 from pi_coder.tui.widgets.transcript import Transcript
 
+if TYPE_CHECKING:
+    from pi_coder.core.agent_session import AgentSession
+    from pi_coder.extensions.types import Shortcut
+    from pi_coder.settings import ImageSettings, Settings
+
 __all__ = ["PiApp", "no_model_help"]
+
+_Behavior = Literal["steer", "follow_up"]
+"""How a prompt sent while the agent runs is queued."""
 
 _APP_ACTIONS = frozenset(a.action.split("(")[0] for a in KEY_ACTIONS if a.scope == "app")
 
@@ -97,12 +104,6 @@ def no_model_help(models_toml: str | None = None) -> Text:
     return text
 
 
-async def _maybe_await(value: Any) -> Any:
-    if inspect.isawaitable(value):
-        return await value
-    return value
-
-
 class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
     """The ``pi`` terminal UI.
 
@@ -110,6 +111,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         session: The AgentSession to drive.
         initial_messages: Prompts sent one after another once the screen is up.
         startup_notices: Lines shown at the top of the transcript (warnings from the CLI).
+        startup_news: Information lines shown above them (a local server was found).
         keymap: The key table's overrides and their warnings (default: the session's
             ``[keybindings]`` settings, as ``run_tui`` builds them).
         themes: The theme controller with the start theme loaded, not yet attached (default:
@@ -140,10 +142,11 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
 
     def __init__(
         self,
-        session: Any,
+        session: AgentSession,
         *,
         initial_messages: Sequence[str] = (),
         startup_notices: Sequence[str] = (),
+        startup_news: Sequence[str] = (),
         keymap: Keymap | None = None,
         themes: ThemeController | None = None,
         version: str | None = None,
@@ -167,10 +170,11 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         self.initial_images = list(initial_images)
         self._clipboard_image = clipboard_image
         self.startup_notices = list(startup_notices)
+        self.startup_news = list(startup_news)
         self.dialogs = DialogState()
         self._resume_at_start = resume
         if keymap is None:
-            keymap = load_keybindings(getattr(session, "settings", None))
+            keymap = load_keybindings(session.settings)
         self._startup_warnings: list[str] = list(keymap.warnings)
         self.themes = themes
         self._startup_warnings.extend(self.themes.attach(self, on_warning=self._theme_warning))
@@ -181,7 +185,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
 
             version = __version__
         self.version = version
-        cwd = str(getattr(session, "cwd", os.getcwd()))
+        cwd = session.cwd
         self.cwd = cwd
         self.cwd_display = cwd_display if cwd_display is not None else shorten_home(cwd)
         self._branch_fixed = branch
@@ -194,13 +198,11 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         self.bridge: SessionBridge | None = None
         self._last_clear = 0.0
         self._project_files = ProjectFiles(cwd)
-        history = []
-        getter = getattr(session, "user_prompt_history", None)
-        if getter is not None:
-            try:
-                history = list(getter())
-            except Exception:
-                history = []
+        history: list[str] = []
+        try:
+            history = session.user_prompt_history()
+        except Exception:
+            history = []
         self.history = PromptHistory(history)
         self.controller: TranscriptController | None = None
         self.exit_transcript: list[Text] = []
@@ -212,6 +214,8 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         """``ctx.ui.on_terminal_input``: see each key first; a true result consumes it."""
         """``ctx.ui.set_working_message``: the status line's text while a run is active."""
         """``ctx.ui.set_status`` texts by key, shown in the footer."""
+        self.extension_shortcut_list: list[tuple[str, Shortcut]] = []
+        """The extensions' shortcuts bound as app keys (``extension_ui.bind_shortcuts``)."""
 
     def _use_discovered_themes(self) -> None:
         """Themes from ``resources_discover`` join the theme list; the ``theme`` setting is
@@ -225,16 +229,16 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         failure = self.themes.last_warning
         if failure is not None and failure in self._startup_warnings:
             self._startup_warnings.remove(failure)
-        self.themes.use(str(getattr(self._settings(), "theme", "dark") or "dark"))
+        self.themes.use(self._settings().theme or "dark")
 
     def _theme_warning(self, text: str) -> None:
-        if self.is_running and getattr(self, "controller", None) is not None:
+        if self.is_running and self.controller is not None:
             self.call_later(self.notice, text, "warning")
         else:
             self._startup_warnings.append(text)
 
-    def _settings(self) -> Any:
-        return navigation.app_settings(self.session)
+    def _settings(self) -> Settings:
+        return self.session.settings
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         from pi_coder.tui.theming import default_theme_variables
@@ -288,9 +292,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             yield PendingMessages()
             yield StatusLine(animate=self.animations)
             yield ExtensionWidgets(id="widgets-above")
-            menu = CompletionMenu(
-                max_visible=getattr(getattr(self.session, "settings", None), "autocomplete_max_visible", 5)
-            )
+            menu = CompletionMenu(max_visible=self.session.settings.autocomplete_max_visible)
             yield menu
             editor = PromptEditor(
                 prompt_history=self.history,
@@ -300,7 +302,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
                 clipboard_image=self._clipboard_image,
                 id="editor",
             )
-            padding_x = getattr(getattr(self.session, "settings", None), "editor_padding_x", 0)
+            padding_x = self.session.settings.editor_padding_x
             if padding_x:  # setting ``editor_padding_x``: columns beyond the one inside the border
                 editor.styles.padding = (0, 1 + padding_x)
             yield editor
@@ -342,25 +344,23 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             self.set_keymap(self._keymap_overrides)
         self.controller = TranscriptController(self, self.transcript)
         self.bridge = SessionBridge(self.session, self)
-        if getattr(self.session, "mcp", None) is not None:  # connect in the background once the first frame is up
+        if self.session.mcp is not None:  # connect in the background once the first frame is up
             self.call_after_refresh(self.session.mcp.start)
-        checkpoints = getattr(self.session, "checkpoints", None)
-        if checkpoints is not None:  # a new folder's first snapshot, while the user types
-            self.call_after_refresh(checkpoints.warm_up)
-        if getattr(self.session, "extensions", None) is not None:
+        # a new folder's first snapshot, while the user types
+        self.call_after_refresh(self.session.checkpoints.warm_up)
+        if self.session.extensions is not None:
             from pi_coder.tui.extension_ui import start_extensions
 
             await start_extensions(self)
             self._use_discovered_themes()
-        self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
+        self.editor.set_thinking_level(self.session.thinking_level)
         self.editor.cursor_blink = False
         self.editor.focus()
-        markdown = getattr(getattr(self.session, "settings", None), "markdown", None)
-        if markdown is not None:
-            from pi_coder.tui.widgets.markdown_view import set_code_block_indent, set_table_row_separators
+        from pi_coder.tui.widgets.markdown_view import set_code_block_indent, set_table_row_separators
 
-            set_code_block_indent(markdown.code_block_indent)
-            set_table_row_separators(markdown.table_row_separators)
+        markdown = self.session.settings.markdown
+        set_code_block_indent(markdown.code_block_indent)
+        set_table_row_separators(markdown.table_row_separators)
         await self._render_start()
         self.refresh_footer()
         warnings, self._startup_warnings = self._startup_warnings, []
@@ -379,19 +379,20 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
 
     async def _render_start(self) -> None:
         assert self.controller is not None
-        context_files = [str(p) for p in getattr(self.session, "context_files", []) or []]
-        if not getattr(getattr(self.session, "settings", None), "quiet_startup", False):
+        context_files = [str(p) for p in self.session.context_files]
+        if not self.session.settings.quiet_startup:
             await self.transcript.add(HeaderPanel(self.version, self._header_hints(), context_files))
+        for line in self.startup_news:
+            await self.controller.note(line, "info")
         for notice in self.startup_notices:
             await self.controller.note(notice, "warning")
-        if getattr(self.session, "model", None) is None:
-            models = getattr(self.session, "models", None)
-            path = getattr(models, "models_toml_path", None)
+        if self.session.model is None:
+            path = self.session.models.models_toml_path
             help_block = Static(no_model_help(str(path) if path else None), classes="no-model")
             help_block.styles.margin = (1, 1, 0, 1)
             help_block.styles.padding = (0, 1)
             await self.transcript.add(help_block)
-        messages = list(getattr(self.session, "messages", []) or [])
+        messages = list(self.session.messages)
         if messages:
             await self.controller.render_history(messages)
 
@@ -480,7 +481,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
                     level="warning",
                 )
             case ModelChanged() | ThinkingLevelChanged() | SessionNameChanged():
-                self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
+                self.editor.set_thinking_level(self.session.thinking_level)
                 self.refresh_footer()
             case SessionSwitched():
                 await self._rebuild()
@@ -513,7 +514,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         await controller.handle(event)
 
     def _restore_status(self) -> None:
-        if getattr(self.session, "is_streaming", False):
+        if self.session.is_streaming:
             self.status_line.start(self.working_message or "Working...")
         else:
             self.status_line.stop()
@@ -522,13 +523,11 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         assert self.controller is not None
         await self.controller.clear()
         self.query_one(PendingMessages).show_queue([], [])
-        getter = getattr(self.session, "user_prompt_history", None)
-        if getter is not None:
-            self.history.entries.clear()
-            for entry in getter():
-                self.history.add(entry)
+        self.history.entries.clear()
+        for entry in self.session.user_prompt_history():
+            self.history.add(entry)
         await self._render_start()
-        self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
+        self.editor.set_thinking_level(self.session.thinking_level)
         self.refresh_footer()
 
     # ------------------------------------------------------------------ footer
@@ -537,7 +536,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         session = self.session
         info = FooterInfo(cwd=self.cwd_display)
         info.branch = git_branch(self.cwd) if self._branch_fixed is None else (self._branch_fixed or None)
-        info.session_name = getattr(session, "session_name", None)
+        info.session_name = session.session_name
         try:
             stats = session.stats()
         except Exception:
@@ -548,13 +547,13 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             info.cost = stats.cost
             info.context_percent = stats.context_percent
             info.context_window = stats.context_window
-        info.auto_compaction = bool(getattr(session, "auto_compaction_enabled", False))
-        model = getattr(session, "model", None)
+        info.auto_compaction = session.auto_compaction_enabled
+        model = session.model
         if model is not None:
             info.model = model.id
             info.provider = model.provider
             info.reasoning = bool(model.reasoning)
-            info.thinking_level = getattr(session, "thinking_level", None)
+            info.thinking_level = session.thinking_level
         info.statuses = [text for _key, text in sorted(self._statuses.items())]
         return info
 
@@ -573,39 +572,47 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
     # ------------------------------------------------------------------ completion
 
     def _completions(self, context: CompletionContext) -> list[Completion]:
-        if context.kind == "slash":
-            names = {c.name: c for c in self.commands}
-            extra = getattr(self.session, "prompt_templates", None)
-            templates: dict[str, str] = {}
-            try:
-                for template in extra() if callable(extra) else extra or []:
-                    templates[getattr(template, "name", str(template))] = getattr(template, "description", "")
-            except Exception:
-                templates = {}
-            skills = getattr(self.session, "skills", None)
-            if skills and getattr(getattr(self.session, "settings", None), "enable_skill_commands", True):
-                for skill in getattr(skills, "skills", skills):
-                    templates.setdefault(f"skill:{skill.name}", skill.description)
-            builtins = [c.name for c in COMMANDS if c.name in names]
-            others = [t for t in templates if not t.startswith("skill:")]
-            others += [n for n in names if n not in builtins] + [t for t in templates if t.startswith("skill:")]
-            out = []
-            for name in ordered_filter(context.query, slash_candidates(builtins, others)):
-                command = names.get(name)
-                description = command.description if command else templates.get(name, "")
-                out.append(Completion("/" + name, "/" + name, description))
-            return out
-        if context.kind == "file":
-            return self._project_files.complete(context.query)
-        if context.kind == "argument":
-            from pi_coder.tui.extension_ui import argument_completions
+        match context.kind:
+            case "slash":
+                return self._slash_completions(context.query)
+            case "file":
+                return self._project_files.complete(context.query)
+            case "argument":
+                from pi_coder.tui.extension_ui import argument_completions
 
-            return argument_completions(self, context)
-        if context.kind == "extension":
-            from pi_coder.tui.extension_ui import provider_completions
+                return argument_completions(self, context)
+            case "extension":
+                from pi_coder.tui.extension_ui import provider_completions
 
-            return provider_completions(self, context)
-        return []
+                return provider_completions(self, context)
+            case "path":
+                return []  # the editor lists paths itself
+            case _:
+                assert_never(context.kind)
+
+    def _slash_completions(self, query: str) -> list[Completion]:
+        names = {c.name: c for c in self.commands}
+        templates: dict[str, str] = {}
+        try:
+            for template in self.session.prompt_templates:
+                templates[template.name] = template.description
+        except Exception:
+            templates = {}
+        skills = self.session.skills
+        if skills and self.session.settings.enable_skill_commands:
+            from pi_coder.resources.skills import SkillSet
+
+            for skill in skills.skills if isinstance(skills, SkillSet) else skills:
+                templates.setdefault(f"skill:{skill.name}", skill.description)
+        builtins = [c.name for c in COMMANDS if c.name in names]
+        others = [t for t in templates if not t.startswith("skill:")]
+        others += [n for n in names if n not in builtins] + [t for t in templates if t.startswith("skill:")]
+        out = []
+        for name in ordered_filter(query, slash_candidates(builtins, others)):
+            command = names.get(name)
+            description = command.description if command else templates.get(name, "")
+            out.append(Completion("/" + name, "/" + name, description))
+        return out
 
     # ------------------------------------------------------------------ submitting
 
@@ -614,7 +621,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         editor = self.editor
         stripped = text.strip()
         if stripped.startswith("!"):
-            if getattr(self.session, "is_bash_running", False):
+            if self.session.is_bash_running:
                 await self.notice(
                     "A bash command is already running. Press Esc to cancel it first.", "warning"
                 )
@@ -632,16 +639,16 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             if slash is not None:
                 self.run_worker(self._run_command(slash, parsed[1]), group="command", exit_on_error=False)
                 return
-        behavior = "follow_up" if message.follow_up else "steer"
+        behavior: _Behavior = "follow_up" if message.follow_up else "steer"
         self.run_worker(self._prompt(text, behavior, message.images), group="prompt", exit_on_error=False)
 
-    async def _prompt(self, text: str, behavior: str, pending: Sequence[Any] = ()) -> None:
+    async def _prompt(self, text: str, behavior: _Behavior, pending: Sequence[Any] = ()) -> None:
         images = None
         if pending or "@" in text:
             from pi_coder.tui.image_input import prompt_images
 
-            images_settings = getattr(getattr(self.session, "settings", None), "images", None)
-            auto_resize = bool(getattr(images_settings, "auto_resize", True))
+            images_settings = self.session.settings.images
+            auto_resize = images_settings.auto_resize
             try:
                 text, found = await asyncio.to_thread(prompt_images, text, pending, self.cwd, auto_resize=auto_resize)
             except Exception as exc:
@@ -652,15 +659,15 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
                 await self._image_warning(images_settings)
         await self._send_prompt(text, behavior, images)
 
-    async def _image_warning(self, images_settings: Any) -> None:
+    async def _image_warning(self, images_settings: ImageSettings) -> None:
         """Say when attached images will not reach the model as images."""
-        model = getattr(self.session, "model", None)
-        if getattr(images_settings, "block_images", False):
+        model = self.session.model
+        if images_settings.block_images:
             await self.notice("Images are blocked (setting images.block_images): the model gets a note instead.", "warning")
-        elif model is not None and "image" not in getattr(model, "input", ["image"]):
+        elif model is not None and "image" not in model.input:
             await self.notice(f"{model.id} does not accept images: the model gets a note instead.", "warning")
 
-    async def _send_prompt(self, text: str, behavior: str, images: Any = None) -> None:
+    async def _send_prompt(self, text: str, behavior: _Behavior, images: Any = None) -> None:
         try:
             if images:
                 await self.session.prompt(text, images, streaming_behavior=behavior)
@@ -675,7 +682,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         except Exception as exc:
             await self.notice(f"Error: {exc}", "error")
 
-    async def _run_command(self, command: Any, args: str) -> None:
+    async def _run_command(self, command: SlashCommand, args: str) -> None:
         try:
             await command.run(self, args)
         except Exception as exc:
@@ -704,16 +711,16 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         await self.transcript.add(block)
 
     async def new_session(self) -> None:
-        if getattr(self.session, "is_streaming", False):
+        if self.session.is_streaming:
             self.session.abort()
             await self.session.wait_for_idle()
         await self.session.new_session()
 
     async def compact(self, instructions: str | None) -> None:
-        if not [m for m in getattr(self.session, "messages", []) if getattr(m, "role", None) != "system"]:
+        if not [m for m in self.session.messages if m.role != "system"]:
             await self.notice("Nothing to compact (no messages yet)", "warning")
             return
-        if getattr(self.session, "is_streaming", False):
+        if self.session.is_streaming:
             self.session.abort()
             await self.session.wait_for_idle()
         self.status_line.start("Compacting context... (Esc to cancel)")
@@ -746,7 +753,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
     def _keep_transcript(self) -> None:
         """The conversation as drawn, for ``run_tui`` to print once the screen is restored (as Pi;
         setting ``fullscreen_exit_output``)."""
-        if getattr(self._settings(), "fullscreen_exit_output", "transcript") != "transcript":
+        if self._settings().fullscreen_exit_output != "transcript":
             return
         from pi_coder.tui.exit_output import transcript_rows
 
@@ -756,11 +763,11 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             self.exit_transcript = []
 
     async def _close_session(self) -> None:
-        extensions = getattr(self.session, "extensions", None)
+        extensions = self.session.extensions
         if extensions is not None:
             await extensions.shutdown("quit")
         try:
-            await asyncio.wait_for(_maybe_await(self.session.close()), timeout=5)
+            await asyncio.wait_for(self.session.close(), timeout=5)
         except Exception:
             pass
 

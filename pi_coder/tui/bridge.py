@@ -14,17 +14,17 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Literal, Protocol
 
 from textual.message import Message
 
 from pi_coder.agent.events import MessageUpdate
-from pi_coder.core.events import AutoCompactionEnd
+from pi_coder.ai.events import TextDeltaEvent, ThinkingDeltaEvent
+from pi_coder.core.events import AutoCompactionEnd, Event
 
 __all__ = ["EventSource", "SessionBridge", "SessionEventsPosted", "StreamDelta"]
 
 DRAIN_INTERVAL = 1 / 60
-_STREAM_DELTAS = frozenset({"text_delta", "thinking_delta"})
 
 
 class StreamDelta:
@@ -33,9 +33,8 @@ class StreamDelta:
     __slots__ = ("content_index", "kind", "parts")
     type = "stream_delta"
 
-    def __init__(self, kind: str, content_index: int, parts: list[str]) -> None:
+    def __init__(self, kind: Literal["text_delta", "thinking_delta"], content_index: int, parts: list[str]) -> None:
         self.kind = kind
-        """``text_delta`` or ``thinking_delta``."""
         self.content_index = content_index
         self.parts = parts
 
@@ -45,7 +44,7 @@ class SessionEventsPosted(Message):
 
 
 class EventSource(Protocol):
-    def subscribe(self, listener: Callable[[Any], Any]) -> Callable[[], None]: ...
+    def subscribe(self, listener: Callable[[Event], None]) -> Callable[[], None]: ...
 
 
 class _Target(Protocol):
@@ -57,7 +56,7 @@ class SessionBridge:
 
     def __init__(self, source: EventSource, target: _Target) -> None:
         self._target = target
-        self._events: deque[Any] = deque()
+        self._events: deque[Event | StreamDelta] = deque()
         self._posted = False
         self._last_drain = 0.0
         self._closed = False
@@ -82,25 +81,25 @@ class SessionBridge:
             unsubscribe, self._unsubscribe = self._unsubscribe, None
             unsubscribe()
 
-    def _on_event(self, event: Any) -> None:
+    def _on_event(self, event: Event) -> None:
         if self._closed:
             return
         if isinstance(event, AutoCompactionEnd) and event.error_message:
             self.compaction_error_reported = True
+        queued: Event | StreamDelta = event
         if isinstance(event, MessageUpdate):
             # Keep only the delta text: the event's partial message may be a fresh copy of the
             # whole answer, and holding hundreds of those until the next drain is costly.
             ame = event.assistant_message_event
-            if ame.type in _STREAM_DELTAS:
+            if isinstance(ame, TextDeltaEvent | ThinkingDeltaEvent):
                 events = self._events
                 last = events[-1] if events else None
-                index = getattr(ame, "content_index", 0)
-                delta = getattr(ame, "delta", "")
+                index = ame.content_index
                 if isinstance(last, StreamDelta) and last.kind == ame.type and last.content_index == index:
-                    last.parts.append(delta)
+                    last.parts.append(ame.delta)
                     return
-                event = StreamDelta(ame.type, index, [delta])
-        self._events.append(event)
+                queued = StreamDelta(ame.type, index, [ame.delta])
+        self._events.append(queued)
         if self._posted:
             return
         self._posted = True
@@ -114,7 +113,7 @@ class SessionBridge:
         if not self._closed:
             self._target.post_message(SessionEventsPosted())
 
-    def drain(self) -> list[Any]:
+    def drain(self) -> list[Event | StreamDelta]:
         """The queued events, in order (empty once closed); the next event posts a new wake-up."""
         self._posted = False
         self._last_drain = time.monotonic()

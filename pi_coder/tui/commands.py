@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pi_coder.tui.context import CommandContext, SlashCommand
+from pi_coder.tui.context import CommandContext, SlashCommand, extension_runner
 from pi_coder.tui.format import format_tokens
 from pi_coder.tui.keys import KEY_ACTIONS, display_keys
 
@@ -28,11 +28,11 @@ async def _session(app: CommandContext, args: str) -> None:
     session = app.session
     stats = session.stats()
     lines = ["**Session**", ""]
-    name = getattr(session, "session_name", None)
+    name = session.session_name
     if name:
         lines.append(f"- Name: {name}")
-    lines.append(f"- File: {getattr(session, 'session_file', None) or 'In-memory'}")
-    lines.append(f"- ID: {getattr(session, 'session_id', '')}")
+    lines.append(f"- File: {session.session_file or 'In-memory'}")
+    lines.append(f"- ID: {session.session_id}")
     lines += [
         "",
         "**Messages**",
@@ -65,7 +65,7 @@ async def _session(app: CommandContext, args: str) -> None:
 async def _name(app: CommandContext, args: str) -> None:
     name = args.strip()
     if not name:
-        current = getattr(app.session, "session_name", None)
+        current = app.session.session_name
         await app.notice(f"Session name: {current}" if current else "Usage: /name <name>")
         return
     app.session.set_session_name(name)
@@ -129,7 +129,7 @@ async def _hotkeys(app: CommandContext, args: str) -> None:
     rows = ["| Key | Action |", "|---|---|"]
     for action in KEY_ACTIONS:
         rows.append(f"| `{display_keys(keys[action.id])}` | {action.description} (`{action.id}`) |")
-    for key, shortcut in getattr(app, "extension_shortcut_list", []):
+    for key, shortcut in app.extension_shortcut_list:
         name = shortcut.extension.name if shortcut.extension else "extension"
         rows.append(f"| `{display_keys(key)}` | {shortcut.description or '(extension shortcut)'} (`{name}`) |")
     rows += [
@@ -154,26 +154,25 @@ async def _reload(app: CommandContext, args: str) -> None:
     if session.is_streaming:
         await app.notice("Cannot reload while the agent is working; wait or press Esc first.", "warning")
         return
-    runner = getattr(session, "extensions", None)
+    runner = extension_runner(session)
     if runner is not None:
         from pi_coder.tui.extension_ui import reload_extensions
 
         if not await reload_extensions(app, COMMANDS):
             await app.notice("Cannot reload while the agent is working; wait or press Esc first.", "warning")
             return
-        warnings = list(getattr(session, "reload_warnings", ()))
+        warnings = list(runner.reload_warnings)  # the runner's reload re-read the session's resources
     else:
         warnings = session.reload_resources()
-    themes = getattr(app, "themes", None)
-    if themes is not None:
-        from pi_coder.tui.theming import session_theme_paths
+    from pi_coder.tui.theming import session_theme_paths
 
-        themes.extra_paths = session_theme_paths(session)  # this run's paths and resources_discover's
-        themes.use(str(session.settings.theme or "dark"))  # a failure is shown by the theme's own warning
+    themes = app.themes
+    themes.extra_paths = session_theme_paths(session)  # this run's paths and resources_discover's
+    themes.use(session.settings.theme or "dark")  # a failure is shown by the theme's own warning
     for warning in warnings:
         await app.notice(warning, "warning")
     app.refresh_footer()
-    packages = getattr(session.discovered_paths, "packages", None) or []
+    packages = session.discovered_paths.packages if session.discovered_paths is not None else []
     listed = "".join(f"\n  {line}" for line in packages)
     await app.notice(
         "Reloaded extensions, settings, prompt templates, skills, themes and context files"
@@ -246,7 +245,7 @@ async def _checkpoints(app: CommandContext, args: str) -> None:
 
 
 async def _mcp(app: CommandContext, args: str) -> None:
-    manager = getattr(app.session, "mcp", None)
+    manager = app.session.mcp
     if manager is None:
         await app.notice("No MCP servers (mcp.json in the configuration folder; see pi mcp --help).")
         return

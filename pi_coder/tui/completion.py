@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 __all__ = [
     "Completion",
@@ -32,13 +33,17 @@ class Completion:
     description: str = ""
 
 
+CompletionKind = Literal["slash", "argument", "file", "path", "extension"]
+
+
 @dataclass(frozen=True, slots=True)
 class CompletionContext:
     """What is being completed at the cursor."""
 
-    kind: str
+    kind: CompletionKind
     """``slash`` (command name on the first line), ``argument`` (what follows it: ``query`` is the
-    whole line after ``/``), ``file`` (``@token``) or ``path``."""
+    whole line after ``/``), ``file`` (``@token``), ``path``, or ``extension`` (a token starting
+    with an extension provider's trigger character)."""
     query: str
     start: int
     """Column where the replaced token starts (on the cursor's line)."""

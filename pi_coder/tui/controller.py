@@ -2,27 +2,40 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol, assert_never
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol, assert_never
 
 from textual.widget import Widget
 
 from pi_coder.agent import events as ae
+from pi_coder.ai import events as ai
+from pi_coder.ai.types import AssistantMessage, ToolCall, UserMessage
 from pi_coder.core import events as se
 from pi_coder.core import transcript as tx
 from pi_coder.core.transcript import Block, build_transcript, end_notice, message_blocks, message_text
+from pi_coder.session.entries import CustomEntry
+from pi_coder.session.messages import BashExecutionMessage
 from pi_coder.tui.bridge import StreamDelta
+from pi_coder.tui.context import extension_runner
 from pi_coder.tui.tool_render import CustomToolRender, stored_result
 from pi_coder.tui.widgets.assistant_message import AssistantText, MessageNote, ThinkingBlock
 from pi_coder.tui.widgets.bash_block import BashBlock, SummaryBlock
 from pi_coder.tui.widgets.tool_call import ToolCallBlock
 from pi_coder.tui.widgets.transcript import Transcript, UserMessageBlock
 
+if TYPE_CHECKING:
+    from pi_coder.agent.types import AgentMessage
+    from pi_coder.core.agent_session import AgentSession
+    from pi_coder.tui.theming import ThemeController
+
 __all__ = ["StreamDelta", "TranscriptController", "TranscriptView", "message_text"]
 
 
 class TranscriptView(Protocol):
-    """What the controller needs from its host (the app): display options and two callbacks."""
+    """What the controller needs from its host (the app): the session, display options and two callbacks."""
 
+    session: AgentSession
+    themes: ThemeController
     tools_expanded: bool
     hide_thinking: bool
     animations: bool
@@ -30,9 +43,6 @@ class TranscriptView(Protocol):
     def refresh_footer(self) -> None: ...
 
     def schedule_edit_preview(self, block: ToolCallBlock) -> None: ...
-
-
-_get = tx.get
 
 
 class TranscriptController:
@@ -74,22 +84,19 @@ class TranscriptController:
     def _tool_render(self, name: str) -> CustomToolRender | None:
         """An extension tool's ``render_call``/``render_result`` (docs/extensions-runtime.md#renderers); a failure is
         reported (once) as ``renderer:<tool>``."""
-        runner: Any = getattr(getattr(self.view, "session", None), "extensions", None)
-        lookup = getattr(runner, "tool_definition", None)
-        found = lookup(name) if lookup is not None else None
-        if found is None:
+        runner = extension_runner(self.view.session)
+        found = runner.tool_definition(name) if runner is not None else None
+        if runner is None or found is None:
             return None
         definition, ext = found
-        render_call = getattr(definition, "render_call", None)
-        render_result = getattr(definition, "render_result", None)
+        render_call, render_result = definition.render_call, definition.render_result
         if render_call is None and render_result is None:
             return None
 
         def report(exc: BaseException) -> None:
             runner.report(ext, f"renderer:{name}", exc)
 
-        theme = getattr(getattr(self.view, "themes", None), "theme", None)
-        return CustomToolRender(render_call, render_result, report, theme)
+        return CustomToolRender(render_call, render_result, report, self.view.themes.theme)
 
     async def clear(self) -> None:
         self._parts.clear()
@@ -100,7 +107,7 @@ class TranscriptController:
 
     # ------------------------------------------------------------------ live events
 
-    async def handle(self, event: Any) -> None:
+    async def handle(self, event: se.Event | StreamDelta) -> None:
         """Render one agent or session event (others are ignored)."""
         match event:
             case StreamDelta():
@@ -138,74 +145,85 @@ class TranscriptController:
             case _:
                 pass
 
-    async def _on_message_start(self, event: Any) -> None:
+    async def _on_message_start(self, event: ae.MessageStart) -> None:
         message = event.message
-        role = _get(message, "role")
-        if role == "user":
-            await self.add(UserMessageBlock.of(tx.get(message, "content", "")))
-        elif role == "assistant":
+        if isinstance(message, UserMessage):
+            await self.add(UserMessageBlock.of(message.content))
+        elif isinstance(message, AssistantMessage):
             self._parts = {}
-        elif role in ("compactionSummary", "branchSummary", "custom"):
+        elif message.role in ("compactionSummary", "branchSummary", "custom"):
             await self.add(*self._static_blocks(message))
 
-    async def _on_message_update(self, event: Any) -> None:
+    async def _on_message_update(self, event: ae.MessageUpdate) -> None:
         ame = event.assistant_message_event
-        kind = ame.type
-        index = getattr(ame, "content_index", None)
-        if index is None:
-            return
+        match ame:
+            case ai.StartEvent() | ai.DoneEvent() | ai.ErrorEvent():
+                pass  # no content block: message_start and message_end draw the message
+            case ai.TextStartEvent():
+                await self._text_part(ame.content_index)
+            case ai.TextDeltaEvent():
+                (await self._text_part(ame.content_index)).append(ame.delta)
+            case ai.TextEndEvent():
+                await (await self._text_part(ame.content_index)).finish()
+            case ai.ThinkingStartEvent():
+                await self._thinking_part(ame.content_index)
+            case ai.ThinkingDeltaEvent():
+                (await self._thinking_part(ame.content_index)).append(ame.delta)
+            case ai.ThinkingEndEvent():
+                await (await self._thinking_part(ame.content_index)).finish()
+            case ai.ToolCallStartEvent() | ai.ToolCallDeltaEvent():
+                call = _tool_call_at(ame.partial, ame.content_index)
+                if call is not None:
+                    await self._tool_part(ame.content_index, call, complete=False)
+            case ai.ToolCallEndEvent():
+                await self._tool_part(ame.content_index, ame.tool_call, complete=True)
+            case _:
+                assert_never(ame)
+
+    async def _text_part(self, index: int) -> AssistantText:
+        """The answer text widget of content block ``index`` (added on its first event)."""
         part = self._parts.get(index)
-        if kind in ("text_start", "text_delta", "text_end"):
-            if not isinstance(part, AssistantText):
-                part = AssistantText()
-                self._parts[index] = part
+        if not isinstance(part, AssistantText):
+            part = AssistantText()
+            self._parts[index] = part
+            await self.add(part)
+        return part
+
+    async def _thinking_part(self, index: int) -> ThinkingBlock:
+        """The thinking widget of content block ``index`` (added on its first event)."""
+        part = self._parts.get(index)
+        if not isinstance(part, ThinkingBlock):
+            part = ThinkingBlock(hidden=self.view.hide_thinking)
+            self._parts[index] = part
+            await self.add(part)
+        return part
+
+    async def _tool_part(self, index: int, call: ToolCall, *, complete: bool) -> None:
+        """The tool call block of content block ``index`` with the arguments streamed so far."""
+        part = self._parts.get(index)
+        if not isinstance(part, ToolCallBlock):
+            part = self._tools.get(call.id) or self._tool_block(call.id, call.name)
+            self._parts[index] = part
+            self._tools[call.id] = part
+            if not part.is_attached:
                 await self.add(part)
-            if kind == "text_delta":
-                part.append(ame.delta)
-            elif kind == "text_end":
-                await part.finish()
-        elif kind in ("thinking_start", "thinking_delta", "thinking_end"):
-            if not isinstance(part, ThinkingBlock):
-                part = ThinkingBlock(hidden=self.view.hide_thinking)
-                self._parts[index] = part
-                await self.add(part)
-            if kind == "thinking_delta":
-                part.append(ame.delta)
-            elif kind == "thinking_end":
-                await part.finish()
-        elif kind in ("toolcall_start", "toolcall_delta", "toolcall_end"):
-            call = ame.tool_call if kind == "toolcall_end" else _content_at(ame.partial, index)
-            if call is None:
-                return
-            if not isinstance(part, ToolCallBlock):
-                part = self._tools.get(call.id) or self._tool_block(call.id, call.name)
-                self._parts[index] = part
-                self._tools[call.id] = part
-                if not part.is_attached:
-                    await self.add(part)
-            part.update_args(call.arguments or {}, complete=kind == "toolcall_end")
-            if kind == "toolcall_end" and call.name == "edit":
-                self.view.schedule_edit_preview(part)
+        part.update_args(call.arguments or {}, complete=complete)
+        if complete and call.name == "edit":
+            self.view.schedule_edit_preview(part)
 
     async def _on_stream_delta(self, event: StreamDelta) -> None:
-        part = self._parts.get(event.content_index)
         text = "".join(event.parts)
-        if event.kind == "text_delta":
-            if not isinstance(part, AssistantText):
-                part = AssistantText()
-                self._parts[event.content_index] = part
-                await self.add(part)
-            part.append(text)
-        else:
-            if not isinstance(part, ThinkingBlock):
-                part = ThinkingBlock(hidden=self.view.hide_thinking)
-                self._parts[event.content_index] = part
-                await self.add(part)
-            part.append(text)
+        match event.kind:
+            case "text_delta":
+                (await self._text_part(event.content_index)).append(text)
+            case "thinking_delta":
+                (await self._thinking_part(event.content_index)).append(text)
+            case _:
+                assert_never(event.kind)
 
-    async def _on_message_end(self, event: Any) -> None:
+    async def _on_message_end(self, event: ae.MessageEnd) -> None:
         message = event.message
-        if _get(message, "role") != "assistant":
+        if not isinstance(message, AssistantMessage):
             # A user or custom message joins the context before the reply starts: the footer's
             # estimate (chars/4 after the last usage) counts it while the answer streams.
             self.view.refresh_footer()
@@ -231,7 +249,7 @@ class TranscriptController:
             self._parts[item.index] = widget
             if not widget.is_attached:
                 await self.add(widget)
-        stop = _get(message, "stop_reason")
+        stop = message.stop_reason
         if stop in ("error", "aborted"):
             for block in self._tools.values():
                 if block.view.status in ("streaming", "pending"):
@@ -242,7 +260,7 @@ class TranscriptController:
         self._parts = {}
         self.view.refresh_footer()
 
-    async def _on_tool_execution_start(self, event: Any) -> None:
+    async def _on_tool_execution_start(self, event: ae.ToolExecutionStart) -> None:
         block = self._tools.get(event.tool_call_id)
         if block is None:
             block = self._tool_block(event.tool_call_id, event.tool_name)
@@ -253,18 +271,18 @@ class TranscriptController:
                 self.view.schedule_edit_preview(block)
         block.start(event.args if isinstance(event.args, dict) else None)
 
-    async def _on_tool_execution_update(self, event: Any) -> None:
+    async def _on_tool_execution_update(self, event: ae.ToolExecutionUpdate) -> None:
         block = self._tools.get(event.tool_call_id)
         if block is not None:
             block.partial(event.partial_result)
 
-    async def _on_tool_execution_end(self, event: Any) -> None:
+    async def _on_tool_execution_end(self, event: ae.ToolExecutionEnd) -> None:
         block = self._tools.get(event.tool_call_id)
         if block is not None:
             block.finish(event.result, event.is_error)
             self.transcript.note_activity()
 
-    async def _on_agent_end(self, event: Any) -> None:
+    async def _on_agent_end(self, event: ae.AgentEnd) -> None:
         for block in self._tools.values():
             if block.view.status not in ("success", "error"):
                 block.abandon()
@@ -273,64 +291,65 @@ class TranscriptController:
 
     # session events
 
-    async def _on_bash_execution_start(self, event: Any) -> None:
+    async def _on_bash_execution_start(self, event: se.BashExecutionStart) -> None:
         self._bash = BashBlock(
             event.command, exclude_from_context=event.exclude_from_context, expanded=self.view.tools_expanded
         )
         await self.add(self._bash)
 
-    async def _on_bash_execution_update(self, event: Any) -> None:
+    async def _on_bash_execution_update(self, event: se.BashExecutionUpdate) -> None:
         if self._bash is not None:
             self._bash.update_output(event.output)
 
-    async def _on_bash_execution_end(self, event: Any) -> None:
+    async def _on_bash_execution_end(self, event: se.BashExecutionEnd) -> None:
         if self._bash is None:
-            self._bash = BashBlock(_get(event.message, "command", ""))
+            self._bash = BashBlock(event.message.command)
             await self.add(self._bash)
         self._bash.finish(event.message)
         self._bash = None
         self.view.refresh_footer()
 
-    async def _on_auto_compaction_end(self, event: Any) -> None:
+    async def _on_auto_compaction_end(self, event: se.AutoCompactionEnd) -> None:
         if event.aborted:
             await self.note("Compaction cancelled", "warning")
         elif event.error_message:
             await self.note(f"Compaction failed: {event.error_message}", "error")
         elif event.result is not None:
-            summary = _get(event.result, "summary", "") or ""
-            tokens = _get(event.result, "tokens_before")
+            result = event.result
             await self.add(
-                SummaryBlock("compaction", summary, tokens_before=tokens, expanded=self.view.tools_expanded)
+                SummaryBlock(
+                    "compaction", result.summary, tokens_before=result.tokens_before, expanded=self.view.tools_expanded
+                )
             )
         self.view.refresh_footer()
 
-    async def _on_auto_retry_end(self, event: Any) -> None:
+    async def _on_auto_retry_end(self, event: se.AutoRetryEnd) -> None:
         if not event.success and event.final_error:
             await self.note(f"Retry failed after {event.attempt} attempts: {event.final_error}", "error")
 
-    async def _on_entry_appended(self, event: Any) -> None:
+    async def _on_entry_appended(self, event: se.EntryAppendedEvent) -> None:
         """A ``custom`` entry an extension appended: shown only by its entry renderer (docs/extensions-runtime.md#renderers)."""
-        session: Any = getattr(self.view, "session", None)
-        runner = getattr(session, "extensions", None)
+        session = self.view.session
+        runner = extension_runner(session)
         if runner is None:
             return
         entry_id = event.entry.get("id") if isinstance(event.entry, dict) else None
         entry = session.store.get_entry(entry_id) if entry_id else None
-        custom_type = getattr(entry, "custom_type", None)
-        if entry is None or not custom_type:
+        if not isinstance(entry, CustomEntry) or not entry.custom_type:
             return
+        custom_type = entry.custom_type
         from pi_coder.tui.extension_ui import render_custom_message
 
         widget = render_custom_message(self.view, runner, custom_type, entry, kind="entry")
         if widget is not None:
             await self.add(widget)
 
-    async def _on_notice(self, event: Any) -> None:
+    async def _on_notice(self, event: se.Notice) -> None:
         await self.note(event.text, event.level, replace=event.level == "info")
 
     # ------------------------------------------------------------------ stored transcript
 
-    async def render_history(self, messages: list[Any]) -> None:
+    async def render_history(self, messages: list[AgentMessage]) -> None:
         """Render a stored transcript (resume, session switch) in one mount; the branch's custom
         entries that an extension draws (``register_entry_renderer``) sit where they were appended."""
         places = self._custom_entry_places(messages)
@@ -346,18 +365,19 @@ class TranscriptController:
             await self.add(*widgets)
         self.transcript.scroll_end(animate=False, immediate=True)
 
-    def _custom_entry_places(self, messages: list[Any]) -> dict[int, list[Any]]:
-        session: Any = getattr(self.view, "session", None)
-        runner = getattr(session, "extensions", None)
-        store = getattr(session, "store", None)
-        if runner is None or store is None or not any(ext.entry_renderers for ext in runner.extensions):
+    def _custom_entry_places(self, messages: list[AgentMessage]) -> dict[int, list[CustomEntry]]:
+        session = self.view.session
+        runner = extension_runner(session)
+        if runner is None or not any(ext.entry_renderers for ext in runner.extensions):
             return {}
-        return tx.custom_entry_places(messages, store.get_branch())
+        return tx.custom_entry_places(messages, session.store.get_branch())
 
-    def _entry_widgets(self, entries: Any) -> list[Widget]:
+    def _entry_widgets(self, entries: Sequence[CustomEntry]) -> list[Widget]:
         from pi_coder.tui.extension_ui import render_custom_message
 
-        runner: Any = getattr(getattr(self.view, "session", None), "extensions", None)
+        runner = extension_runner(self.view.session)
+        if runner is None:
+            return []
         widgets = (render_custom_message(self.view, runner, e.custom_type, e, kind="entry") for e in entries)
         return [widget for widget in widgets if widget is not None]
 
@@ -386,7 +406,7 @@ class TranscriptController:
                     expanded=self.view.tools_expanded,
                 )
                 bash.running = False
-                bash.message = block.message
+                bash.message = block.message if isinstance(block.message, BashExecutionMessage) else None
                 bash.output = block.output
                 return bash
             case tx.SummaryBlock(kind=kind, summary=summary, tokens_before=tokens):
@@ -400,23 +420,26 @@ class TranscriptController:
 
     def _custom_widget(self, block: tx.CustomBlock) -> Widget | None:
         """An extension's rendering of a custom message (docs/extensions-runtime.md#renderers), or None for the default."""
-        runner = getattr(getattr(self.view, "session", None), "extensions", None)
+        runner = extension_runner(self.view.session)
         if runner is None or block.message is None:
             return None
         from pi_coder.tui.extension_ui import render_custom_message
 
         return render_custom_message(self.view, runner, block.custom_type, block.message)
 
-    def _static_blocks(self, message: Any) -> list[Widget]:
+    def _static_blocks(self, message: AgentMessage) -> list[Widget]:
         return [self.block_widget(block) for block in message_blocks(message)]
 
-    def _end_notes(self, message: Any) -> list[Widget]:
+    def _end_notes(self, message: AssistantMessage) -> list[Widget]:
         notice = end_notice(message)
         return [self.block_widget(notice)] if notice is not None else []
 
     def set_tools_expanded(self, expanded: bool) -> None:
+        from pi_coder.tui.extension_ui import CustomMessageBlock
+
         for widget in self.transcript.query("ToolCallBlock, BashBlock, SummaryBlock, CustomMessageBlock"):
-            widget.set_expanded(expanded)  # type: ignore[attr-defined]
+            if isinstance(widget, ToolCallBlock | BashBlock | SummaryBlock | CustomMessageBlock):
+                widget.set_expanded(expanded)
 
     def set_thinking_hidden(self, hidden: bool) -> None:
         for widget in self.transcript.query(ThinkingBlock):
@@ -428,6 +451,7 @@ def _shown(block: Block) -> bool:
     return not isinstance(block, tx.ThinkingBlock) or bool(block.text.strip())
 
 
-def _content_at(partial: Any, index: int) -> Any:
-    content = _get(partial, "content", []) or []
-    return content[index] if 0 <= index < len(content) else None
+def _tool_call_at(partial: AssistantMessage, index: int) -> ToolCall | None:
+    content = partial.content
+    block = content[index] if 0 <= index < len(content) else None
+    return block if isinstance(block, ToolCall) else None

@@ -31,7 +31,7 @@ def _leaves(widget: Widget, indent: int = 0) -> Iterator[Strip]:
     shifted right by its margin and its parent's padding and border."""
     children = [child for child in widget.children if isinstance(child, Widget) and _drawn(child)]
     if not children:
-        width, height = widget.size
+        width, height = widget.outer_size  # its padding and border are drawn too (size is the content area)
         pad = [Segment(" " * indent)] if indent else []
         for strip in widget.render_lines(Region(0, 0, width, height)):
             yield Strip([*pad, *strip], strip.cell_length + indent) if pad else strip

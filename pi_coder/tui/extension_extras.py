@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
     from pi_coder.extensions.theme import ThemeView
+    from pi_coder.tui.context import AppHost
 
 __all__ = ["CustomScreen", "TuiExtras"]
 
@@ -56,7 +57,7 @@ class CustomScreen(ModalScreen[Any]):
 class TuiExtras:
     """Mixed into ``TuiUI`` (which sets ``_app``)."""
 
-    _app: Any
+    _app: AppHost
 
     async def custom(
         self, factory: Callable[..., Any], *, overlay: bool = False, fallback: Callable[[], Any] | None = None
@@ -79,7 +80,7 @@ class TuiExtras:
     def theme(self) -> ThemeView:
         from pi_coder.extensions.theme import ThemeView
 
-        return ThemeView(getattr(getattr(self._app, "themes", None), "theme", None))
+        return ThemeView(self._app.themes.theme)
 
     def get_all_themes(self) -> list[str]:
         return [info.name for info in self._app.themes.available()]

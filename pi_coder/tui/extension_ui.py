@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from rich.protocol import is_renderable
 from rich.text import Text
@@ -20,7 +20,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from pi_coder.tui.context import SlashCommand
+from pi_coder.tui.context import SlashCommand, extension_runner
 from pi_coder.tui.extension_extras import TuiExtras
 from pi_coder.tui.key_guard import KeyGuard
 from pi_coder.tui.screens._picker import PickerEntry, PickerScreen
@@ -30,7 +30,11 @@ if TYPE_CHECKING:
     from textual.app import ComposeResult
 
     from pi_coder.ai.abort import AbortSignal
-    from pi_coder.tui.context import CommandContext
+    from pi_coder.extensions.runner import ExtensionRunner
+    from pi_coder.extensions.types import Shortcut
+    from pi_coder.tui.completion import Completion, CompletionContext
+    from pi_coder.tui.context import AppHost, CommandContext
+    from pi_coder.tui.theming import ThemeController
 
 __all__ = ["ConfirmScreen", "CustomMessageBlock", "render_custom_message", "SelectScreen", "TextScreen", "TuiUI", "bind_shortcuts", "extension_commands", "reload_extensions", "run_shortcut", "start_extensions"]
 
@@ -117,7 +121,7 @@ class TuiUI(TuiExtras):
 
     has_ui = True
 
-    def __init__(self, app: CommandContext) -> None:
+    def __init__(self, app: AppHost) -> None:
         self._app = app
         self.statuses: dict[str, str] = {}
 
@@ -173,7 +177,7 @@ class TuiUI(TuiExtras):
         """Lines above the editor (or below it); ``None`` removes the widget."""
         from pi_coder.tui.widgets.panels import ExtensionWidgets
 
-        app: Any = self._app
+        app = self._app
         here, there = ("#widgets-below", "#widgets-above") if placement == "below_editor" else ("#widgets-above", "#widgets-below")
         app.query_one(there, ExtensionWidgets).set_lines(key, None)
         app.query_one(here, ExtensionWidgets).set_lines(key, lines)
@@ -189,7 +193,7 @@ class TuiUI(TuiExtras):
 
     def set_working_message(self, text: str | None) -> None:
         """The status line's text while a run is active (``None``: the default ``Working...``)."""
-        app: Any = self._app
+        app = self._app
         previous = app.working_message or "Working..."
         app.working_message = text or None
         line = app.status_line
@@ -214,8 +218,15 @@ class CustomMessageBlock(MeasuredStatic):
                 self.update(out)
 
 
+class RendererHost(Protocol):
+    """What an extension's message renderer needs of the app: the expansion state and the theme."""
+
+    tools_expanded: bool
+    themes: ThemeController
+
+
 def render_custom_message(
-    app: Any, runner: Any, custom_type: str, message: Any, *, kind: str = "message"
+    app: RendererHost, runner: ExtensionRunner, custom_type: str, message: Any, *, kind: str = "message"
 ) -> Static | None:
     """``register_message_renderer``'s rendering of ``message`` (``kind="entry"``:
     ``register_entry_renderer``'s of a custom entry); the first extension registering
@@ -230,22 +241,23 @@ def render_custom_message(
         def draw(expanded: bool, ext: Any = ext, renderer: Any = renderer) -> Any:
             return _draw(app, runner, ext, renderer, custom_type, message, expanded)
 
-        out = draw(bool(getattr(app, "tools_expanded", False)))
+        out = draw(app.tools_expanded)
         return CustomMessageBlock(out, draw) if out is not None else None
     return None
 
 
-def _draw(app: Any, runner: Any, ext: Any, renderer: Any, custom_type: str, message: Any, expanded: bool) -> Any:
+def _draw(
+    app: RendererHost, runner: ExtensionRunner, ext: Any, renderer: Any, custom_type: str, message: Any, expanded: bool
+) -> Any:
     """One call of a renderer: a Rich renderable, or None (nothing, or a failure reported once)."""
     from pi_coder.extensions.theme import ThemeView
 
-    theme = ThemeView(getattr(getattr(app, "themes", None), "theme", None))
+    theme = ThemeView(app.themes.theme)
     try:
         out = renderer(message, expanded=expanded, theme=theme)
         if inspect.isawaitable(out):
-            close = getattr(out, "close", None)
-            if close is not None:
-                close()
+            if inspect.iscoroutine(out):
+                out.close()  # never awaited: no "was never awaited" warning
             raise TypeError("a message renderer must return a Rich renderable or str, not a coroutine")
         if out is None:
             return None
@@ -261,10 +273,9 @@ def _draw(app: Any, runner: Any, ext: Any, renderer: Any, custom_type: str, mess
         return None
 
 
-def provider_completions(app: Any, context: Any) -> list[Any]:
+def provider_completions(app: CommandContext, context: CompletionContext) -> list[Completion]:
     """The menu for a token starting with a trigger character: the newest provider that answers
     (``provider(token)`` -> items replacing the token; None lets the next one answer)."""
-    from pi_coder.tui.completion import Completion
 
     for provider, triggers in app.autocomplete_providers:
         if context.query[:1] not in triggers:
@@ -274,69 +285,64 @@ def provider_completions(app: Any, context: Any) -> list[Any]:
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
         except Exception as exc:
-            runner = app.session.extensions
+            runner = extension_runner(app.session)
             if runner is not None:
                 runner.report(None, "autocomplete", exc)
             continue
         if items is None:
             continue
-        out = []
-        for item in items:
-            if isinstance(item, str):
-                value, label, description = item, item, ""
-            elif isinstance(item, dict):
-                value = str(item.get("value", ""))
-                label, description = str(item.get("label") or value), str(item.get("description") or "")
-            else:
-                value = str(item.value)
-                label, description = item.label or value, item.description or ""
-            out.append(Completion(label, value, description))
-        return out
+        return [_menu_item(item, lambda value: value) for item in items]
     return []
 
 
-def argument_completions(app: Any, context: Any) -> list[Any]:
-    """The menu for ``/name args``: the command's ``get_argument_completions(prefix)`` (a list of
-    ``Completion``, dicts with ``value``/``label``/``description``, or strings; None: no menu)."""
+def _menu_item(item: object, replacement: Callable[[str], str]) -> Completion:
+    """One item an extension offered for a menu (a ``Completion``, a dict with ``value``/``label``/
+    ``description``, or a string), read once here; ``replacement(value)`` replaces the token."""
+    from pi_coder.extensions.types import Completion as Offered
     from pi_coder.tui.completion import Completion
 
-    runner = app.session.extensions
+    if isinstance(item, Offered):
+        value = str(item.value)
+        label, description = item.label or value, item.description or ""
+    elif isinstance(item, dict):
+        value = str(item.get("value", ""))
+        label, description = str(item.get("label") or value), str(item.get("description") or "")
+    else:
+        value = label = str(item)
+        description = ""
+    return Completion(label, replacement(value), description)
+
+
+def argument_completions(app: CommandContext, context: CompletionContext) -> list[Completion]:
+    """The menu for ``/name args``: the command's ``get_argument_completions(prefix)`` (a list of
+    ``Completion``, dicts with ``value``/``label``/``description``, or strings; None: no menu)."""
+
+    runner = extension_runner(app.session)
     if runner is None:
         return []
     name, _, prefix = context.query.partition(" ")
     found = runner.find_command("/" + name)
-    if found is None or found[0].get_argument_completions is None:
+    complete = found[0].get_argument_completions if found is not None else None
+    if found is None or complete is None:
         return []
     command = found[0]
     try:
-        items = command.get_argument_completions(prefix)
+        items = complete(prefix)
         if inspect.isawaitable(items):
-            close = getattr(items, "close", None)
-            if close is not None:
-                close()
+            if inspect.iscoroutine(items):
+                items.close()  # never awaited: no "was never awaited" warning
             raise TypeError("get_argument_completions must return a list, not a coroutine")
     except (KeyboardInterrupt, asyncio.CancelledError):
         raise
     except Exception as exc:
         runner.report(command.extension, f"completions:{name}", exc)
         return []
-    out = []
-    for item in items or ():
-        if isinstance(item, str):
-            value, label, description = item, item, ""
-        elif isinstance(item, dict):
-            value = str(item.get("value", ""))
-            label, description = str(item.get("label") or value), str(item.get("description") or "")
-        else:
-            value = str(item.value)
-            label, description = item.label or value, item.description or ""
-        out.append(Completion(label, f"/{name} {value}", description))
-    return out
+    return [_menu_item(item, lambda value: f"/{name} {value}") for item in items or ()]
 
 
 def extension_commands(app: CommandContext) -> list[SlashCommand]:
     """The extensions' commands as slash commands (built-in names win)."""
-    runner = app.session.extensions
+    runner = extension_runner(app.session)
     if runner is None:
         return []
     taken = {c.name for c in app.commands}
@@ -353,15 +359,15 @@ def extension_commands(app: CommandContext) -> list[SlashCommand]:
     return out
 
 
-def extension_shortcuts(app: Any) -> list[tuple[str, Any]]:
+def extension_shortcuts(app: CommandContext) -> list[tuple[str, Shortcut]]:
     """``(textual key, Shortcut)`` of the extensions; built-in keys and earlier extensions win."""
     from pi_coder.tui.keybindings import normalize_key
 
-    runner = app.session.extensions
+    runner = extension_runner(app.session)
     if runner is None:
         return []
     taken = {k.strip() for keys in app.effective_keys.values() for k in keys.split(",") if k.strip()}
-    out: list[tuple[str, Any]] = []
+    out: list[tuple[str, Shortcut]] = []
     for ext in runner.extensions:
         for shortcut in ext.shortcuts:
             key = normalize_key(shortcut.key)
@@ -375,26 +381,27 @@ def extension_shortcuts(app: Any) -> list[tuple[str, Any]]:
     return out
 
 
-def bind_shortcuts(app: Any) -> None:
+def bind_shortcuts(app: CommandContext) -> None:
     """(Re)bind the extensions' shortcuts as priority app bindings calling ``app.extension_shortcut(i)``."""
-    for key in getattr(app, "_extension_keys", ()):
+    for key, _ in app.extension_shortcut_list:  # the ones bound before (``/reload``)
         app._bindings.key_to_bindings.pop(key, None)
     app.extension_shortcut_list = extension_shortcuts(app)
-    app._extension_keys = [key for key, _ in app.extension_shortcut_list]
     for index, (key, shortcut) in enumerate(app.extension_shortcut_list):
         app._bindings.bind(
             key, f"extension_shortcut({index})", shortcut.description, show=False, priority=True
         )
 
 
-async def run_shortcut(app: Any, index: int) -> None:
+async def run_shortcut(app: CommandContext, index: int) -> None:
     """Call the shortcut's ``handler(ctx)``; a failure is reported like any extension error."""
-    shortcuts = getattr(app, "extension_shortcut_list", [])
-    runner = app.session.extensions
+    shortcuts = app.extension_shortcut_list
+    runner = extension_runner(app.session)
     if runner is None or not 0 <= index < len(shortcuts):
         return
     _key, shortcut = shortcuts[index]
     ext = shortcut.extension
+    if ext is None:  # set for every shortcut an extension registered
+        return
     # Spawned: a handler awaiting a dialog must not hold the app's message loop.
     runner.spawn(runner.call(ext, f"shortcut:{shortcut.key}", shortcut.handler, runner.command_context(ext)))
 
@@ -402,7 +409,7 @@ async def run_shortcut(app: Any, index: int) -> None:
 async def reload_extensions(app: CommandContext, builtins: Sequence[SlashCommand]) -> bool:
     """``/reload`` with extensions: shutdown, re-discover and re-import, commands into ``/`` again
     (after the built-in ``builtins``)."""
-    runner = app.session.extensions
+    runner = extension_runner(app.session)
     if runner is None or not await runner.reload():
         return False
     app.commands = builtins
@@ -411,7 +418,7 @@ async def reload_extensions(app: CommandContext, builtins: Sequence[SlashCommand
     return True
 
 
-def _install_markdown_transformers(runner: Any) -> None:
+def _install_markdown_transformers(runner: ExtensionRunner) -> None:
     """Chain the extensions' Markdown transformers (load order); one that raises is skipped."""
     from pi_coder.tui.widgets.markdown_view import MarkdownContext, set_markdown_transform
 
@@ -433,11 +440,11 @@ def _install_markdown_transformers(runner: Any) -> None:
         set_markdown_transform(transform)
 
 
-async def start_extensions(app: CommandContext) -> None:
+async def start_extensions(app: AppHost) -> None:
     """Commands into ``/``, the TUI's ``ctx.ui``, load errors as warnings, then ``session_start``."""
     from pi_coder.extensions.events import SessionStartEvent
 
-    runner = app.session.extensions
+    runner = extension_runner(app.session)
     if runner is None:
         return
     app.commands = [*app.commands, *extension_commands(app)]

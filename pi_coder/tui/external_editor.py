@@ -57,8 +57,7 @@ class ExternalEditorMixin:
     def action_external_editor(self: AppHost) -> None:
         from textual.app import SuspendNotSupported
 
-        settings: Any = self._settings()
-        command = editor_command(getattr(settings, "external_editor", None))
+        command = editor_command(self._settings().external_editor)
         if command is None:
             self.status("No editor: set $VISUAL or $EDITOR (or external_editor in settings.toml)", "warning")
             return

@@ -5,9 +5,8 @@ The ones that open dialogs run the flows of :mod:`pi_coder.tui.screens.navigatio
 
 from __future__ import annotations
 
-import inspect
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.actions import SkipAction
 
@@ -23,12 +22,6 @@ __all__ = ["KeyActionsMixin"]
 _DOUBLE_PRESS_SECONDS = 0.5
 
 
-async def _maybe_await(value: Any) -> Any:
-    if inspect.isawaitable(value):
-        return await value
-    return value
-
-
 class KeyActionsMixin:
     """Esc, Ctrl+C, Ctrl+D, Shift+Tab, Ctrl+P, Ctrl+O, Ctrl+T, Alt+Up, End and the dialog keys. A binding whose
     action does not apply raises ``SkipAction`` so the key reaches the editor."""
@@ -37,13 +30,13 @@ class KeyActionsMixin:
 
     def _busy(self: AppHost) -> bool:
         session = self.session
-        return any(getattr(session, flag, False) for flag in ("is_streaming", "is_compacting", "is_retrying"))
+        return session.is_streaming or session.is_compacting or session.is_retrying
 
     async def action_interrupt(self: AppHost) -> None:
         editor = self.editor
         if editor.close_menu() or navigation.cancel_branch_summary(self):
             return
-        if getattr(self.session, "is_bash_running", False):
+        if self.session.is_bash_running:
             self.session.abort_bash()
             return
         if self._busy():
@@ -78,24 +71,24 @@ class KeyActionsMixin:
 
     async def action_cycle_thinking_level(self: AppHost) -> None:
         # The session's level only: the default changes with /settings or /thinking (as in Pi).
-        level = await _maybe_await(self.session.cycle_thinking_level(save_default=False))
+        level = self.session.cycle_thinking_level(save_default=False)
         if level is None:
             self.status("Current model does not support thinking")
         else:
             self.status(f"Thinking level: {level}")
-        self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
+        self.editor.set_thinking_level(self.session.thinking_level)
         self.refresh_footer()
 
     async def action_cycle_model(self: AppHost, direction: int = 1) -> None:
         # This session only: Ctrl+S in the model picker saves a default (as in Pi).
-        result = await _maybe_await(self.session.cycle_model(direction, save_default=False))
+        result = self.session.cycle_model(direction, save_default=False)
         if result is None:
             self.status("Only one model in scope")
         else:
             model, level = result
-            thinking = f" (thinking: {level})" if getattr(model, "reasoning", False) else ""
+            thinking = f" (thinking: {level})" if model.reasoning else ""
             self.status(f"Switched to {model.name or model.id}{thinking}")
-        self.editor.set_thinking_level(getattr(self.session, "thinking_level", None))
+        self.editor.set_thinking_level(self.session.thinking_level)
         self.refresh_footer()
 
     def action_toggle_tools(self: AppHost) -> None:

@@ -18,9 +18,12 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_coder.tui.keys import KEY_ACTIONS, KeyAction, unbound_key
+
+if TYPE_CHECKING:
+    from pi_coder.settings import Settings
 
 __all__ = [
     "Keymap",
@@ -176,7 +179,7 @@ def _char_name(char: str) -> str:
         return char
 
 
-def parse_keybindings(table: Mapping[str, Any] | None, actions: Iterable[KeyAction] = KEY_ACTIONS) -> Keymap:
+def parse_keybindings(table: Mapping[str, object] | None, actions: Iterable[KeyAction] = KEY_ACTIONS) -> Keymap:
     """Turn a ``[keybindings]`` table into overrides of the key table.
 
     Args:
@@ -221,7 +224,6 @@ def _split_keys(value: str) -> list[str]:
     return [part for part in value.split(",") if part.strip()]
 
 
-def load_keybindings(settings: Any, actions: Iterable[KeyAction] = KEY_ACTIONS) -> Keymap:
-    """``parse_keybindings`` of ``settings.keybindings`` (a Settings or LoadedSettings object)."""
-    inner = getattr(settings, "settings", settings)
-    return parse_keybindings(getattr(inner, "keybindings", None) or {}, actions)
+def load_keybindings(settings: Settings, actions: Iterable[KeyAction] = KEY_ACTIONS) -> Keymap:
+    """``parse_keybindings`` of ``settings.keybindings``."""
+    return parse_keybindings(settings.keybindings, actions)

@@ -7,18 +7,20 @@ the provider's default model so the next prompt works.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_coder.ai.credentials import load_credentials, remove_credential, save_credential
 from pi_coder.tui.screens.model_picker import reload_models
 
 if TYPE_CHECKING:
+    from pi_coder.ai.models import Models
+    from pi_coder.ai.types import Model
     from pi_coder.tui.context import CommandContext
 
 __all__ = ["login", "login_choices", "logout", "reload_models"]
 
 
-def _key_source(models: Any, provider: str, stored: dict[str, str]) -> str:
+def _key_source(models: Models, provider: str, stored: dict[str, str]) -> str:
     for name in models.env_vars(provider):
         if models._env.get(name):
             return f"{name} set"
@@ -29,7 +31,7 @@ def _key_source(models: Any, provider: str, stored: dict[str, str]) -> str:
     return ""
 
 
-def login_choices(models: Any) -> list[tuple[str, str]]:
+def login_choices(models: Models) -> list[tuple[str, str]]:
     """``(provider, key source)`` for every provider that takes a key, built-in ones first; the
     source (``"ANTHROPIC_API_KEY set"``, ``"key stored"``) is ``""`` when it has no key yet."""
     stored = load_credentials(models.credentials_path) if models.credentials_path is not None else {}
@@ -41,7 +43,7 @@ def login_choices(models: Any) -> list[tuple[str, str]]:
     return out
 
 
-def _default_model(app: CommandContext, provider: str) -> Any:
+def _default_model(app: CommandContext, provider: str) -> Model | None:
     from pi_coder.core.model_resolver import default_model_ids
 
     models = app.session.models
@@ -55,8 +57,8 @@ def _default_model(app: CommandContext, provider: str) -> Any:
 async def login(app: CommandContext, args: str) -> None:
     from pi_coder.tui.screens.dialogs import InputDialog
 
-    models = getattr(app.session, "models", None)
-    if models is None or getattr(models, "credentials_path", None) is None:
+    models = app.session.models
+    if models.credentials_path is None:
         await app.notice("/login: no model registry to store a key for", "error")
         return
     reload_models(app)
@@ -68,9 +70,10 @@ async def login(app: CommandContext, args: str) -> None:
     if not provider:
         from pi_coder.tui.screens.provider_picker import ProviderPicker
 
-        provider = await app.push_screen_wait(ProviderPicker(choices))
-        if not provider:
+        chosen = await app.push_screen_wait(ProviderPicker(choices))
+        if not chosen:
             return
+        provider = chosen
     variables = " or ".join(models.env_vars(provider))
     message = f"Paste the API key for {provider}. It is stored in {models.credentials_path} (mode 0600)"
     message += f"; {variables} still takes precedence." if variables else "."
@@ -86,7 +89,7 @@ async def login(app: CommandContext, args: str) -> None:
         return
     models.load_credentials()
     await app.notice(f"✓ Key for {provider} saved", "success")
-    current = getattr(app.session, "model", None)
+    current = app.session.model
     if current is None or not models.has_key(current.provider):
         model = _default_model(app, provider)
         if model is not None:
@@ -99,8 +102,8 @@ async def login(app: CommandContext, args: str) -> None:
 async def logout(app: CommandContext, args: str) -> None:
     from pi_coder.tui.screens.dialogs import ChoiceDialog
 
-    models = getattr(app.session, "models", None)
-    path = getattr(models, "credentials_path", None)
+    models = app.session.models
+    path = models.credentials_path
     stored = sorted(load_credentials(path)) if path is not None else []
     if not stored:
         await app.notice("No stored keys (keys from environment variables or models.toml stay).", "warning")
@@ -113,7 +116,6 @@ async def logout(app: CommandContext, args: str) -> None:
     if not remove_credential(provider, path):
         await app.notice(f"No stored key for {provider}", "warning")
         return
-    if models is not None:
-        models.load_credentials()
+    models.load_credentials()
     await app.notice(f"✓ Key for {provider} removed from {path}", "success")
     app.refresh_footer()

@@ -8,11 +8,12 @@ apply to this session's Ctrl+P cycle at once, Ctrl+S also saves them to ``enable
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_coder.core.thinking import THINKING_LEVELS
 
 if TYPE_CHECKING:
+    from pi_coder.ai.types import Model
     from pi_coder.tui.context import CommandContext
 
 __all__ = ["LEVEL_DESCRIPTIONS", "scoped_models_command", "thinking_command"]
@@ -78,16 +79,16 @@ async def scoped_models_command(app: CommandContext, args: str) -> None:
     if not models:
         await app.notice("No models with an API key (see /login)", "warning")
         return
-    scope: list[tuple[Any, str | None]] = list(session.scoped_models or [])
+    scope: list[tuple[Model, str | None]] = list(session.scoped_models)
 
-    def apply(chosen: list[tuple[Any, str | None]]) -> None:
+    def apply(chosen: list[tuple[Model, str | None]]) -> None:
         session.scoped_models = chosen
 
     def save(patterns: list[str]) -> None:
         session.save_settings({"enabled_models": patterns})
 
     await app.push_screen_wait(ScopedModelsScreen(models, scope, on_change=apply, on_save=save))
-    count = len(session.scoped_models or [])
+    count = len(session.scoped_models)
     if count:
         await app.notice(f"Ctrl+P cycles {count} model{'s' if count != 1 else ''}")
     else:

@@ -88,7 +88,8 @@ async def import_command(app: CommandContext, args: str) -> None:
     try:
         cancelled = await session.import_session(path)
     except (PiError, OSError, ValueError) as exc:
-        await app.notice(f"Import failed: {getattr(exc, 'strerror', None) or exc}", "error")
+        reason = exc.strerror if isinstance(exc, OSError) else None
+        await app.notice(f"Import failed: {reason or exc}", "error")
         return
     if cancelled:
         await app.notice("Import cancelled by an extension")
@@ -111,11 +112,10 @@ async def debug_command(app: CommandContext, args: str) -> None:
     from pi_coder.core.debug_report import write_debug_report
 
     size = shutil.get_terminal_size()
-    screen = getattr(app, "size", None)
     extra = [
         f"- Terminal: {os.environ.get('TERM', '?')}, {size.columns}x{size.lines}",
-        f"- App size: {getattr(screen, 'width', '?')}x{getattr(screen, 'height', '?')}",
-        f"- Theme: {getattr(app.session.settings, 'theme', None) or 'dark'}",
+        f"- App size: {app.size.width}x{app.size.height}",
+        f"- Theme: {app.session.settings.theme or 'dark'}",
         f"- Screens open: {len(app.screen_stack)}",
     ]
     try:

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from textual.theme import Theme as TextualTheme
     from textual.timer import Timer
 
+    from pi_coder.core.agent_session import AgentSession
+
 __all__ = [
     "ThemeController",
     "default_theme_variables",
@@ -229,40 +231,34 @@ def markdown_styles(theme: Theme, *, colorless: bool = False) -> dict[str, str]:
     return styles
 
 
-def session_theme_paths(session: Any) -> list[str]:
+def session_theme_paths(session: AgentSession) -> list[str]:
     """The session's theme files or folders: this run's (``--theme``, ``--no-themes``), else the
     ``themes`` setting (read again after ``/reload``); then, unless ``--no-themes``, the paths
     extensions returned from ``resources_discover`` (docs/extensions-runtime.md#event-catalogue)."""
-    paths = getattr(session, "theme_paths", None)
-    if paths is not None:
-        found = [str(p) for p in paths]
-    else:
-        settings = getattr(session, "settings", None)
-        found = [str(p) for p in getattr(getattr(settings, "settings", settings), "themes", []) or []]
-    if getattr(session, "discover_themes", True):
-        discovered = getattr(session, "discovered_paths", None)
-        for path in [*(getattr(discovered, "package_themes", None) or []), *(getattr(discovered, "themes", None) or [])]:
+    paths = session.theme_paths
+    found = [str(p) for p in (paths if paths is not None else session.settings.themes)]
+    discovered = session.discovered_paths
+    if session.discover_themes and discovered is not None:
+        for path in [*discovered.package_themes, *discovered.themes]:
             if str(path) not in found:
                 found.append(str(path))
     return found
 
 
-def session_themes(session: Any) -> ThemeController:
+def session_themes(session: AgentSession) -> ThemeController:
     """A controller with the session's theme loaded (the ``theme`` setting, ``dark`` when unset),
     not yet attached to an app. ``.pi/themes`` counts only in a trusted project; ``--no-themes``
     (``session.discover_themes`` False) leaves only the built-in themes and the run's paths."""
-    settings = getattr(session, "settings", None)
-    settings = getattr(settings, "settings", settings)
-    trust = getattr(session, "project_trust", None)
-    trusted = trust is None or bool(trust.trusted)
+    trust = session.project_trust
+    trusted = trust is None or trust.trusted
     themes = ThemeController(
         None,
-        str(getattr(session, "cwd", ".")) if trusted else None,  # None: no .pi/themes
+        session.cwd if trusted else None,  # None: no .pi/themes
         extra_paths=session_theme_paths(session),
-        discover=bool(getattr(session, "discover_themes", True)),
-        painted=bool(getattr(settings, "paint_background", False)),
+        discover=session.discover_themes,
+        painted=session.settings.paint_background,
     )
-    themes.use(str(getattr(settings, "theme", "dark") or "dark"))
+    themes.use(session.settings.theme or "dark")
     return themes
 
 

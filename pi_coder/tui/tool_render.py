@@ -10,16 +10,20 @@ import difflib
 import inspect
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from rich.console import Group, RenderableType
 from rich.protocol import is_renderable
 from rich.text import Text
 
 from pi_coder.tui.format import format_duration, shorten_home
+
+if TYPE_CHECKING:
+    from pi_coder.agent.types import AgentToolResult
+    from pi_coder.ai.types import ImageContent, TextContent
 
 __all__ = ["CustomToolRender", "ToolView", "render_tool", "result_text", "stored_result"]
 
@@ -46,8 +50,8 @@ class ToolView:
     preview_error: str | None = None
     elapsed: float | None = None
     """Seconds since the tool started (running) or its total run time (finished)."""
-    result: Any = None
-    """The (partial, then final) ``AgentToolResult``, for an extension's ``render_result``."""
+    result: AgentToolResult | None = None
+    """The (partial, then final) result, for an extension's ``render_result``."""
 
 
 @dataclass(slots=True)
@@ -65,9 +69,8 @@ class CustomToolRender:
         try:
             out = fn(*args, theme=self.theme, **options)
             if inspect.isawaitable(out):
-                close = getattr(out, "close", None)
-                if close is not None:
-                    close()
+                if inspect.iscoroutine(out):
+                    out.close()  # never awaited: no "was never awaited" warning
                 raise TypeError("a tool renderer must return a Rich renderable or str, not a coroutine")
             if out is None:
                 return None
@@ -75,7 +78,7 @@ class CustomToolRender:
                 return Text.from_ansi(out)
             if not is_renderable(out):
                 raise TypeError(f"a tool renderer returned {type(out).__name__}, not a Rich renderable or str")
-            return out  # type: ignore[no-any-return]
+            return cast("RenderableType", out)
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
         except Exception as exc:
@@ -83,49 +86,31 @@ class CustomToolRender:
             return None
 
 
-def result_text(result: Any) -> str:
-    """Text of an AgentToolResult / ToolResultMessage (images become a placeholder)."""
+def result_text(result: AgentToolResult | None) -> str:
+    """Text of a tool's result (images become a placeholder)."""
+    from pi_coder.ai.types import TextContent
+
     if result is None:
         return ""
-    content = getattr(result, "content", None)
-    if content is None and isinstance(result, dict):
-        content = result.get("content")
-    if isinstance(content, str):
-        return content
-    parts: list[str] = []
-    for block in content or []:
-        kind = getattr(block, "type", None) or (block.get("type") if isinstance(block, dict) else None)
-        if kind == "text":
-            parts.append(getattr(block, "text", None) or (block.get("text", "") if isinstance(block, dict) else ""))
-        elif kind == "image":
-            mime = getattr(block, "mime_type", None) or (block.get("mimeType") if isinstance(block, dict) else "")
-            parts.append(f"[image {mime}]")
-    return "\n".join(parts)
+    return "\n".join(
+        block.text if isinstance(block, TextContent) else f"[image {block.mime_type}]" for block in result.content
+    )
 
 
-def stored_result(content: Any, details: Any) -> Any:
-    """An ``AgentToolResult`` of a stored tool result's ``content`` (its JSON form or the models)
-    and ``details``: what an extension's ``render_result`` gets for a resumed session."""
+def stored_result(content: str | Sequence[TextContent | ImageContent], details: Any) -> AgentToolResult:
+    """An ``AgentToolResult`` of a stored tool result's ``content`` and ``details``: what an
+    extension's ``render_result`` gets for a resumed session."""
     from pi_coder.agent.types import AgentToolResult
-    from pi_coder.ai.types import ImageContent, TextContent
+    from pi_coder.ai.types import TextContent
 
-    blocks: list[Any] = []
-    for block in [{"type": "text", "text": content}] if isinstance(content, str) else content or []:
-        if isinstance(block, TextContent | ImageContent):
-            blocks.append(block)
-        elif isinstance(block, dict) and block.get("type") in ("text", "image"):
-            try:
-                blocks.append((TextContent if block["type"] == "text" else ImageContent).model_validate(block))
-            except ValueError:
-                continue
+    blocks: list[TextContent | ImageContent] = [TextContent(text=content)] if isinstance(content, str) else list(content)
     return AgentToolResult(content=blocks, details=details)
 
 
 def _details(view: ToolView, key: str) -> Any:
+    """A field of the built-in tools' ``details``, a JSON object (Pi's shape) live and resumed alike."""
     details = view.details
-    if isinstance(details, dict):
-        return details.get(key)
-    return getattr(details, key, None)
+    return details.get(key) if isinstance(details, dict) else None
 
 
 def _path(view: ToolView) -> str:
@@ -300,7 +285,7 @@ def render_diff(diff: str) -> Text:
 
 def _render_edit(view: ToolView, expanded: bool) -> list[RenderableType]:
     path = _path(view)
-    first = _details(view, "firstChangedLine") or _details(view, "first_changed_line")
+    first = _details(view, "firstChangedLine")
     parts: list[RenderableType] = [_title("edit", path + (f":{first}" if first else ""))]
     if view.status == "error":
         return parts + _error_body(view)

@@ -8,15 +8,14 @@ saves a new one, which takes effect at the next start.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from pi_coder.permissions.trust import TRUST_CHOICES, TrustChoice, TrustDecision, TrustStore, canonical_path
+from pi_coder.permissions.trust import TRUST_CHOICES, TrustChoice, TrustStore, canonical_path
 from pi_coder.tui.screens.dialogs import ChoiceDialog
 
 if TYPE_CHECKING:
@@ -88,7 +87,7 @@ def ask_project_trust(folder: Path, resources: Sequence[str]) -> TrustChoice | N
     return _as_choice(answer)
 
 
-def _as_choice(value: Any) -> TrustChoice | None:
+def _as_choice(value: object) -> TrustChoice | None:
     for choice, _ in TRUST_CHOICES:
         if value == choice:
             return choice
@@ -100,9 +99,8 @@ async def show_trust(app: CommandContext) -> None:
     from pi_coder.permissions.trust import apply_trust_choice, project_resources
 
     session = app.session
-    cwd = str(getattr(session, "cwd", os.getcwd()))
-    folder = canonical_path(cwd)
-    decision: TrustDecision | None = getattr(session, "project_trust", None)
+    folder = canonical_path(session.cwd)
+    decision = session.project_trust
     now = decision.describe() if decision is not None else "trusted (not checked)"
     warnings: list[str] = []
     saved = TrustStore().lookup(folder, warnings)

@@ -123,3 +123,46 @@ def test_pi_update_models_reads_pis_catalog_format_offline(tmp_path: Path) -> No
     err = io.StringIO()
     assert run_subcommand(["update", "--models", str(bad)], out=io.StringIO(), err=err, env=env) == 1
     assert "no model records" in err.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("content", "mode", "problem"),
+    [
+        ('{"anthropic": {"type": "api_key", "key": "sk-ant-secret"', 0o600, "is not valid JSON (line 1: "),
+        ('["sk-ant-secret"]', 0o600, "holds a JSON list, not an object of providers"),
+        ('{"anthropic": {"type": "api_key", "key": "sk-ant-secret"}}', 0o000, "Permission denied (fix its permissions"),
+    ],
+    ids=["invalid-json", "a-list", "mode-000"],
+)
+def test_a_broken_file_is_named_with_what_is_wrong(tmp_path: Path, content: str, mode: int, problem: str) -> None:
+    """Not "No API key ... Set ANTHROPIC_API_KEY": the file and its fault, in one line (issue 33)."""
+    import os
+    import subprocess
+
+    from tests.modes.pirun import PI, clean_env
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    path = home / "credentials.json"
+    path.write_text(content)
+    path.chmod(mode)
+    command = [*PI, "-p", "--no-session", "--model", "anthropic/claude-sonnet-4-5", "hi"]
+    if mode == 0 and os.geteuid() == 0:  # root reads anything: drop the capabilities that allow it
+        if not Path("/usr/bin/setpriv").exists():
+            pytest.skip("running as root without setpriv")
+        command = ["/usr/bin/setpriv", "--bounding-set=-dac_override,-dac_read_search", *command]
+    run = subprocess.run(
+        command, cwd=project, env=clean_env(home), capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+    )
+    assert run.returncode == 1
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith('pi: No API key for provider "anthropic": '), run.stderr
+    assert str(path) in lines[0] and problem in lines[0] and "sk-ant-secret" not in run.stderr
+    no_model = subprocess.run(
+        [*command[: command.index("--model")], "hi"], cwd=project, env=clean_env(home), capture_output=True, text=True,
+        timeout=60, stdin=subprocess.DEVNULL,
+    )
+    first = no_model.stderr.splitlines()[0]
+    assert no_model.returncode == 1 and str(path) in first and problem in first, no_model.stderr
+    assert "No model configured" in no_model.stderr and "sk-ant-secret" not in no_model.stderr

@@ -151,6 +151,9 @@ def test_print_mode_answers_through_a_discovered_server(tmp_path: Path, local_se
     assert run.returncode == 0, run.stderr
     assert run.stdout == "Hello from the local server.\n"
     assert seen == [("GET", "/v1/models"), ("POST", "/v1/chat/completions")]
+    # News, not a warning: said once on stderr, without "Warning:" (issue 33).
+    found = [line for line in run.stderr.splitlines() if "llama.cpp at 127.0.0.1" in line]
+    assert found == [f"Found llama.cpp at 127.0.0.1:{port} with 1 model (no API key needed; /model to switch)."], run.stderr
     assert not (home / "models.toml").exists()
 
 
@@ -189,9 +192,7 @@ def test_no_probe_when_a_provider_has_a_key(
     monkeypatch.setenv("PI_CODER_HOME", str(tmp_path))
     settings = load_settings(str(tmp_path))
     keyed = create_models(models_toml=tmp_path / "models.toml", env={"ANTHROPIC_API_KEY": "sk-test"})
-    notices: list[str] = []
-    _discover_local(parse_args([]), keyed, settings, notices)
-    assert notices == [] and seen == []
+    assert _discover_local(parse_args([]), keyed, settings) == [] and seen == []
     keyless = create_models(models_toml=tmp_path / "models.toml", env={})
-    _discover_local(parse_args([]), keyless, settings, notices)
-    assert seen == [("GET", "/v1/models")] and "llama.cpp at 127.0.0.1" in notices[0]
+    news = _discover_local(parse_args([]), keyless, settings)
+    assert seen == [("GET", "/v1/models")] and "llama.cpp at 127.0.0.1" in news[0]

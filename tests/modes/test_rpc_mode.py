@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -65,6 +66,127 @@ def test_prompt_answers_at_once_then_streams_events(pi: PiHome, rpc: RpcClient) 
     stats = rpc.call({"type": "get_session_stats"})["data"]
     assert stats["userMessages"] == 1 and stats["toolCalls"] == 1 and stats["assistantMessages"] == 2
     assert rpc.close() == 0
+
+
+SLOW_SETTLE = """
+import asyncio
+
+def extension(pi):
+    @pi.on("agent_settled")
+    async def slow(event, ctx):
+        await asyncio.sleep(0.5)  # the run is over (agent_end is out) but the prompt has not settled
+"""
+
+
+@pytest.mark.parametrize("slow", [False, True], ids=["plain", "slow-settle"])
+def test_a_prompt_sent_the_moment_agent_end_arrives_is_accepted(pi: PiHome, tmp_path: Path, slow: bool) -> None:
+    """After ``agent_end`` the session still settles (checkpoint entry, save, extensions'
+    ``agent_settled``); a client written for Pi sends its next prompt right then. It is accepted
+    and runs once the first prompt has settled, as in Pi 1.6 (issue 33). The slow-settle case
+    makes the window wide enough to hit every time."""
+    (pi.project / "a.txt").write_text("file text\n")
+    ext = tmp_path / "slow_settle.py"
+    ext.write_text(SLOW_SETTLE)
+    client = RpcClient(pi, *(["-e", str(ext)] if slow else []))
+    try:
+        for round in range(3):
+            pi.server.enqueue(
+                Turn([ToolCall("write", {"path": "a.txt", "content": f"v{round}"}, id=f"c{round}")]),
+                Turn([Text(f"wrote it {round}")]),
+                Turn([Text(f"second answer {round}")]),
+            )
+            client.call({"type": "prompt", "message": f"first {round}"})
+            client.event("agent_end", timeout=30)
+            second = client.call({"type": "prompt", "message": f"second {round}"})
+            assert second["success"] is True, second
+            assert second["data"] == {"disposition": "started"}
+            end = client.wait_for(lambda line: line["type"] == "agent_end" and "second" in json.dumps(line), 30)
+            assert end["messages"][-1]["content"][0]["text"] == f"second answer {round}"
+            client.event("agent_settled", timeout=30)
+        assert user_texts(pi.server.requests[-1].json)[-2:] == ["first 2", "second 2"]
+        pi.server.enqueue(Turn([Text("third answer")]))
+        assert client.call({"type": "prompt", "message": "third"})["success"] is True
+        client.event("agent_settled", timeout=30)
+    finally:
+        assert client.close() == 0
+
+
+def test_an_abort_while_a_prompt_waits_for_the_last_to_settle_drops_it(pi: PiHome, tmp_path: Path) -> None:
+    """A prompt accepted on ``agent_end`` waits for the previous prompt to settle; an ``abort``
+    sent meanwhile means it never starts: no model request, the conversation ends with the first
+    answer, and ``agent_settled`` still comes so a client waiting for it goes on."""
+    ext = tmp_path / "slow_settle.py"
+    ext.write_text(SLOW_SETTLE.replace("0.5", "2"))
+    client = RpcClient(pi, "-e", str(ext))
+    try:
+        pi.server.enqueue(Turn([Text("first answer")]), Turn([Text("never asked")]))
+        client.call({"type": "prompt", "message": "first"})
+        client.event("agent_end", timeout=30)
+        second = client.call({"type": "prompt", "message": "second"})
+        assert second["data"] == {"disposition": "started"}
+        assert client.call({"type": "abort"})["success"] is True
+        while sum(line.get("type") == "agent_settled" for line in client.seen) < 2:  # the first's, the dropped one's
+            client.event("agent_settled", timeout=30)
+        state = client.call({"type": "get_messages"})["data"]["messages"]
+        assert [m["role"] for m in state] == ["user", "assistant"]
+        assert len(pi.server.requests) == 1
+    finally:
+        assert client.close() == 0
+
+
+DUMP_TOOLS = """
+import json
+
+def extension(pi):
+    @pi.command("dump-tools", description="write get_all_tools' sourceInfo")
+    async def dump(args, ctx):
+        infos = {t.name: t.source_info for t in pi.get_all_tools()}
+        open(args.strip(), "w").write(json.dumps(infos))
+"""
+
+
+def test_get_commands_and_tools_give_pis_source_info(pi: PiHome, tmp_path: Path) -> None:
+    """``sourceInfo`` is ``{path, source, scope, origin}`` as Pi 1.6 documents it, so a client can
+    tell user, project, command-line and built-in resources apart (issue 33)."""
+    (pi.home / "prompts").mkdir()
+    (pi.home / "prompts" / "mine.md").write_text("Mine.\n")
+    (pi.project / ".pi" / "prompts").mkdir(parents=True)
+    (pi.project / ".pi" / "prompts" / "ours.md").write_text("Ours.\n")
+    (tmp_path / "once.md").write_text("Once.\n")
+    (pi.home / "extensions").mkdir()
+    (pi.home / "extensions" / "auto_ext.py").write_text(
+        "def extension(pi):\n    pi.register_command('auto-cmd', lambda a, c: None)\n"
+    )
+    listed = tmp_path / "listed_ext.py"
+    listed.write_text("def extension(pi):\n    pi.register_command('listed-cmd', lambda a, c: None)\n")
+    (pi.home / "settings.toml").write_text(f"extensions = [{str(listed)!r}]\n")
+    cli_ext = tmp_path / "dump_tools.py"
+    cli_ext.write_text(DUMP_TOOLS)
+    client = RpcClient(pi, "--no-session", "-a", "-e", str(cli_ext), "--prompt-template", str(tmp_path / "once.md"))
+    try:
+        records = {r["name"]: r["sourceInfo"] for r in client.call({"type": "get_commands"})["data"]["commands"]}
+        out = tmp_path / "tools.json"
+        assert client.call({"type": "prompt", "message": f"/dump-tools {out}"})["success"] is True
+        client.call({"type": "get_state"})
+    finally:
+        assert client.close() == 0
+    home, project = os.path.realpath(pi.home), os.path.realpath(pi.project)
+
+    def shape(info: dict[str, str]) -> tuple[str, str, str]:
+        assert set(info) == {"path", "source", "scope", "origin"}, info
+        return info["source"], info["scope"], info["origin"]
+
+    assert shape(records["mine"]) == ("auto", "user", "top-level")
+    assert os.path.realpath(records["mine"]["path"]) == f"{home}/prompts/mine.md"
+    assert shape(records["ours"]) == ("auto", "project", "top-level")
+    assert os.path.realpath(records["ours"]["path"]) == f"{project}/.pi/prompts/ours.md"
+    assert shape(records["once"]) == ("cli", "temporary", "top-level")
+    assert shape(records["dump-tools"]) == ("cli", "temporary", "top-level")
+    assert records["dump-tools"]["path"] == os.path.realpath(cli_ext)
+    assert shape(records["auto-cmd"]) == ("auto", "user", "top-level")
+    assert shape(records["listed-cmd"]) == ("local", "user", "top-level")
+    tools = json.loads(out.read_text())
+    assert tools["read"] == {"path": "builtin:read", "source": "builtin", "scope": "temporary", "origin": "top-level"}
 
 
 def test_steer_and_follow_up_while_streaming(pi: PiHome, rpc: RpcClient) -> None:

@@ -46,7 +46,15 @@ def test_install_a_local_folder(pi: PiHome) -> None:
     assert run.returncode == 0, run.stderr
     assert "Installed alpha-src 1.0.0 for you: extensions: alpha; skills: alpha-skill" in run.stdout
     print(f"pi install of a local package took {took:.2f} s")  # measured for the README (goal < 10 s)
-    assert_loaded(commands(pi), "alpha")
+    found = commands(pi)
+    assert_loaded(found, "alpha")
+    # Pi 1.6's sourceInfo: a package's resources say so, with the package folder (issue 33)
+    for name in ("alpha-hello", "alpha-prompt", "skill:alpha-skill"):
+        info = found[name]["sourceInfo"]
+        assert {k: info[k] for k in ("source", "scope", "origin", "baseDir")} == {
+            "source": str(source), "scope": "user", "origin": "package", "baseDir": str(source),
+        }, (name, info)  # fmt: skip
+    assert found["alpha-prompt"]["sourceInfo"]["path"].endswith("prompts/alpha-prompt.md")
     assert "alpha-theme" in themes(pi)
     listing = pi.run("list").stdout
     assert "alpha-src  1.0.0" in listing and "themes: alpha-theme" in listing

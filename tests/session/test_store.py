@@ -401,6 +401,70 @@ def test_load_warnings_describe_damage_and_migration(tmp_path: Path) -> None:
     assert notes[0].startswith("Skipped 1 malformed line(s) in ") and "partly written" in notes[1]
 
 
+def _rewrite(path: Path, change) -> None:  # type: ignore[no-untyped-def]
+    lines = _lines(path)
+    change(lines)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def test_an_entry_without_parent_id_is_reported_with_its_line(tmp_path: Path) -> None:
+    """A lost ``parentId`` starts a new root (Pi's rule) and the earlier turns drop out of the
+    context: say so, naming the line (issue 33). ``parentId: null`` stays a silent root."""
+    store = SessionStore.create("/p", tmp_path)
+    store.append_message(UserMessage(content="q1"))
+    store.append_message(_assistant("a1"))
+    store.append_message(UserMessage(content="q2"))
+    store.append_message(_assistant("a2"))
+    path = store.session_file
+    _rewrite(path, lambda lines: lines[3].pop("parentId"))
+    reopened = SessionStore.open(path)
+    assert [m.content for m in reopened.build_session_context().messages][:1] == ["q2"]
+    (note,) = reopened.load_warnings()
+    entry_id = _lines(path)[3]["id"]
+    assert note.startswith(f"Repaired a damaged session: line 4 of {path}: entry {entry_id} has no parentId")
+    assert "starts a new root" in note
+
+
+def test_a_first_entry_without_parent_id_is_no_damage(tmp_path: Path) -> None:
+    store = SessionStore.create("/p", tmp_path)
+    store.append_message(UserMessage(content="q1"))
+    store.append_message(_assistant("a1"))
+    _rewrite(store.session_file, lambda lines: lines[1].pop("parentId"))
+    assert SessionStore.open(store.session_file).load_warnings() == []
+
+
+def test_unknown_entry_types_and_a_newer_format_are_said_once(tmp_path: Path) -> None:
+    """A session of a future version, or with entry types this pi does not know, loads with one
+    note that entries were kept unread (issue 33); they are still written back untouched."""
+    store = SessionStore.create("/p", tmp_path)
+    store.append_message(UserMessage(content="q1"))
+    store.append_message(_assistant("a1"))
+    path = store.session_file
+
+    def future(lines: list[dict]) -> None:
+        lines[0]["version"] = 9
+        tip = lines[-1]["id"]
+        for n, kind in enumerate(("hologram", "hologram", "mood")):
+            lines.append({"type": kind, "id": f"f{n}", "parentId": tip, "timestamp": "2026-01-01T00:00:00.000Z"})
+            tip = f"f{n}"
+
+    _rewrite(path, future)
+    notes = SessionStore.open(path).load_warnings()
+    assert notes == [
+        f"Kept 3 entries of types this pi does not know unread (hologram, mood) in {path}, "
+        "written by a newer version (session format v9; this pi reads v3)"
+    ]
+    _rewrite(path, lambda lines: lines[0].update(version=3))
+    assert SessionStore.open(path).load_warnings() == [
+        f"Kept 3 entries of types this pi does not know unread (hologram, mood) in {path}"
+    ]
+    _rewrite(path, lambda lines: (lines[0].update(version=9), lines.__delitem__(slice(3, None))))
+    assert SessionStore.open(path).load_warnings() == [
+        f"{path} was written by a newer version (session format v9; this pi reads v3): "
+        "fields it does not know were kept unread"
+    ]
+
+
 def test_branch_with_summary_moves_the_leaf_and_records_where_it_came_from(tmp_path: Path) -> None:
     store = SessionStore.create("/p", tmp_path)
     u1 = store.append_message(UserMessage(content="one"))

@@ -164,8 +164,10 @@ def test_a_run_wide_budget_stops_every_child_and_the_parent_and_exits_1(tmp_path
     results = _tool_results(parent)
     assert results["t1"]["isError"] and results["t2"]["isError"]
     assert all("budget reached" in results[c]["content"][0]["text"] for c in ("t1", "t2"))
-    entries = _entries(parent)
-    assert entries[-1]["type"] == "message" and entries[-1]["message"]["role"] == "toolResult"
+    # The prompt's undo point may follow the results or not (its snapshot races the stop); the
+    # conversation itself ends with the tool results: the parent asked nothing more.
+    messages = [e for e in _entries(parent) if e["type"] == "message"]
+    assert messages[-1]["message"]["role"] == "toolResult"
 
 
 def test_max_turns_counts_the_children_too(tmp_path: Path, server: RoutedServer) -> None:

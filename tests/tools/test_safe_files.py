@@ -174,6 +174,19 @@ async def test_devices_and_sockets_are_refused(run: ToolRunner, tmp_path: Path) 
         sock.close()
 
 
+@pytest.mark.parametrize(("tool", "params"), [("write", {"content": "x"}), ("edit", {"oldText": "a", "newText": "b"})])
+async def test_a_pipe_named_through_dev_fd_is_not_a_regular_file(run: ToolRunner, tool: str, params: dict[str, str]) -> None:
+    """``/dev/stdin`` in RPC mode is a symlink to ``pipe:[N]``: it is a FIFO, not a missing file (issue 33)."""
+    read_end, write_end = os.pipe()
+    try:
+        with pytest.raises(ToolError) as info:
+            await asyncio.wait_for(run(tool, path=f"/dev/fd/{read_end}", **params), timeout=5)
+        assert str(info.value).startswith(f"/dev/fd/{read_end} is not a regular file (a FIFO)"), str(info.value)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
 # ---------------------------------------------------------------------------- safe replacement
 
 
@@ -286,3 +299,64 @@ def test_sigkill_during_a_big_write_never_leaves_a_partial_file(tmp_path: Path) 
         for name in temp_files(tmp_path):  # a killed process cannot clean up; the next run must not care
             os.unlink(tmp_path / name)
     assert caught_mid_write >= 1, "no run was killed in the middle of the write; the test proves nothing"
+
+
+def _kill_mid_write(folder: Path) -> str:
+    """A child writing 68 MB to ``folder/f.txt``, SIGKILLed once its temporary file exists; that file's name."""
+    for _ in range(5):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", CHILD, "write", str(folder)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        try:
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write(json.dumps({"path": "f.txt", "content": "new content line\n", "repeat": 4_000_000}) + "\n")
+            proc.stdin.close()
+            assert proc.stdout.readline() == "READY\n"
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and proc.poll() is None and not temp_files(folder):
+                time.sleep(0.001)
+            proc.kill()
+        finally:
+            proc.wait(timeout=30)
+        left = temp_files(folder)
+        if left:
+            return left[0]
+        (folder / "f.txt").unlink(missing_ok=True)
+    pytest.fail("no run was killed while its temporary file existed; the test proves nothing")
+
+
+def test_the_next_write_sweeps_what_a_killed_write_left(tmp_path: Path) -> None:
+    """SIGKILL mid-write leaves a big ``.pi-tmp``; the next write in that folder removes it, and only
+    stale files of pi's own naming: not a live writer's (it holds a lock), not a fresh one, not
+    other names (issue 33)."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    left = _kill_mid_write(folder)
+    live = folder / ".g.txt.0123456789ab.pi-tmp"
+    fresh = folder / ".h.txt.ba9876543210.pi-tmp"
+    others = [folder / ".i.txt.pi-tmp", folder / "notes.pi-tmp", folder / ".j.txt.0123456789ab.tmp"]
+    for path in (live, fresh, *others):
+        path.write_text("x")
+    old = time.time() - 60
+    for path in (folder / left, live, *others):
+        os.utime(path, (old, old))  # as if the kill was a minute ago
+    holder = subprocess.Popen(  # another pi still writing: holds its temporary file locked
+        [sys.executable, "-c", "import fcntl, sys, time; f = open(sys.argv[1]); fcntl.flock(f, fcntl.LOCK_EX);"
+         " print('locked', flush=True); time.sleep(60)", str(live)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        outcome = run_child("write", folder, {"path": "other.txt", "content": "hello"})
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+    assert outcome["ok"], outcome
+    assert sorted(temp_files(folder)) == sorted(p.name for p in (live, fresh, others[0], others[1]))
+    assert all(p.exists() for p in others)
+    assert (folder / "other.txt").read_text() == "hello"

@@ -549,3 +549,18 @@ async def test_idle_app_runs_no_timers_even_with_animations_on(make_session) -> 
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause(0.2)
         assert app.editor.cursor_blink is False
+
+
+async def test_start_up_news_is_an_info_note_not_a_warning(make_session) -> None:
+    """A local server found at start is news: shown muted, not in the warning colour (issue 33)."""
+    from pi_coder.tui.widgets.assistant_message import MessageNote
+
+    session, _faux = make_session([])
+    app = make_app(session, startup_news=["Found llama.cpp at 127.0.0.1:8080 with 1 model"], startup_notices=["a warning"])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: len(app.query(MessageNote)) >= 2, what="notes")
+        notes = {str(note.render()): note.classes for note in app.query(MessageNote)}
+        news = next(classes for text, classes in notes.items() if "llama.cpp" in text)
+        warning = next(classes for text, classes in notes.items() if "a warning" in text)
+        assert "-info" in news and "-warning" not in news
+        assert "-warning" in warning

@@ -5,11 +5,9 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from pi_coder.extensions.loader import discover, load_extensions
-from pi_coder.extensions.runner import ExtensionRunner
-from pi_coder.tui.app import PiApp
 from pi_coder.tui.widgets.completion_menu import CompletionMenu
 from tests.tui.helpers import type_text, wait_until
+from tests.tui.screens_support import make_app_with_extensions
 
 EXT = """
 from pi_coder.extensions import Completion
@@ -29,12 +27,7 @@ def extension(pi):
 async def test_a_trigger_character_opens_the_providers_menu(make_session, project: Path) -> None:
     session, _ = make_session([])
     (project / "ext.py").write_text(textwrap.dedent(EXT))
-    runner = ExtensionRunner(str(project), models=session.models)
-    sources, problems = discover(cli_specs=["ext.py"], cwd=str(project), config_dir=project / "none")
-    assert not problems
-    load_extensions(runner, sources)
-    runner.bind(session)
-    app = PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+    app = make_app_with_extensions(session, project, ["ext.py"])
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: "#" in app.editor.trigger_characters, what="provider registered")
         await type_text(pilot, "see #29")
@@ -47,3 +40,31 @@ async def test_a_trigger_character_opens_the_providers_menu(make_session, projec
         await type_text(pilot, "plain words")
         await pilot.pause()
         assert not menu.is_open
+
+
+MIXED = """
+from pi_coder.extensions import Completion
+
+def extension(pi):
+    @pi.on("session_start")
+    def start(event, ctx):
+        def offer(token):
+            return ["$one", {"value": "$two", "label": "two", "description": "a dict"}, Completion(value="$three")]
+
+        ctx.ui.add_autocomplete_provider(offer, trigger_characters=["$"])
+"""
+
+
+async def test_a_provider_may_offer_strings_dicts_and_completions(make_session, project: Path) -> None:
+    session, _ = make_session([])
+    app = make_app_with_extensions(session, project, ["mixed.py"], {"mixed.py": MIXED})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: "$" in app.editor.trigger_characters, what="provider registered")
+        await type_text(pilot, "x $")
+        menu = app.query_one(CompletionMenu)
+        await wait_until(pilot, lambda: menu.is_open, what="the menu")
+        assert [(i.label, i.replacement, i.description) for i in menu.items] == [
+            ("$one", "$one", ""),
+            ("two", "$two", "a dict"),
+            ("$three", "$three", ""),
+        ]

@@ -6,9 +6,9 @@ import asyncio
 from typing import Any
 
 from pi_coder.agent.events import AgentEnd, AgentStart
-from pi_coder.tui.app import PiApp
 from pi_coder.tui.bridge import SessionBridge, SessionEventsPosted
 from tests.tui.helpers import wait_until
+from tests.tui.screens_support import make_app
 
 
 class _Source:
@@ -48,7 +48,7 @@ async def test_an_event_emitted_while_the_screen_is_torn_down_reaches_no_widget(
     (``NoMatches``). Textual prunes the screens before the app's Unmount; the event is emitted
     right after the pruning, while the app's message pump still runs."""
     session, _ = make_session(["hi"])
-    app = PiApp(session, version="0.0.0", cwd_display="~", branch="", animate=False)
+    app = make_app(session)
     errors: list[BaseException] = []
     prune = app._close_all
 

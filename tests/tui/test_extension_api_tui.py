@@ -3,20 +3,17 @@ custom renderers, ``ctx.ui.custom()``, header/footer, theme and tools expansion.
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 from textual.widgets import Input
 
-from pi_coder.extensions.loader import discover, load_extensions
-from pi_coder.extensions.runner import ExtensionRunner
-from pi_coder.tui.app import PiApp
 from pi_coder.tui.extension_extras import CustomScreen
 from pi_coder.tui.extension_ui import CustomMessageBlock
 from pi_coder.tui.widgets.completion_menu import CompletionMenu
 from pi_coder.tui.widgets.panels import ExtensionWidgets
 from tests.tui.helpers import type_text, wait_until
 from tests.tui.screen_text import screen_text
+from tests.tui.screens_support import make_app_with_extensions
 
 EXT = """
 from pi_coder.extensions import Completion, CustomMessageSpec
@@ -60,19 +57,9 @@ def extension(pi):
 """
 
 
-def _app(session, project: Path) -> PiApp:
-    (project / "ext.py").write_text(textwrap.dedent(EXT))
-    runner = ExtensionRunner(str(project), models=session.models)
-    sources, problems = discover(cli_specs=["ext.py"], cwd=str(project), config_dir=project / "none")
-    assert not problems
-    load_extensions(runner, sources)
-    runner.bind(session)
-    return PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
-
-
 async def test_argument_completions_show_a_menu(make_session, project: Path) -> None:
     session, _ = make_session([])
-    app = _app(session, project)
+    app = make_app_with_extensions(session, project, ["ext.py"], {"ext.py": EXT})
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "/greet A")
         menu = app.query_one(CompletionMenu)
@@ -84,7 +71,7 @@ async def test_argument_completions_show_a_menu(make_session, project: Path) -> 
 
 async def test_ctrl_o_redraws_a_message_renderer(make_session, project: Path) -> None:
     session, _ = make_session([])
-    app = _app(session, project)
+    app = make_app_with_extensions(session, project, ["ext.py"], {"ext.py": EXT})
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "/note")
         await pilot.press("enter")
@@ -96,7 +83,7 @@ async def test_ctrl_o_redraws_a_message_renderer(make_session, project: Path) ->
 
 async def test_custom_component_takes_keys_and_returns_a_value(make_session, project: Path) -> None:
     session, _ = make_session([])
-    app = _app(session, project)
+    app = make_app_with_extensions(session, project, ["ext.py"], {"ext.py": EXT})
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "/ask")
         await pilot.press("enter")

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
-from pi_coder.extensions.loader import discover, load_extensions
-from pi_coder.extensions.runner import ExtensionRunner
 from pi_coder.tui.app import PiApp
 from tests.tui.helpers import type_text, wait_until
+from tests.tui.screens_support import make_app_with_extensions
 
 EXT = """
 def extension(pi):
@@ -25,16 +23,6 @@ def extension(pi):
 """
 
 
-def _app(session, project: Path) -> PiApp:
-    (project / "ext.py").write_text(textwrap.dedent(EXT))
-    runner = ExtensionRunner(str(project), models=session.models)
-    sources, problems = discover(cli_specs=["ext.py"], cwd=str(project), config_dir=project / "none")
-    assert not problems
-    load_extensions(runner, sources)
-    runner.bind(session)
-    return PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
-
-
 async def _run(pilot, command: str) -> None:
     await type_text(pilot, command)
     await pilot.press("enter")
@@ -46,7 +34,7 @@ def _line(app: PiApp) -> str:
 
 async def test_working_indicator_frames_and_visibility(make_session, project: Path) -> None:
     session, _ = make_session([])
-    app = _app(session, project)
+    app = make_app_with_extensions(session, project, ["ext.py"], {"ext.py": EXT})
     async with app.run_test(size=(100, 30)) as pilot:
         line = app.status_line
         line.animations = True  # the test app turns the spinner off; the indicator is the spinner

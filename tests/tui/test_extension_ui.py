@@ -5,14 +5,12 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from pi_coder.extensions.loader import discover, load_extensions
-from pi_coder.extensions.runner import ExtensionRunner
 from pi_coder.tui.extension_ui import ConfirmScreen, SelectScreen
 from pi_coder.tui.widgets.panels import ExtensionWidgets
 from pi_coder.tui.widgets.status_bar import StatusBar
 from tests.tui.helpers import type_text, wait_for_dialog, wait_until
 from tests.tui.screen_text import screen_text
-from tests.tui.screens_support import make_app, make_app_with_extensions
+from tests.tui.screens_support import make_app_with_extensions
 
 EXT = """
 def extension(pi):
@@ -257,12 +255,7 @@ async def test_docs_tool_rendering_example_draws_in_the_tui(make_session, projec
     (project / "dice.py").write_text(_docs_example("### Custom tool rendering"))
     script = [faux_message(faux_tool_call("roll_dice", {"sides": 6, "count": 3})), faux_message("done")]
     session, _ = make_session(script)
-    runner = ExtensionRunner(str(project), models=session.models)
-    sources, problems = discover(cli_specs=["dice.py"], cwd=str(project), config_dir=project / "none")
-    assert not problems
-    load_extensions(runner, sources)
-    runner.bind(session)
-    app = make_app(session)
+    app = make_app_with_extensions(session, project, ["dice.py"])
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "roll")
         await pilot.press("enter")
@@ -304,12 +297,7 @@ async def test_resources_discover_theme_paths_join_the_theme_list(make_session, 
     (project.parent / "home" / "settings.toml").write_text('theme = "ocean"\n')
     (project / "themes_ext.py").write_text(textwrap.dedent(DISCOVER_THEMES))
     session, _ = make_session([])
-    runner = ExtensionRunner(str(project), models=session.models)
-    sources, problems = discover(cli_specs=["themes_ext.py"], cwd=str(project), config_dir=project / "none")
-    assert not problems
-    load_extensions(runner, sources)
-    runner.bind(session)
-    app = make_app(session)
+    app = make_app_with_extensions(session, project, ["themes_ext.py"])
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert app.themes.theme is not None and app.themes.theme.name == "ocean"
@@ -323,3 +311,16 @@ async def test_resources_discover_theme_paths_join_the_theme_list(make_session, 
         await wait_until(pilot, lambda: "Reloaded extensions" in screen_text(app), what="reload")
         assert {"ocean", "forest"} <= {t.name for t in app.themes.available()}
         assert app.themes.theme.name == "ocean"
+
+
+async def test_reload_with_extensions_shows_the_reload_warnings(make_session, project: Path) -> None:
+    """Regression: with extensions loaded, ``/reload`` read its warnings from the session, which
+    has none of its own (the extension runner's reload keeps them), so none was ever shown."""
+    session, _ = make_session([])
+    app = make_app_with_extensions(session, project, ["quiet.py"], {"quiet.py": "def extension(pi):\n    pass\n"})
+    session.reload_hooks.append(lambda: ["MCP server docs: cannot start"])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "/reload")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Reloaded extensions" in screen_text(app), what="reload")
+        assert "MCP server docs: cannot start" in screen_text(app)

@@ -101,7 +101,7 @@ def test_load_from_settings_file(project: Path) -> None:
     from pi_coder.settings import load_settings
 
     (project.parent / "home" / "settings.toml").write_text('[keybindings]\nselect_model = "f3"\n')
-    keymap = load_keybindings(load_settings(str(project)))
+    keymap = load_keybindings(load_settings(str(project)).settings)
     assert keymap.overrides == {"app.model.select": "f3"}
 
 

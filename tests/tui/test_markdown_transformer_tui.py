@@ -5,12 +5,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from pi_coder.extensions.loader import discover, load_extensions
-from pi_coder.extensions.runner import ExtensionRunner
-from pi_coder.tui.app import PiApp
 from pi_coder.tui.widgets.markdown_view import set_markdown_transform
 from tests.tui.helpers import type_text, wait_until
 from tests.tui.screen_text import screen_text
+from tests.tui.screens_support import make_app_with_extensions
 
 FIRST = """
 def extension(pi):
@@ -33,12 +31,7 @@ async def test_markdown_transformers_change_only_the_display(make_session, proje
     session, _ = make_session(["from A --> B"])
     (project / "first.py").write_text(textwrap.dedent(FIRST))
     (project / "second.py").write_text(textwrap.dedent(SECOND))
-    runner = ExtensionRunner(str(project), models=session.models)
-    sources, problems = discover(cli_specs=["first.py", "second.py"], cwd=str(project), config_dir=project / "none")
-    assert not problems
-    load_extensions(runner, sources)
-    runner.bind(session)
-    app = PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+    app = make_app_with_extensions(session, project, ["first.py", "second.py"])
     try:
         async with app.run_test(size=(100, 30)) as pilot:
             await type_text(pilot, "go")

@@ -8,11 +8,9 @@ from pathlib import Path
 from textual.widgets import OptionList
 
 from pi_coder.ai.providers.faux import faux_message, faux_tool_call
-from pi_coder.extensions.loader import discover, load_extensions
-from pi_coder.extensions.runner import ExtensionRunner
-from pi_coder.tui.app import PiApp
 from pi_coder.tui.extension_extras import CustomScreen
 from tests.tui.helpers import type_text, wait_until
+from tests.tui.screens_support import make_app_with_extensions
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "extensions" / "question.py"
 
@@ -34,12 +32,7 @@ async def test_question_picker_takes_arrow_keys_and_enter(make_session, project:
             "blue it is",
         ]
     )
-    runner = ExtensionRunner(str(project), models=session.models)
-    sources, problems = discover(cli_specs=[str(EXAMPLE)], cwd=str(project), config_dir=project / "none")
-    assert not problems
-    load_extensions(runner, sources)
-    runner.bind(session)
-    app = PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+    app = make_app_with_extensions(session, project, [str(EXAMPLE)])
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "pick a colour")
         await pilot.press("enter")

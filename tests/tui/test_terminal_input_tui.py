@@ -5,10 +5,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from pi_coder.extensions.loader import discover, load_extensions
-from pi_coder.extensions.runner import ExtensionRunner
-from pi_coder.tui.app import PiApp
 from tests.tui.helpers import wait_until
+from tests.tui.screens_support import make_app_with_extensions
 
 EXT = """
 from pathlib import Path
@@ -35,12 +33,7 @@ def extension(pi):
 async def test_terminal_input_sees_and_consumes_keys(make_session, project: Path) -> None:
     session, _ = make_session([])
     (project / "ext.py").write_text(textwrap.dedent(EXT))
-    runner = ExtensionRunner(str(project), models=session.models)
-    sources, problems = discover(cli_specs=["ext.py"], cwd=str(project), config_dir=project / "none")
-    assert not problems
-    load_extensions(runner, sources)
-    runner.bind(session)
-    app = PiApp(session, version="0.0.0", cwd_display="~/project", branch="", animate=False)
+    app = make_app_with_extensions(session, project, ["ext.py"])
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: bool(app.terminal_input_handlers), what="handler registered")
         await pilot.press("a", "x", "b")

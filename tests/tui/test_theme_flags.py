@@ -14,6 +14,7 @@ from pi_coder.session.store import SessionStore
 from pi_coder.settings import load_settings
 from pi_coder.tui.app import PiApp
 from pi_coder.tui.commands import find_command
+from tests.tui.screens_support import make_app
 
 
 def _theme_file(folder: Path, name: str) -> Path:
@@ -24,7 +25,8 @@ def _theme_file(folder: Path, name: str) -> Path:
     return path
 
 
-def _app(project: Path, options: PlanOptions, trust: TrustDecision | None = None) -> PiApp:
+def _app_from_plan(project: Path, options: PlanOptions, trust: TrustDecision | None = None) -> PiApp:
+    """The app on a session built the way ``pi`` builds it: through the start-up plan of ``options``."""
     faux = faux_provider([])
     models = create_models(include_builtin=False, env={}, models_toml=Path("/nonexistent/models.toml"))
     models.set_provider(faux)
@@ -32,14 +34,14 @@ def _app(project: Path, options: PlanOptions, trust: TrustDecision | None = None
         options, cwd=str(project), settings=load_settings(str(project)), models=models,
         store=SessionStore.in_memory(str(project)), project_trust=trust,
     )
-    return PiApp(create_agent_session(plan), version="0.0.0", cwd_display="~/p", branch="", animate=False)
+    return make_app(create_agent_session(plan))
 
 
 async def test_use_theme_picks_a_theme_loaded_with_theme(project: Path, tmp_path: Path) -> None:
     extra = tmp_path / "themes"
     extra.mkdir()
     _theme_file(extra, "ocean")
-    app = _app(project, PlanOptions(themes=[str(extra)], use_theme="ocean"))
+    app = _app_from_plan(project, PlanOptions(themes=[str(extra)], use_theme="ocean"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.themes.theme is not None and app.themes.theme.name == "ocean"
@@ -53,11 +55,11 @@ async def test_no_themes_drops_the_themes_setting(project: Path, tmp_path: Path)
     _theme_file(configured, "forest")
     home = Path(str(project.parent / "home"))
     (home / "settings.toml").write_text(f'themes = ["{configured}"]\ntheme = "forest"\n')
-    app = _app(project, PlanOptions())
+    app = _app_from_plan(project, PlanOptions())
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.themes.theme is not None and app.themes.theme.name == "forest"
-    app = _app(project, PlanOptions(no_themes=True))
+    app = _app_from_plan(project, PlanOptions(no_themes=True))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.themes.theme is not None and app.themes.theme.name == "dark"  # forest is not found: dark
@@ -75,12 +77,12 @@ async def test_no_themes_skips_the_config_and_project_folders(project: Path, tmp
     given = _theme_file(extra, "desert")
     (home / "settings.toml").write_text('theme = "ocean"\n')
     trusted = TrustDecision(trusted=True, source="flag", path=str(project))
-    app = _app(project, PlanOptions(), trusted)
+    app = _app_from_plan(project, PlanOptions(), trusted)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.themes.theme is not None and app.themes.theme.name == "ocean"
         assert {"forest", "ocean"} <= {info.name for info in app.themes.available()}
-    app = _app(project, PlanOptions(no_themes=True, themes=[str(given)]), trusted)
+    app = _app_from_plan(project, PlanOptions(no_themes=True, themes=[str(given)]), trusted)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.themes.theme is not None and app.themes.theme.name == "dark"  # ocean is not found: dark

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from pi_coder.checkpoints.checkpoints import Checkpoints
+    from pi_coder.checkpoints.plan import RestoreResult
+    from pi_coder.checkpoints.restore import RestoreMode
     from pi_coder.tui.context import CommandContext
 
 __all__ = [
@@ -19,8 +23,8 @@ __all__ = [
 ]
 
 
-def _feature(app: CommandContext) -> Any:
-    return getattr(app.session, "checkpoints", None)
+def _feature(app: CommandContext) -> Checkpoints:
+    return app.session.checkpoints
 
 
 async def _confirmed(app: CommandContext, conflicts: list[str], verb: str) -> bool:
@@ -32,33 +36,33 @@ async def _confirmed(app: CommandContext, conflicts: list[str], verb: str) -> bo
     return bool(await app.push_screen_wait(ConfirmDialog(message, title=verb, yes="Overwrite", no="Keep them")))
 
 
-async def _run(app: CommandContext, step: str, verb: str, **kwargs: Any) -> None:
-    feature = _feature(app)
-    if feature is None:
-        await app.notice("Checkpoints are not available in this session", "warning")
-        return
+class _Step(Protocol):
+    """``Checkpoints.undo`` or ``Checkpoints.redo``."""
+
+    def __call__(self, force: bool = False) -> Awaitable[RestoreResult]: ...
+
+
+async def _run(app: CommandContext, step: str, verb: str, call: _Step) -> None:
     if app.session.is_streaming:
         await app.notice(f"Wait for the agent to finish before /{step}", "warning")
         return
-    call = getattr(feature, step)
     try:
-        result = await call(**kwargs)
+        result = await call()
         if result.conflicts and not result.applied:
             if not await _confirmed(app, result.conflicts, verb):
                 await app.notice(f"{verb} cancelled; nothing changed")
                 return
-            result = await call(force=True, **kwargs)
+            result = await call(force=True)
     except Exception as exc:  # GitError and friends: one line, never a traceback
         await app.notice(f"{verb} failed: {exc}", "error")
         return
     if result.editor_text is not None:
         app.editor.set_text(result.editor_text)
-    emit = getattr(app.session, "emit", None)
-    if result.applied and emit is not None:
+    if result.applied:
         from pi_coder.core.events import Notice
 
         # Through the session's events, so it lands after the transcript rebuilt for the move.
-        await emit(Notice(level="info", text=result.message))
+        await app.session.emit(Notice(level="info", text=result.message))
         return
     await app.notice(result.message, "info" if result.applied else "warning")
 
@@ -72,9 +76,8 @@ async def ask_restore_mode(app: CommandContext, entry_id: str, action: str) -> s
 
     feature = _feature(app)
     try:
-        if feature is not None:
-            await feature.settled()  # the last run's entry is written in the background
-        changes = feature is not None and feature.changes_code(entry_id)
+        await feature.settled()  # the last run's entry is written in the background
+        changes = feature.changes_code(entry_id)
     except Exception:  # an unreadable checkpoint: offer the conversation as before
         changes = False
     if not changes:
@@ -89,19 +92,16 @@ async def ask_restore_mode(app: CommandContext, entry_id: str, action: str) -> s
     return choice if isinstance(choice, str) else None
 
 
-async def _restore(app: CommandContext, entry_id: str, mode: str, **kwargs: Any) -> Any:
+async def _restore(app: CommandContext, entry_id: str, mode: RestoreMode) -> RestoreResult | None:
     """``checkpoints.restore`` (what RPC ``restore_checkpoint`` runs), confirming hand edits; None when not done."""
     feature = _feature(app)
-    if feature is None:
-        await app.notice("Checkpoints are not available in this session", "warning")
-        return None
     try:
-        result = await feature.restore(entry_id, mode, **kwargs)
+        result = await feature.restore(entry_id, mode)
         if result.conflicts and not result.applied:
             if not await _confirmed(app, result.conflicts, "Restore"):
                 await app.notice("Restore cancelled; nothing changed")
                 return None
-            result = await feature.restore(entry_id, mode, force=True, **kwargs)
+            result = await feature.restore(entry_id, mode, force=True)
     except Exception as exc:  # GitError and friends: one line, never a traceback
         await app.notice(f"Restore failed: {exc}", "error")
         return None
@@ -125,9 +125,6 @@ async def confirm_hand_edits(app: CommandContext, entry_id: str) -> bool | None:
     None when the user keeps them (or the check failed: one notice), so nothing should change.
     """
     feature = _feature(app)
-    if feature is None:
-        await app.notice("Checkpoints are not available in this session", "warning")
-        return None
     try:
         conflicts = await feature.hand_edits(entry_id)
     except Exception as exc:
@@ -163,14 +160,10 @@ async def restore_both(
     if not result.applied:
         await app.notice(result.message, "warning")
         return False, None
-    emit = getattr(app.session, "emit", None)
-    if emit is not None:
-        from pi_coder.core.events import Notice
+    from pi_coder.core.events import Notice
 
-        # Through the session's events, so it lands after the transcript rebuilt for the move.
-        await emit(Notice(level="info", text=result.message))
-    else:
-        await app.notice(result.message)
+    # Through the session's events, so it lands after the transcript rebuilt for the move.
+    await app.session.emit(Notice(level="info", text=result.message))
     return True, result.editor_text
 
 
@@ -192,19 +185,16 @@ async def fork_with_code(app: CommandContext, entry_id: str) -> tuple[bool, str 
 
 
 async def undo_command(app: CommandContext, args: str) -> None:
-    await _run(app, "undo", "Undo")
+    await _run(app, "undo", "Undo", _feature(app).undo)
 
 
 async def redo_command(app: CommandContext, args: str) -> None:
-    await _run(app, "redo", "Redo")
+    await _run(app, "redo", "Redo", _feature(app).redo)
 
 
 async def checkpoints_command(app: CommandContext, args: str) -> None:
     """``/checkpoints``: files changed per prompt; ``/checkpoints <n>`` shows the diff of one."""
     feature = _feature(app)
-    if feature is None:
-        await app.notice("Checkpoints are not available in this session", "warning")
-        return
     await feature.settled()
     infos = [info for info in feature.list() if info.on_branch]
     if not infos:

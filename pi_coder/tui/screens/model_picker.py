@@ -8,7 +8,7 @@ default for new sessions without switching to it. The result is the chosen ``Mod
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import RenderableType
@@ -28,12 +28,8 @@ __all__ = ["ModelPicker", "exact_model_match", "reload_models"]
 
 def reload_models(app: CommandContext) -> str | None:
     """Re-read models.toml and the credentials file; the error text when models.toml is invalid."""
-    models = getattr(app.session, "models", None)
-    reload = getattr(models, "reload", None)
-    if reload is None:
-        return None
     try:
-        reload()
+        app.session.models.reload()
     except Exception as exc:  # ConfigError: keep the models loaded so far
         return str(exc)
     return None
@@ -77,6 +73,7 @@ class ModelPicker(PickerScreen[Model]):
         *,
         scoped: Sequence[Model] = (),
         query: str = "",
+        save_default: Callable[[Model], None] | None = None,
     ) -> None:
         hint = "↑↓ move · Enter select · Ctrl+S save as default · Esc cancel"
         if scoped:
@@ -89,6 +86,8 @@ class ModelPicker(PickerScreen[Model]):
         self.scope = "scoped" if self.scoped else "all"
         self.saved_default: str | None = None
         """``provider/id`` saved with Ctrl+S while the picker is open."""
+        self._save_default = save_default
+        """Ctrl+S's writer of the default model (None: Ctrl+S does nothing)."""
 
     def _pool(self) -> list[Model]:
         pool = self.scoped if self.scope == "scoped" else self.all_models
@@ -168,10 +167,8 @@ class ModelPicker(PickerScreen[Model]):
     def action_save_default(self) -> None:
         """Ctrl+S: save the highlighted model as the default for new sessions (no switch)."""
         entry = self.highlighted_entry()
-        session = getattr(self.app, "session", None)
-        if entry is None or session is None:
+        if entry is None or self._save_default is None:
             return
-        model: Model = entry.value
-        session.save_settings({"default_provider": model.provider, "default_model": model.id})
+        self._save_default(entry.value)
         self.saved_default = entry.key
         self._refresh_lines()

@@ -8,11 +8,10 @@ running, the time of the last Esc) lives in the app's :class:`~pi_coder.tui.cont
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from pi_coder.ai.types import Model
@@ -20,7 +19,6 @@ if TYPE_CHECKING:
     from pi_coder.tui.screens.settings_screen import SettingItem
 
 __all__ = [
-    "app_settings",
     "cancel_branch_summary",
     "handle_idle_escape",
     "open_fork",
@@ -42,34 +40,17 @@ def _same_file(a: str | Path, b: str | Path) -> bool:
     return Path(a).resolve() == Path(b).resolve()
 
 
-async def _await(value: Any) -> Any:
-    if inspect.isawaitable(value):
-        return await value
-    return value
-
-
 # ---------------------------------------------------------------------- helpers
 
 
-def app_settings(session: Any) -> Any:
-    """The session's ``Settings`` (or whatever settings object it holds; None without)."""
-    settings = getattr(session, "settings", None)
-    return getattr(settings, "settings", settings)
-
-
 def save_settings(app: CommandContext, updates: dict[str, Any]) -> None:
-    """Write ``updates`` to the global settings.toml (through the session when it can)."""
-    save = getattr(app.session, "save_settings", None)
-    if save is not None:
-        save(updates)
-        return
-    from pi_coder.settings import update_global_settings
+    """Write ``updates`` to the global settings.toml and apply them (the session's writer keeps comments)."""
+    app.session.save_settings(updates)
 
-    update_global_settings(updates)
-    settings = app_settings(app.session)
-    for key, value in updates.items():
-        if "." not in key and settings is not None:
-            setattr(settings, key, value)
+
+def _queue_mode(value: str) -> Literal["one-at-a-time", "all"]:
+    """A steering or follow-up mode chosen in /settings (one of the two values it offers)."""
+    return "all" if value == "all" else "one-at-a-time"
 
 
 def run_dialog(app: CommandContext, flow: Coroutine[Any, Any, Any]) -> None:
@@ -98,7 +79,7 @@ def handle_idle_escape(app: CommandContext) -> bool:
     Returns:
         True when the press opened a dialog.
     """
-    action = getattr(app_settings(app.session), "double_escape_action", "tree")
+    action = app.session.settings.double_escape_action
     if action not in ("tree", "fork") or app.editor.text:
         return False
     now = time.monotonic()
@@ -127,8 +108,12 @@ async def open_model_picker(app: CommandContext, term: str = "") -> None:
         if exact is not None:
             switch_model(app, exact)
             return
-    scoped = [model for model, _ in getattr(session, "scoped_models", []) or []]
-    chosen = await app.push_screen_wait(ModelPicker(models, session.model, scoped=scoped, query=term.strip()))
+    scoped = [model for model, _ in session.scoped_models]
+    def save_default(model: Model) -> None:
+        session.save_settings({"default_provider": model.provider, "default_model": model.id})
+
+    picker = ModelPicker(models, session.model, scoped=scoped, query=term.strip(), save_default=save_default)
+    chosen = await app.push_screen_wait(picker)
     if chosen is not None:
         switch_model(app, chosen)
 
@@ -142,7 +127,7 @@ def switch_model(app: CommandContext, model: Model) -> None:
         _note(app, str(exc), "error")
         return
     _note(app, f"Model: {model.id}")
-    app.editor.set_thinking_level(getattr(app.session, "thinking_level", None))
+    app.editor.set_thinking_level(app.session.thinking_level)
     app.refresh_footer()
 
 
@@ -154,7 +139,7 @@ async def open_session_picker(app: CommandContext) -> bool:
     from pi_coder.tui.screens.session_picker import SessionPicker, rename_session_file
 
     session = app.session
-    current = getattr(session, "session_file", None)
+    current = session.session_file
 
     def rename(path: Path, name: str) -> None:
         if current is not None and _same_file(current, path):
@@ -162,10 +147,9 @@ async def open_session_picker(app: CommandContext) -> bool:
         else:
             rename_session_file(path, name)
 
-    store = getattr(session, "store", None)
-    session_dir = getattr(store, "session_dir", None)
+    session_dir = session.store.session_dir
     picker = SessionPicker(
-        str(getattr(session, "cwd", ".")),
+        session.cwd,
         session_dir=str(session_dir) if session_dir is not None else None,
         current_file=current,
         on_rename=rename,
@@ -188,7 +172,7 @@ async def open_session_picker(app: CommandContext) -> bool:
 async def resume_at_start(app: CommandContext) -> None:
     """``pi -r``: the session picker at start; cancelling it quits."""
     if not await open_session_picker(app):
-        await _await(app.session.close())
+        await app.session.close()
         app.exit(0, message="No session selected")
 
 
@@ -240,7 +224,7 @@ async def open_tree(app: CommandContext) -> None:
 
     session = app.session
     store = session.store
-    settings = app_settings(app.session)
+    settings = session.settings
     if not store.get_entries():
         await app.notice("No entries in this session yet", "warning")
         return
@@ -248,7 +232,7 @@ async def open_tree(app: CommandContext) -> None:
         screen = TreeScreen(
             store.get_tree(),
             store.leaf_id,
-            filter_mode=getattr(settings, "tree_filter_mode", "default"),
+            filter_mode=settings.tree_filter_mode,
             on_label=store.append_label,
         )
         entry_id = await app.push_screen_wait(screen)
@@ -272,7 +256,7 @@ async def open_tree(app: CommandContext) -> None:
         while True:
             instructions: str | None = None
             choice = "none"
-            if not getattr(getattr(settings, "branch_summary", None), "skip_prompt", False):
+            if not settings.branch_summary.skip_prompt:
                 choice = await app.push_screen_wait(
                     ChoiceDialog(
                         "Summarize branch?",
@@ -395,9 +379,6 @@ def setting_items(app: CommandContext) -> list[SettingItem]:
     def saver(key: str) -> Any:
         return lambda value: save_settings(app, {key: value})
 
-    def current(key: str, default: str) -> Any:
-        return lambda: str(getattr(app_settings(app.session), key, default))
-
     levels = list(session.available_thinking_levels()) or ["off"]
     theme_names = [info.name for info in app.themes.available()]
     return [
@@ -408,12 +389,12 @@ def setting_items(app: CommandContext) -> list[SettingItem]:
         SettingItem(
             "steering_mode", "Steering mode",
             "Enter while the agent works: deliver queued messages one at a time or all at once.",
-            ["one-at-a-time", "all"], lambda: session.steering_mode, session.set_steering_mode,
+            ["one-at-a-time", "all"], lambda: session.steering_mode, lambda v: session.set_steering_mode(_queue_mode(v)),
         ),
         SettingItem(
             "follow_up_mode", "Follow-up mode",
             "Alt+Enter while the agent works: deliver queued follow-ups one at a time or all at once.",
-            ["one-at-a-time", "all"], lambda: session.follow_up_mode, session.set_follow_up_mode,
+            ["one-at-a-time", "all"], lambda: session.follow_up_mode, lambda v: session.set_follow_up_mode(_queue_mode(v)),
         ),
         SettingItem(
             "thinking_level", "Thinking level", "Reasoning effort for models that think (Shift+Tab cycles).",
@@ -430,12 +411,12 @@ def setting_items(app: CommandContext) -> list[SettingItem]:
         ),
         SettingItem(
             "double_escape_action", "Double-Esc action", "What Esc Esc on an empty editor opens.",
-            ["tree", "fork", "none"], current("double_escape_action", "tree"), saver("double_escape_action"),
+            ["tree", "fork", "none"], lambda: session.settings.double_escape_action, saver("double_escape_action"),
         ),
         SettingItem(
             "tree_filter_mode", "Tree filter", "The filter /tree starts with.",
             ["default", "no-tools", "user-only", "labeled-only", "all"],
-            current("tree_filter_mode", "default"), saver("tree_filter_mode"),
+            lambda: session.settings.tree_filter_mode, saver("tree_filter_mode"),
         ),
-        *more_setting_items(app, lambda: app_settings(app.session), lambda updates: save_settings(app, updates)),
+        *more_setting_items(app, lambda: app.session.settings, lambda updates: save_settings(app, updates)),
     ]  # fmt: skip

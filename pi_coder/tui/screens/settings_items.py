@@ -12,6 +12,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pi_coder.settings import Settings
+    from pi_coder.tui.context import CommandContext
     from pi_coder.tui.screens.settings_screen import SettingItem
 
 __all__ = ["more_setting_items"]
@@ -26,43 +28,35 @@ def _on_off(value: bool) -> str:
 
 
 def more_setting_items(
-    app: Any, settings: Callable[[], Any], save: Callable[[dict[str, Any]], None]
+    app: CommandContext, settings: Callable[[], Settings], save: Callable[[dict[str, Any]], None]
 ) -> list[SettingItem]:
     """The lines of ``/settings`` after the first ones; ``settings()`` reads them, ``save`` writes."""
     from pi_coder.tui.screens.settings_screen import SettingItem
 
     items: list[SettingItem] = []
 
-    def value(path: str, default: Any) -> Any:
-        node: Any = settings()
-        for part in path.split("."):
-            node = getattr(node, part, None)
-            if node is None:
-                return default
-        return node
-
-    def toggle(key: str, label: str, description: str, default: bool,
-               then: Callable[[bool], Any] | None = None) -> SettingItem:  # fmt: skip
+    def toggle(key: str, label: str, description: str, current: Callable[[Settings], bool],
+               then: Callable[[bool], object] | None = None) -> SettingItem:  # fmt: skip
         def apply(choice: str) -> None:
             on = choice == "on"
             save({key: on})
             if then is not None:
                 then(on)
 
-        return SettingItem(key, label, description, ON_OFF, lambda: _on_off(bool(value(key, default))), apply)
+        return SettingItem(key, label, description, ON_OFF, lambda: _on_off(current(settings())), apply)
 
-    def number(key: str, label: str, description: str, values: list[int], default: int,
-               then: Callable[[int], Any]) -> SettingItem:  # fmt: skip
+    def number(key: str, label: str, description: str, values: list[int], current: Callable[[Settings], int],
+               then: Callable[[int], object]) -> SettingItem:  # fmt: skip
         def apply(choice: str) -> None:
             save({key: int(choice)})
             then(int(choice))
 
         return SettingItem(
-            key, label, description, [str(v) for v in values], lambda: str(value(key, default)), apply
+            key, label, description, [str(v) for v in values], lambda: str(current(settings())), apply
         )
 
     def indent_now() -> str:
-        current = str(value("markdown.code_block_indent", "  "))
+        current = settings().markdown.code_block_indent
         return next((name for name, text in _INDENTS.items() if text == current), str(len(current)))
 
     def set_indent(choice: str) -> None:
@@ -74,43 +68,45 @@ def more_setting_items(
     session = app.session
     items += [
         toggle("images.auto_resize", "Auto-resize images",
-               "Shrink images to at most 2000x2000 (and 4.5 MB) before sending them to the model.", True),
+               "Shrink images to at most 2000x2000 (and 4.5 MB) before sending them to the model.",
+               lambda s: s.images.auto_resize),
         toggle("images.block_images", "Block images",
-               "Never send images to the model; each is replaced by a short note.", False),
+               "Never send images to the model; each is replaced by a short note.", lambda s: s.images.block_images),
         SettingItem(
             "retry.enabled", "Auto-retry", "Retry automatically after overload, rate-limit and connection errors.",
-            ON_OFF, lambda: _on_off(bool(getattr(session, "auto_retry_enabled", value("retry.enabled", True)))),
-            lambda choice: _set_auto_retry(app, save, choice == "on"),
+            ON_OFF, lambda: _on_off(session.auto_retry_enabled),
+            lambda choice: session.set_auto_retry(choice == "on"),  # saves retry.enabled itself
         ),
         toggle("enable_skill_commands", "Skill commands", "Offer /skill:name commands for discovered skills in / completion (typed ones still run).",
-               True),
+               lambda s: s.enable_skill_commands),
         toggle("branch_summary.skip_prompt", "Skip branch summary prompt",
-               "Leave a branch in /tree without asking whether to summarise it.", False),
-        toggle("quiet_startup", "Quiet startup", "Hide the start-up header (from the next start).", False),
+               "Leave a branch in /tree without asking whether to summarise it.", lambda s: s.branch_summary.skip_prompt),
+        toggle("quiet_startup", "Quiet startup", "Hide the start-up header (from the next start).",
+               lambda s: s.quiet_startup),
         number("editor_padding_x", "Editor padding", "Columns of padding inside the editor, left and right.",
-               [0, 1, 2, 3], 0, lambda columns: _set_editor_padding(app, columns)),
+               [0, 1, 2, 3], lambda s: s.editor_padding_x, lambda columns: _set_editor_padding(app, columns)),
         number("autocomplete_max_visible", "Autocomplete max items", "Rows the completion list shows before it scrolls.",
-               list(range(3, 21)), 5, lambda rows: _set_menu_rows(app, rows)),
+               list(range(3, 21)), lambda s: s.autocomplete_max_visible, lambda rows: _set_menu_rows(app, rows)),
         SettingItem("markdown.code_block_indent", "Code block indent",
                     "Spaces before the lines of code blocks in answers (new output).",
                     list(_INDENTS), indent_now, set_indent),
         SettingItem("http_idle_timeout_ms", "HTTP idle timeout",
                     "End a model request after this long without a byte from the API (next request on).",
-                    list(_IDLE_TIMEOUTS), lambda: _idle_label(int(value("http_idle_timeout_ms", 300000))),
+                    list(_IDLE_TIMEOUTS), lambda: _idle_label(settings().http_idle_timeout_ms),
                     lambda choice: save({"http_idle_timeout_ms": _IDLE_TIMEOUTS[choice]})),
         SettingItem("default_project_trust", "Default project trust",
                     "A project folder with no saved trust decision: ask, always trust or never trust "
                     "(from the next start).",
-                    ["ask", "always", "never"], lambda: str(value("default_project_trust", "ask")),
+                    ["ask", "always", "never"], lambda: settings().default_project_trust,
                     lambda choice: save({"default_project_trust": choice})),
         toggle("markdown.table_row_separators", "Table row lines", "A line between the rows of tables (new output).",
-               False, _set_table_rows),
+               lambda s: s.markdown.table_row_separators, _set_table_rows),
         toggle("paint_background", "Paint background",
                "Paint the theme's page background instead of showing the terminal's (not with NO_COLOR).",
-               False, app.themes.set_painted),
+               lambda s: s.paint_background, app.themes.set_painted),
         SettingItem("fullscreen_exit_output", "Exit output",
                     "What quitting prints: the conversation then the resume hint, or only the hint.",
-                    ["transcript", "resume-hint"], lambda: str(value("fullscreen_exit_output", "transcript")),
+                    ["transcript", "resume-hint"], lambda: settings().fullscreen_exit_output,
                     lambda choice: save({"fullscreen_exit_output": choice})),
     ]  # fmt: skip
     return items
@@ -124,14 +120,6 @@ def _set_table_rows(on: bool) -> None:
     from pi_coder.tui.widgets.markdown_view import set_table_row_separators
 
     set_table_row_separators(on)
-
-
-def _set_auto_retry(app: Any, save: Callable[[dict[str, Any]], None], enabled: bool) -> None:
-    setter = getattr(app.session, "set_auto_retry", None)
-    if setter is not None:
-        setter(enabled)  # saves retry.enabled itself
-    else:
-        save({"retry.enabled": enabled})
 
 
 def _set_editor_padding(app: Any, columns: int) -> None:

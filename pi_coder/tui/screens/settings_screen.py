@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import events
@@ -37,11 +37,11 @@ class SettingItem:
     values: Sequence[str]
     """Allowed values in display order (``["on", "off"]`` for booleans)."""
     get: Callable[[], str]
-    apply: Callable[[str], Any]
+    apply: Callable[[str], object]
     """Apply and persist a value (may raise; the error is shown)."""
-    preview: Callable[[str], Any] | None = None
+    preview: Callable[[str], object] | None = None
     """Show a value without applying it (theme)."""
-    end_preview: Callable[[], Any] | None = None
+    end_preview: Callable[[], object] | None = None
 
     @property
     def is_toggle(self) -> bool:

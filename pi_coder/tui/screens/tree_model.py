@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 
 from pi_coder.core import transcript as tx
 from pi_coder.session.entries import (
@@ -27,9 +27,14 @@ from pi_coder.session.entries import (
 )
 from pi_coder.tui.format import shorten_home
 
+if TYPE_CHECKING:
+    from pi_coder.session.entries import SessionEntry
+    from pi_coder.session.store import SessionTreeNode
+
 __all__ = ["FILTER_LABELS", "FILTER_MODES", "TreeItem", "TreeModel", "TreeRow", "build_items"]
 
-FILTER_MODES: tuple[str, ...] = ("default", "no-tools", "user-only", "labeled-only", "all")
+FilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
+FILTER_MODES: tuple[FilterMode, ...] = get_args(FilterMode)
 FILTER_LABELS = {"default": "", "no-tools": "[no-tools]", "user-only": "[user]", "labeled-only": "[labeled]", "all": "[all]"}
 
 _TEXT_LIMIT = 200
@@ -109,7 +114,7 @@ def _tool_summary(name: str, args: dict[str, Any]) -> str:
     return f"[{name}: {dumped[:40]}{'...' if len(dumped) > 40 else ''}]"
 
 
-def _describe(entry: Any, tools: dict[str, tuple[str, dict[str, Any]]]) -> TreeItem:
+def _describe(entry: SessionEntry, tools: dict[str, tuple[str, dict[str, Any]]]) -> TreeItem:
     """The entry's row; its content is read through the transcript blocks, like every renderer's."""
     entry_id = entry.id
     if isinstance(entry, MessageEntry):
@@ -148,7 +153,7 @@ def _describe(entry: Any, tools: dict[str, tuple[str, dict[str, Any]]]) -> TreeI
         return TreeItem(entry_id, "label", "", f"[label: {entry.label or '(cleared)'}]", settings_entry=True)
     if isinstance(entry, SessionInfoEntry):
         return TreeItem(entry_id, "session_info", "", f"[name: {entry.name or ''}]", settings_entry=True)
-    kind = str(getattr(entry, "type", "entry"))
+    kind = entry.type
     return TreeItem(entry_id, kind, "", f"[{kind}]", settings_entry=True)
 
 
@@ -172,11 +177,11 @@ def _assistant(
     return item
 
 
-def build_items(roots: Sequence[Any]) -> list[TreeItem]:
+def build_items(roots: Sequence[SessionTreeNode]) -> list[TreeItem]:
     """``TreeItem`` forest from ``SessionStore.get_tree()`` nodes (``entry``, ``children``, ``label``)."""
     tools: dict[str, tuple[str, dict[str, Any]]] = {}
     out: list[TreeItem] = []
-    stack: list[tuple[Any, list[TreeItem]]] = [(node, out) for node in reversed(roots)]
+    stack: list[tuple[SessionTreeNode, list[TreeItem]]] = [(node, out) for node in reversed(roots)]
     # Pre-order, so an assistant message is described before the tool results below it.
     while stack:
         node, siblings = stack.pop()
@@ -196,10 +201,10 @@ class TreeModel:
         filter_mode: One of ``FILTER_MODES``.
     """
 
-    def __init__(self, roots: Sequence[Any], leaf_id: str | None, filter_mode: str = "default") -> None:
+    def __init__(self, roots: Sequence[SessionTreeNode], leaf_id: str | None, filter_mode: str = "default") -> None:
         self.roots = build_items(roots)
         self.leaf_id = leaf_id
-        self.filter_mode = filter_mode if filter_mode in FILTER_MODES else "default"
+        self.filter_mode = _filter_mode(filter_mode) or "default"
         self.query = ""
         self.folded: set[str] = set()
         self._by_id: dict[str, TreeItem] = {}
@@ -224,8 +229,9 @@ class TreeModel:
     # ------------------------------------------------------------------ state changes
 
     def set_filter(self, mode: str) -> None:
-        if mode in FILTER_MODES and mode != self.filter_mode:
-            self.filter_mode = mode
+        known = _filter_mode(mode)
+        if known is not None and known != self.filter_mode:
+            self.filter_mode = known
             self.folded.clear()
             self._rows = None
 
@@ -262,16 +268,19 @@ class TreeModel:
         mode = self.filter_mode
         if mode != "all" and item.tool_only and item.entry_id != self.leaf_id:
             return False
-        if mode == "default":
-            shown = not item.settings_entry
-        elif mode == "no-tools":
-            shown = not item.settings_entry and item.kind != "toolResult"
-        elif mode == "user-only":
-            shown = item.kind == "user"
-        elif mode == "labeled-only":
-            shown = item.label is not None
-        else:
-            shown = True
+        match mode:
+            case "default":
+                shown = not item.settings_entry
+            case "no-tools":
+                shown = not item.settings_entry and item.kind != "toolResult"
+            case "user-only":
+                shown = item.kind == "user"
+            case "labeled-only":
+                shown = item.label is not None
+            case "all":
+                shown = True
+            case _:
+                assert_never(mode)
         if shown and self.query.strip():
             text = item.search_text
             shown = all(token in text for token in self.query.lower().split())
@@ -368,3 +377,8 @@ class TreeModel:
             if rows[candidate].foldable:
                 return candidate
         return None
+
+
+def _filter_mode(value: str) -> FilterMode | None:
+    """``value`` as one of ``FILTER_MODES``; None when it is none of them."""
+    return next((mode for mode in FILTER_MODES if mode == value), None)

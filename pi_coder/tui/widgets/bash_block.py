@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -11,15 +11,12 @@ from pi_coder.tui.format import format_tokens
 from pi_coder.tui.widgets._measured import MeasuredStatic
 from pi_coder.tui.widgets._throttle import Throttle
 
+if TYPE_CHECKING:
+    from pi_coder.session.messages import BashExecutionMessage
+
 __all__ = ["BashBlock", "SummaryBlock"]
 
 _PREVIEW_LINES = 20
-
-
-def _field(obj: Any, snake: str, camel: str | None = None, default: Any = None) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(camel or snake, obj.get(snake, default))
-    return getattr(obj, snake, default)
 
 
 class BashBlock(MeasuredStatic):
@@ -36,7 +33,8 @@ class BashBlock(MeasuredStatic):
         self.exclude_from_context = exclude_from_context
         self.output = ""
         self.running = True
-        self.message: Any = None
+        self.message: BashExecutionMessage | None = None
+        """The recorded command (exit code, truncation) once it finished."""
         self._expanded = expanded
         self._throttle = Throttle(self, self.refresh_view)
 
@@ -54,11 +52,11 @@ class BashBlock(MeasuredStatic):
         self.output = output
         self._throttle.request()
 
-    def finish(self, message: Any) -> None:
+    def finish(self, message: BashExecutionMessage) -> None:
         self._throttle.cancel()
         self.running = False
         self.message = message
-        self.output = _field(message, "output", default=self.output) or ""
+        self.output = message.output
         self.refresh_view()
 
     def refresh_view(self) -> None:
@@ -78,14 +76,13 @@ class BashBlock(MeasuredStatic):
         else:
             message = self.message
             footer = Text(style="dim")
-            if _field(message, "cancelled", default=False):
+            if message is not None and message.cancelled:
                 footer.append("(cancelled)")
             else:
-                code = _field(message, "exit_code", "exitCode")
+                code = message.exit_code if message is not None else None
                 footer.append(f"(exit {code})" if code is not None else "(done)")
-            full = _field(message, "full_output_path", "fullOutputPath")
-            if _field(message, "truncated", default=False) and full:
-                footer.append(f" Output truncated. Full output: {full}")
+            if message is not None and message.truncated and message.full_output_path:
+                footer.append(f" Output truncated. Full output: {message.full_output_path}")
             parts.append(footer)
         return Group(*parts)
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.timer import Timer
 
 from pi_coder.tui.tool_render import CustomToolRender, ToolStatus, ToolView, render_tool_folds, result_text
 from pi_coder.tui.widgets._measured import MeasuredStatic
 from pi_coder.tui.widgets._throttle import Throttle
+
+if TYPE_CHECKING:
+    from pi_coder.agent.types import AgentToolResult
 
 __all__ = ["ToolCallBlock"]
 
@@ -77,7 +80,12 @@ class ToolCallBlock(MeasuredStatic):
         self._throttle.request()
 
     def show_stored(
-        self, args: dict[str, Any], output: str | None, is_error: bool, details: Any = None, result: Any = None
+        self,
+        args: dict[str, Any],
+        output: str | None,
+        is_error: bool,
+        details: Any = None,
+        result: AgentToolResult | None = None,
     ) -> None:
         """A finished call of a stored transcript (before mounting): ``output`` None means it got no
         result; ``result`` is the stored ``AgentToolResult`` (for an extension's ``render_result``)."""
@@ -107,12 +115,12 @@ class ToolCallBlock(MeasuredStatic):
             self.view.elapsed = time.monotonic() - self._started
             self.refresh_view()
 
-    def partial(self, result: Any) -> None:
+    def partial(self, result: AgentToolResult) -> None:
         self.view.output = result_text(result)
         self.view.result = result
         self._throttle.request()
 
-    def finish(self, result: Any, is_error: bool) -> None:
+    def finish(self, result: AgentToolResult, is_error: bool) -> None:
         if self._ticker is not None:
             self._ticker.stop()
             self._ticker = None
@@ -121,10 +129,7 @@ class ToolCallBlock(MeasuredStatic):
         self._throttle.cancel()
         self.view.output = result_text(result)
         self.view.result = result
-        details = getattr(result, "details", None)
-        if details is None and isinstance(result, dict):
-            details = result.get("details")
-        self.view.details = details
+        self.view.details = result.details
         self._set_status("error" if is_error else "success")
         self.refresh_view()
 

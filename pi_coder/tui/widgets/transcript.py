@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -15,6 +15,9 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from pi_coder.tui.widgets._measured import MeasuredStatic
+
+if TYPE_CHECKING:
+    from pi_coder.ai.types import ImageContent, TextContent
 
 __all__ = ["JumpMarker", "Transcript", "UserMessageBlock"]
 
@@ -36,13 +39,14 @@ class UserMessageBlock(MeasuredStatic):
         self.images = list(images)
 
     @classmethod
-    def of(cls, content: Any) -> UserMessageBlock:
+    def of(cls, content: str | Sequence[TextContent | ImageContent]) -> UserMessageBlock:
         """The block of a user message's content (a string, or text and image blocks)."""
-        from pi_coder.core.transcript import content_text, get
+        from pi_coder.ai.types import TextContent
 
-        blocks = content if isinstance(content, list | tuple) else ()
-        images = [str(get(b, "mime_type") or "image") for b in blocks if get(b, "type") == "image"]
-        return cls(content_text(content, images=None), images)
+        if isinstance(content, str):
+            return cls(content)
+        text = "\n".join(block.text for block in content if isinstance(block, TextContent))
+        return cls(text, [block.mime_type or "image" for block in content if not isinstance(block, TextContent)])
 
 
 class JumpMarker(Static):
