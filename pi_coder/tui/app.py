@@ -126,7 +126,16 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         clipboard_image: Reads the clipboard's image for Ctrl+V (default: the system clipboard tools).
     """
 
-    CSS_PATH = "pi.tcss"
+    # The dialogs' style sheets (their screens' CSS_PATH, the same files) are read at start: a
+    # sheet first read when its screen is pushed restyles every widget of the app (the whole
+    # transcript) before the dialog opens.
+    CSS_PATH = [
+        "pi.tcss",
+        "screens/dialogs.tcss",
+        "screens/picker.tcss",
+        "screens/settings_screen.tcss",
+        "screens/tree_view.tcss",
+    ]
     ENABLE_COMMAND_PALETTE = False
     TITLE = "pi"
     BINDINGS = bindings_for("app")
@@ -696,9 +705,12 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             await self.controller.note(text, level)
 
     async def show_markdown(self, text: str) -> None:
-        from textual.widgets import Markdown
+        # The transcript's own Markdown widget: one line-API widget drawn lazily (Textual's
+        # Markdown builds a widget per block and per table cell: /hotkeys took a second).
+        from pi_coder.tui.widgets.markdown_view import StreamingMarkdown
 
-        block = Markdown(text, classes="info-block")
+        block = StreamingMarkdown(text, message_type="info")
+        block.add_class("info-block")
         block.styles.padding = (0, 1)
         block.styles.margin = (1, 1, 0, 1)
         await self.transcript.add(block)

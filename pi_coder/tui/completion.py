@@ -226,9 +226,18 @@ class ProjectFiles:
                 directories.add("/".join(parts[:depth]) + "/")
         return sorted(files) + sorted(directories)
 
+    def children(self, folder: str) -> builtins.list[str]:
+        """The direct entries of ``folder`` (``"src/"``), folders first, each part sorted."""
+        depth = folder.count("/")
+        inside = [path for path in self.list() if path.startswith(folder) and path != folder]
+        direct = [path for path in inside if path.rstrip("/").count("/") == depth]
+        return sorted(direct, key=lambda path: (not path.endswith("/"), path.lower()))
+
     def complete(self, query: str, limit: int = 20) -> builtins.list[Completion]:
+        # A folder's own entries once it is complete (Tab on ``@src/`` steps into it, as in Pi).
+        folder = self.children(query) if query.endswith("/") else []
         out = []
-        for path in fuzzy_filter(query, self.list(), limit):
+        for path in folder[:limit] or fuzzy_filter(query, self.list(), limit):
             shown = f'"{path}"' if " " in path else path
             out.append(Completion(path, "@" + shown + ("" if path.endswith("/") else " ")))
         return out

@@ -24,6 +24,7 @@ from pi_coder.tui.context import SlashCommand, extension_runner
 from pi_coder.tui.extension_extras import TuiExtras
 from pi_coder.tui.key_guard import KeyGuard
 from pi_coder.tui.screens._picker import PickerEntry, PickerScreen
+from pi_coder.tui.widgets._measured import MeasuredStatic
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
@@ -209,7 +210,7 @@ class TuiUI(TuiExtras):
             line.start(app.working_message or "Working...")
 
 
-class CustomMessageBlock(Static):
+class CustomMessageBlock(MeasuredStatic):
     """A custom message drawn by an extension's message renderer; Ctrl+O draws it again."""
 
     DEFAULT_CSS = "CustomMessageBlock { height: auto; margin: 1 1 0 1; padding: 0 1; }"

@@ -42,8 +42,7 @@ class KeyActionsMixin:
         if self._busy():
             restored = list(self.session.abort() or [])
             if restored:
-                existing = editor.text
-                editor.set_text("\n\n".join([*restored, existing] if existing.strip() else restored))
+                _restore_queued(self, restored)
             self.query_one(PendingMessages).show_queue([], [])
             return
         if editor.text.startswith("!"):
@@ -132,11 +131,9 @@ class KeyActionsMixin:
         if not texts:
             self.status("No queued messages to restore")
             return
-        editor = self.editor
-        existing = editor.text
-        editor.set_text("\n\n".join([*texts, existing] if existing.strip() else texts))
+        _restore_queued(self, texts)
         self.query_one(PendingMessages).show_queue([], [])
-        self.status(f"Restored {len(texts)} queued message{'s' if len(texts) != 1 else ''} to editor")
+        self.status(f"Restored {len(texts)} queued message{'s' if len(texts) != 1 else ''}")
 
     def action_scroll_page(self: AppHost, direction: int) -> None:
         # A multi-line draft keeps PageUp/PageDown for moving in the editor.
@@ -154,3 +151,9 @@ class KeyActionsMixin:
             raise SkipAction()
         transcript.jump_to_end()
 
+
+def _restore_queued(app: AppHost, texts: list[str]) -> None:
+    """Queued messages back into the editor, one line apart (as Pi), before any draft."""
+    editor = app.editor
+    existing = editor.text
+    editor.set_text("\n".join([*texts, existing] if existing.strip() else texts))

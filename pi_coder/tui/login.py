@@ -26,18 +26,20 @@ def _key_source(models: Models, provider: str, stored: dict[str, str]) -> str:
             return f"{name} set"
     if provider.lower() in stored:
         return "key stored"
+    if models.has_key(provider):
+        return "key in models.toml"
     return ""
 
 
 def login_choices(models: Models) -> list[tuple[str, str]]:
-    """``(provider, label)`` for every provider that takes a key, built-in ones first."""
+    """``(provider, key source)`` for every provider that takes a key, built-in ones first; the
+    source (``"ANTHROPIC_API_KEY set"``, ``"key stored"``) is ``""`` when it has no key yet."""
     stored = load_credentials(models.credentials_path) if models.credentials_path is not None else {}
     out = []
     for provider in models.providers():
         if not provider.requires_key or not provider.models:
             continue
-        source = _key_source(models, provider.name, stored)
-        out.append((provider.name, f"{provider.name}  ({source})" if source else provider.name))
+        out.append((provider.name, _key_source(models, provider.name, stored)))
     return out
 
 
@@ -53,7 +55,7 @@ def _default_model(app: CommandContext, provider: str) -> Model | None:
 
 
 async def login(app: CommandContext, args: str) -> None:
-    from pi_coder.tui.screens.dialogs import ChoiceDialog, InputDialog
+    from pi_coder.tui.screens.dialogs import InputDialog
 
     models = app.session.models
     if models.credentials_path is None:
@@ -66,9 +68,12 @@ async def login(app: CommandContext, args: str) -> None:
         await app.notice(f"/login: unknown provider {provider!r} (one of: {', '.join(n for n, _ in choices)})", "error")
         return
     if not provider:
-        provider = await app.push_screen_wait(ChoiceDialog("Log in: provider", choices))
-        if not provider:
+        from pi_coder.tui.screens.provider_picker import ProviderPicker
+
+        chosen = await app.push_screen_wait(ProviderPicker(choices))
+        if not chosen:
             return
+        provider = chosen
     variables = " or ".join(models.env_vars(provider))
     message = f"Paste the API key for {provider}. It is stored in {models.credentials_path} (mode 0600)"
     message += f"; {variables} still takes precedence." if variables else "."

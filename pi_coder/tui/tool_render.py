@@ -123,13 +123,21 @@ def _lines(text: str) -> list[str]:
     return text.split("\n") if text else []
 
 
+_folds = [False]
+"""Set while rendering when some part is longer than its collapsed limit (see :func:`render_tool_folds`)."""
+
+
 def _head(lines: list[str], limit: int, expanded: bool) -> tuple[list[str], int]:
+    if len(lines) > limit:
+        _folds[0] = True
     if expanded or len(lines) <= limit:
         return lines, 0
     return lines[:limit], len(lines) - limit
 
 
 def _tail(lines: list[str], limit: int, expanded: bool) -> tuple[list[str], int]:
+    if len(lines) > limit:
+        _folds[0] = True
     if expanded or len(lines) <= limit:
         return lines, 0
     return lines[-limit:], len(lines) - limit
@@ -376,6 +384,16 @@ _RENDERERS: dict[str, Callable[[ToolView, bool], list[RenderableType]]] = {
     "find": _render_listing(20),
     "ls": _render_listing(20),
 }
+
+
+def render_tool_folds(
+    view: ToolView, expanded: bool, custom: CustomToolRender | None = None
+) -> tuple[RenderableType, bool]:
+    """:func:`render_tool`, and whether the other state (expanded or collapsed) would look
+    different: False when nothing is cut short, so Ctrl+O need not draw the block again."""
+    _folds[0] = False
+    renderable = render_tool(view, expanded, custom)
+    return renderable, _folds[0] or custom is not None
 
 
 def render_tool(view: ToolView, expanded: bool, custom: CustomToolRender | None = None) -> RenderableType:

@@ -10,6 +10,7 @@ from typing import Any
 from pi_coder.ai.providers.faux import faux_message, faux_tool_call
 from pi_coder.ai.types import Usage
 from pi_coder.tui.widgets.bash_block import BashBlock
+from pi_coder.tui.widgets.completion_menu import CompletionMenu
 from pi_coder.tui.widgets.status_bar import StatusBar
 from tests.tui.helpers import type_text, user_texts, wait_until
 from tests.tui.screen_text import screen_text
@@ -276,6 +277,31 @@ async def test_at_completion_lists_project_files(make_session, project: Path) ->
         assert "src/parser.py" in screen_text(app)
         await pilot.press("enter")  # accepts the completion, does not send
         assert app.editor.text == "look at @src/parser.py "
+
+
+async def test_tab_on_an_at_folder_steps_into_it(make_session, project: Path) -> None:
+    (project / "src" / "deep").mkdir(parents=True)
+    (project / "src" / "parser.py").write_text("x = 1\n")
+    (project / "src" / "lexer.py").write_text("x = 1\n")
+    (project / "src" / "deep" / "tree.py").write_text("x = 1\n")
+    session, _ = make_session([])
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "look at @src")
+        await pilot.pause(0.1)
+        menu = app.query_one(CompletionMenu)
+        assert menu.selected() is not None and menu.selected().replacement == "@src/"  # type: ignore[union-attr]
+        await pilot.press("tab")
+        await pilot.pause(0.1)
+        assert app.editor.text == "look at @src/"
+        # the menu now lists the folder's own entries, folders first
+        assert menu.is_open and [item.label for item in menu.items] == ["src/deep/", "src/lexer.py", "src/parser.py"]
+        await pilot.press("tab")  # into the subfolder
+        await pilot.pause(0.1)
+        assert app.editor.text == "look at @src/deep/"
+        assert [item.label for item in menu.items] == ["src/deep/tree.py"]
+        await pilot.press("tab")
+        assert app.editor.text == "look at @src/deep/tree.py "
 
 
 async def test_tab_completes_paths(make_session, project: Path) -> None:

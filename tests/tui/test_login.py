@@ -9,8 +9,9 @@ from pathlib import Path
 
 from pi_coder.ai.models import create_models
 from pi_coder.ai.providers.faux import faux_provider
-from pi_coder.tui.screens.dialogs import ChoiceDialog, InputDialog
+from pi_coder.tui.screens.dialogs import InputDialog
 from pi_coder.tui.screens.model_picker import ModelPicker
+from pi_coder.tui.screens.provider_picker import ProviderPicker
 from tests.tui.helpers import type_text, wait_until
 from tests.tui.screen_text import screen_text
 from tests.tui.screens_support import make_app, session_for
@@ -34,7 +35,7 @@ async def test_login_writes_private_credentials_and_the_model_answers(project: P
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "/login")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="provider choice")
+        await wait_until(pilot, lambda: isinstance(app.screen, ProviderPicker), what="provider choice")
         assert "mocka" in screen_text(app)
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, InputDialog), what="key field")
@@ -57,6 +58,37 @@ async def test_login_writes_private_credentials_and_the_model_answers(project: P
         assert not target.exists() or SECRET not in target.read_text()
     for jsonl in home.rglob("*.jsonl"):
         assert SECRET not in jsonl.read_text()
+
+
+async def test_login_lists_every_catalog_provider_searchable_and_marks_configured_ones(project: Path) -> None:
+    from pi_coder.ai.catalog import BUILTIN_PROVIDERS
+
+    home = project.parent / "home"
+    home.mkdir(exist_ok=True)
+    (home / "credentials.json").write_text(json.dumps({"deepseek": {"type": "api_key", "key": SECRET}}))
+    models = create_models(env={"GROQ_API_KEY": "gsk-test"}, models_toml=home / "models.toml")
+    session = session_for(project, models, None)
+    app = make_app(session)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await type_text(pilot, "/login")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ProviderPicker), what="provider list")
+        await pilot.pause()
+        rows = {line.split()[1] if line.split()[0] == "→" else line.split()[0]: line for line in
+                (row.strip(" │") for row in screen_text(app).splitlines()) if line and line.split()[0] in
+                {p.name for p in BUILTIN_PROVIDERS} | {"→"}}  # fmt: skip
+        assert set(rows) == {provider.name for provider in BUILTIN_PROVIDERS}
+        assert "✓ GROQ_API_KEY set" in rows["groq"] and "✓ key stored" in rows["deepseek"]
+        assert "✓" not in rows["mistral"] and "✓" not in rows["anthropic"]
+        await pilot.press(*"mistr")
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, ProviderPicker) and [entry.key for entry in picker.shown] == ["mistral"]
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, InputDialog), what="key field")
+        assert "mistral" in screen_text(app)
+        assert SECRET not in screen_text(app)
+        await pilot.press("escape")
 
 
 async def test_logout_removes_the_stored_key(project: Path) -> None:

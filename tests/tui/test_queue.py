@@ -94,7 +94,7 @@ async def test_escape_aborts_and_restores_both_queues_into_the_editor(make_sessi
         await pilot.press("escape")
         await wait_until(pilot, lambda: not session.is_streaming, what="aborted")
         await pilot.pause(0.1)
-        assert app.editor.text == "steer me\n\nfollow me\n\ndraft"
+        assert app.editor.text == "steer me\nfollow me\ndraft"
         assert session.queued_messages() == []
         assert not pending.has_class("-visible")
         text = screen_text(app)
@@ -119,9 +119,10 @@ async def test_alt_up_pulls_queued_messages_back_without_aborting(make_session) 
         await pilot.press("alt+enter")
         await wait_until(pilot, lambda: len(session.queued_messages()) == 2, what="queued")
         await pilot.press("alt+up")
-        await wait_until(pilot, lambda: app.editor.text == "one\n\ntwo", what="messages restored")
+        await wait_until(pilot, lambda: app.editor.text == "one\ntwo", what="messages restored")
         assert session.is_streaming
-        await wait_until(pilot, lambda: "Restored 2 queued messages to editor" in screen_text(app), what="notice")
+        await wait_until(pilot, lambda: "Restored 2 queued messages" in screen_text(app), what="notice")
+        assert "to editor" not in screen_text(app)
         blocker.release()
         await wait_until(pilot, lambda: not session.is_streaming, what="run end")
         assert user_texts(faux.state.contexts[-1]) == ["start"]

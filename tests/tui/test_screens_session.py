@@ -227,3 +227,36 @@ def test_the_picker_lists_the_folder_the_store_writes_to(project: Path) -> None:
     SessionWriter(str(project), "dddddddd-0000-0000-0000-000000000004", FIXED_NOW, directory=custom).write()
     session = create_agent_session(str(project), settings=load_settings(str(project)), tool_names=[])
     assert Path(session.store.session_dir) == custom
+
+
+async def test_a_clone_nests_under_its_parent_and_shows_just_now(project: Path, make_session) -> None:
+    from datetime import UTC, datetime
+
+    from pi_coder.session.store import SessionStore
+    from tests.tui.test_model_commands import run_command
+
+    cwd = str(project)
+    parent = SessionWriter(cwd, "dddddddd-0000-0000-0000-000000000004", datetime.now(UTC) - timedelta(hours=2))
+    parent.model_change("d0000001")
+    parent.user("d0000002", "plan the release")
+    parent.assistant("d0000003", "Planned.")
+    parent_file = parent.write()
+    other = SessionWriter(cwd, "eeeeeeee-0000-0000-0000-000000000005", datetime.now(UTC) - timedelta(minutes=30))
+    other.model_change("e0000001")
+    other.user("e0000002", "unrelated work")
+    other.assistant("e0000003", "Done.")
+    other.write()
+    session, _ = make_session([], store=SessionStore.open(parent_file), no_session=False)
+    app = make_app(session)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await run_command(app, pilot, "/clone")
+        await wait_until(pilot, lambda: session.session_file != str(parent_file), what="cloned")
+        await _open(app, pilot)
+        rows = [line for line in screen_text(app).splitlines() if " msgs · " in line]
+        assert len(rows) == 3, rows
+        assert "└─" not in rows[0] and "plan the release" in rows[0] and "just now" not in rows[0]
+        assert "└─ plan the release" in rows[1] and "just now" in rows[1] and "current" in rows[1]
+        assert "unrelated work" in rows[2] and "└─" not in rows[2]
+        await pilot.press("u", "n", "r")  # a search lists flat, best match first
+        await pilot.pause()
+        assert "└─" not in screen_text(app)

@@ -138,14 +138,13 @@ async def test_changelog_shows_the_projects_changelog(project: Path, make_sessio
     app = make_app(session)
     async with app.run_test(size=(140, 40)) as pilot:
         await run_command(app, pilot, "/changelog")
-        from textual.widgets import Markdown
-
         from pi_coder.core.changelog import read_changelog
+        from pi_coder.tui.widgets.markdown_view import StreamingMarkdown
 
         def shown() -> list[str]:
-            return [block.source for block in app.query(Markdown) if block.has_class("info-block")]
+            return [block.source for block in app.query(StreamingMarkdown) if block.has_class("info-block")]
 
-        await wait_until(pilot, lambda: read_changelog() in shown(), what="changelog block")
+        await wait_until(pilot, lambda: read_changelog().strip() in shown(), what="changelog block")
         await wait_until(pilot, lambda: "credentials file" in _transcript(app), what="changelog on screen")
 
 

@@ -65,7 +65,7 @@ async def test_the_list_has_pis_runtime_settings_and_typing_filters_it(project: 
         await keys(pilot, "image")
         assert _keys(screen) == ["images.auto_resize", "images.block_images"]
         text = screen_text(app)
-        assert "Search: image" in text and "(2/" in text and "Auto-compact" not in text
+        assert "Search: image" in text and "(1/2)" in text and "Auto-compact" not in text
         await pilot.press("backspace", "backspace", "backspace", "backspace", "backspace")
         assert _keys(screen) == everything
         await keys(pilot, "padding")
@@ -83,6 +83,27 @@ async def test_the_list_has_pis_runtime_settings_and_typing_filters_it(project: 
         assert screen.search == "" and _keys(screen) == everything and app.screen is screen
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, SettingsScreen), what="closed")
+
+
+async def test_the_count_is_among_the_matches_and_ctrl_u_clears_the_search(project: Path, make_session) -> None:
+    _path(project).write_text(SETTINGS)
+    session, _ = make_session([])
+    app = make_app(session)
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = await _open(app, pilot)
+        everything = _keys(screen)
+        assert f"(1/{len(everything)})" in screen_text(app)
+        await keys(pilot, "autocomplete")
+        assert _keys(screen) == ["autocomplete_max_visible"]
+        text = screen_text(app)
+        assert "(1/1)" in text and f"/{len(everything)})" not in text  # one match: one of one
+        await pilot.press("ctrl+u")
+        await pilot.pause()
+        assert screen.search == "" and _keys(screen) == everything and app.screen is screen
+        assert "Search: type to filter" in screen_text(app)
+        await pilot.press("down", "down")
+        await pilot.pause()
+        assert f"(3/{len(everything)})" in screen_text(app)
 
 
 async def test_block_images_is_saved_and_stops_images_reaching_the_model(project: Path, make_session) -> None:
@@ -190,3 +211,23 @@ async def test_skill_commands_off_hides_them_from_completion(project: Path, make
     last = "".join(getattr(b, "text", "") for b in faux.state.contexts[-1].messages[-1].content)
     assert "Always tidy." in last
     assert tomllib.loads(_path(project).read_text())["enable_skill_commands"] is False
+
+
+async def test_http_idle_timeout_and_default_project_trust_are_saved(project: Path, make_session) -> None:
+    _path(project).write_text(SETTINGS)
+    session, _ = make_session([])
+    app = make_app(session)
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = await _open(app, pilot)
+        await keys(pilot, "idle")
+        assert _keys(screen) == ["http_idle_timeout_ms"] and "5 min" in screen_text(app)
+        await pilot.press("right")
+        await pilot.pause()
+        assert session.settings.http_idle_timeout_ms == 600_000
+        await pilot.press("ctrl+u")
+        await keys(pilot, "project trust")
+        assert _keys(screen) == ["default_project_trust"]
+        await pilot.press("right")
+        await pilot.pause()
+    saved = tomllib.loads(_path(project).read_text())
+    assert saved["http_idle_timeout_ms"] == 600_000 and saved["default_project_trust"] == "always"

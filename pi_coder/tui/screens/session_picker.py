@@ -1,7 +1,8 @@
 """Session picker (``pi -r``, ``/resume``): this folder's sessions or all, searchable (pi-product 3.4).
 
 Lines show the session name (or its first message), the message count and how long ago it was
-active, and the folder in the "All" view; Ctrl+P shows the highlighted session's file path. Keys: Tab current
+active, and the folder in the "All" view; forks and clones sit under the session they came from
+(``└─``) while the list is in recent order without a search; Ctrl+P shows the highlighted session's file path. Keys: Tab current
 folder / all, Ctrl+S sort (recent / relevance), Ctrl+N named sessions only, Ctrl+P paths,
 Ctrl+R rename, Ctrl+D (or Ctrl+Backspace on an empty search) delete after a confirmation.
 Listing runs in a thread. The result is the chosen file's ``Path``.
@@ -27,6 +28,7 @@ from pi_coder.session.listing import SessionInfo, list_all_sessions, list_sessio
 from pi_coder.tui.format import shorten_home
 from pi_coder.tui.screens._fuzzy import rank
 from pi_coder.tui.screens._picker import PickerEntry, PickerScreen
+from pi_coder.tui.screens._rows import Row
 from pi_coder.tui.screens.dialogs import ConfirmDialog, InputDialog
 from pi_coder.tui.theming import theme_style
 
@@ -57,6 +59,14 @@ def format_age(then: datetime, now: datetime) -> str:
     if seconds < 35 * 86400:
         return f"{int(seconds // (7 * 86400))}w ago"
     return then.astimezone(UTC).strftime("%Y-%m-%d")
+
+
+def _active(info: SessionInfo) -> datetime:
+    """When the session was last active: a fork or clone copies its parent's messages with their
+    times, so its own creation counts too (a clone made now is "just now", not its last message's age)."""
+    if info.parent_session_path:
+        return max(info.modified, info.created)
+    return info.modified
 
 
 def rename_session_file(path: Path, name: str) -> None:
@@ -209,11 +219,62 @@ class SessionPicker(PickerScreen[Path]):
         if self.scope == "all" and info.cwd:
             meta.append(_short_dir(info.cwd) + " · ", style="dim")
         count = info.message_count
-        meta.append(f"{count} msg{'s' if count != 1 else ''} · {format_age(info.modified, now)}", style="dim")
+        meta.append(f"{count} msg{'s' if count != 1 else ''} · {format_age(_active(info), now)}", style="dim")
         return title, meta
 
     def order(self, query: str, entries: Sequence[PickerEntry[Path]]) -> list[PickerEntry[Path]]:
+        if self.sort == "recent" and not query.strip():
+            return self._threaded(entries)
         return rank(query, entries, lambda entry: entry.search, stable=self.sort == "recent")
+
+    def _threaded(self, entries: Sequence[PickerEntry[Path]]) -> list[PickerEntry[Path]]:
+        """Forks and clones under the session they came from (``└─``, deeper ones indented); a
+        thread sits where its most recent session would."""
+        infos = {str(info.path): info for info in self._infos()}
+        real = {key: os.path.realpath(key) for key in infos}
+        by_real = {path: key for key, path in real.items()}
+        children: dict[str, list[PickerEntry[Path]]] = {}
+        roots: list[PickerEntry[Path]] = []
+        for entry in entries:
+            info = infos.get(entry.key)
+            parent = info.parent_session_path if info is not None else None
+            parent_key = by_real.get(os.path.realpath(parent)) if parent else None
+            if parent_key is not None and parent_key != entry.key:
+                children.setdefault(parent_key, []).append(entry)
+            else:
+                roots.append(entry)
+
+        def latest(entry: PickerEntry[Path], seen: frozenset[str] = frozenset()) -> datetime:
+            info = infos.get(entry.key)
+            own = _active(info) if info is not None else datetime.min.replace(tzinfo=UTC)
+            kids = [latest(kid, seen | {entry.key}) for kid in children.get(entry.key, []) if kid.key not in seen]
+            return max([own, *kids])
+
+        out: list[PickerEntry[Path]] = []
+        placed: set[str] = set()
+
+        def walk(entry: PickerEntry[Path], depth: int) -> None:
+            if entry.key in placed:
+                return
+            placed.add(entry.key)
+            out.append(entry if depth == 0 else self._nested(entry, depth))
+            for kid in sorted(children.get(entry.key, []), key=latest, reverse=True):
+                walk(kid, depth + 1)
+
+        for root in sorted(roots, key=latest, reverse=True):
+            walk(root, 0)
+        out.extend(entry for entry in entries if entry.key not in placed)  # a cycle of parents: flat, not lost
+        return out
+
+    @staticmethod
+    def _nested(entry: PickerEntry[Path], depth: int) -> PickerEntry[Path]:
+        prefix = Text("   " * (depth - 1) + "└─ ", style="dim")
+        prompt = entry.prompt
+        if isinstance(prompt, tuple):
+            nested: Row = (Text.assemble(prefix, prompt[0]), prompt[1])
+        else:
+            nested = Text.assemble(prefix, prompt)
+        return PickerEntry(key=entry.key, value=entry.value, prompt=nested, search=entry.search)
 
     def header(self) -> RenderableType:
         line = Text()

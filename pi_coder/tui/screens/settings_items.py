@@ -20,6 +20,7 @@ __all__ = ["more_setting_items"]
 
 ON_OFF = ["on", "off"]
 _INDENTS = {"0": "", "2": "  ", "4": "    "}
+_IDLE_TIMEOUTS = {"1 min": 60_000, "2 min": 120_000, "5 min": 300_000, "10 min": 600_000, "30 min": 1_800_000, "off": 0}
 
 
 def _on_off(value: bool) -> str:
@@ -89,6 +90,15 @@ def more_setting_items(
         SettingItem("markdown.code_block_indent", "Code block indent",
                     "Spaces before the lines of code blocks in answers (new output).",
                     list(_INDENTS), indent_now, set_indent),
+        SettingItem("http_idle_timeout_ms", "HTTP idle timeout",
+                    "End a model request after this long without a byte from the API (next request on).",
+                    list(_IDLE_TIMEOUTS), lambda: _idle_label(settings().http_idle_timeout_ms),
+                    lambda choice: save({"http_idle_timeout_ms": _IDLE_TIMEOUTS[choice]})),
+        SettingItem("default_project_trust", "Default project trust",
+                    "A project folder with no saved trust decision: ask, always trust or never trust "
+                    "(from the next start).",
+                    ["ask", "always", "never"], lambda: settings().default_project_trust,
+                    lambda choice: save({"default_project_trust": choice})),
         toggle("markdown.table_row_separators", "Table row lines", "A line between the rows of tables (new output).",
                lambda s: s.markdown.table_row_separators, _set_table_rows),
         toggle("paint_background", "Paint background",
@@ -100,6 +110,10 @@ def more_setting_items(
                     lambda choice: save({"fullscreen_exit_output": choice})),
     ]  # fmt: skip
     return items
+
+
+def _idle_label(ms: int) -> str:
+    return next((label for label, value in _IDLE_TIMEOUTS.items() if value == ms), f"{ms} ms")
 
 
 def _set_table_rows(on: bool) -> None:

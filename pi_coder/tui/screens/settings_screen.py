@@ -3,7 +3,7 @@
 Each line is a :class:`SettingItem` with its current value. Enter or Space toggles an on/off
 setting and opens a list for the others (the theme list previews each theme as it is
 highlighted); Left/Right step through the values. Typing filters the list by name or
-description (Backspace edits the search); Esc clears the search, then closes. Every change is applied at once
+description (Backspace edits the search, Ctrl+U clears it); Esc clears the search, then closes. Every change is applied at once
 through the item's ``apply`` (which also writes the global settings.toml).
 """
 
@@ -13,18 +13,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Static
 
+from pi_coder.tui.screens._rows import Row, RowList
 from pi_coder.tui.screens.dialogs import ChoiceDialog
-from pi_coder.tui.widgets.marked_list import MarkedOptionList
 
 __all__ = ["SettingItem", "SettingsScreen", "matches", "search"]
 
@@ -83,9 +81,11 @@ class SettingsScreen(ModalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,ctrl+c", "close", show=False, priority=True),
+        Binding("ctrl+u", "clear_search", show=False),
         Binding("space", "activate", show=False),
-        Binding("left", "step(-1)", show=False),
-        Binding("right", "step(1)", show=False),
+        # priority: a list taller than the dialog would take Left/Right to scroll sideways
+        Binding("left", "step(-1)", show=False, priority=True),
+        Binding("right", "step(1)", show=False, priority=True),
     ]
 
     def __init__(self, items: Sequence[SettingItem]) -> None:
@@ -98,7 +98,7 @@ class SettingsScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="settings"):
             yield Static(self._search_text(), id="settings-search")
-            yield MarkedOptionList(id="settings-list")
+            yield RowList(id="settings-list")
             yield Static("", id="settings-description")
             yield Static(
                 Text("Type to search · Enter change · ←→ cycle · Esc clear/close", style="dim"), id="settings-hint"
@@ -117,29 +117,29 @@ class SettingsScreen(ModalScreen[None]):
     def _fit_list(self) -> None:
         """One fixed list height (all the settings, or what the screen holds): the search, the
         description and the key hint stay visible, and the dialog does not jump while filtering."""
-        # 90% of the screen less the borders, the search line (+ gap), two description lines (+ gap), the hint
-        room = int(self.app.size.height * 0.9) - 2 - 2 - 3 - 1
+        # 90% of the screen less the borders, the search line (+ gap), the gap, the count (+ blank
+        # line) and two description lines, the hint
+        room = int(self.app.size.height * 0.9) - 2 - 2 - 1 - 4 - 1
         self.settings_list.styles.height = max(3, min(len(self.all_items), room))
 
     @property
-    def settings_list(self) -> OptionList:
-        return self.query_one("#settings-list", OptionList)
+    def settings_list(self) -> RowList:
+        return self.query_one("#settings-list", RowList)
 
-    def _line(self, item: SettingItem) -> Table:
-        grid = Table.grid(expand=True, padding=(0, 1))
-        grid.add_column(ratio=1, no_wrap=True)
-        grid.add_column(no_wrap=True, justify="right")
+    def _line(self, item: SettingItem) -> Row:
+        # A virtual list of plain rows: each visible row is drawn when painted (a table per
+        # option in an OptionList cost a tenth of a second to open).
         value = item.get()
         style = "green" if value == "on" else "dim" if value == "off" else "bold"
-        grid.add_row(Text(item.label), Text(value, style=style))
-        return grid
+        return Text(item.label), Text(value + " ", style=style)
 
     def _redraw(self, index: int | None = None) -> None:
         options = self.settings_list
         keep = options.highlighted if index is None else index
-        options.set_options(Option(self._line(item), id=item.key) for item in self.items)
-        if self.items:
-            options.highlighted = max(0, min(len(self.items) - 1, keep or 0))
+        items = self.items
+        options.set_rows(lambda i: self._line(items[i]), len(items))
+        if items:
+            options.highlighted = max(0, min(len(items) - 1, keep or 0))
         self._describe()
 
     # ------------------------------------------------------------------ search
@@ -147,8 +147,7 @@ class SettingsScreen(ModalScreen[None]):
     def _search_text(self) -> Text:
         if not self.search:
             return Text("Search: type to filter", style="dim")
-        count = f"  ({len(self.items)}/{len(self.all_items)})"
-        return Text.assemble(("Search: ", "dim"), (self.search, "bold"), ("▏", "dim"), (count, "dim"))
+        return Text.assemble(("Search: ", "dim"), (self.search, "bold"), ("▏", "dim"))
 
     def set_query(self, query: str) -> None:
         """Show only the settings matching ``query``."""
@@ -156,8 +155,11 @@ class SettingsScreen(ModalScreen[None]):
         self.items = search(self.all_items, query)
         self.query_one("#settings-search", Static).update(self._search_text())
         self._redraw(0)
-        if not self.items:
-            self.query_one("#settings-description", Static).update(Text("No matching settings", style="dim"))
+
+    def action_clear_search(self) -> None:
+        """Ctrl+U: clear the search (all the settings again)."""
+        if self.search:
+            self.set_query("")
 
     def on_key(self, event: events.Key) -> None:
         if event.key == "backspace" and self.search:
@@ -171,20 +173,24 @@ class SettingsScreen(ModalScreen[None]):
             self.set_query(self.search + event.character)
 
     def _describe(self) -> None:
+        """The position among the settings shown (those matching the search), as Pi, then the
+        highlighted setting's description."""
         item = self.current()
+        index = self.settings_list.highlighted
+        count = f"({(index or 0) + 1}/{len(self.items)})" if self.items else "No matching settings"
         self.query_one("#settings-description", Static).update(
-            Text(item.description if item else "", style="dim")
+            Text.assemble((count, "dim"), "\n\n", (item.description if item else "", "dim"))
         )
 
     def current(self) -> SettingItem | None:
         index = self.settings_list.highlighted
         return self.items[index] if index is not None and 0 <= index < len(self.items) else None
 
-    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+    def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
         event.stop()
         self._describe()
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+    def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
         self.action_activate()
 

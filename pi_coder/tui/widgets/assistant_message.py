@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Static
 
+from pi_coder.tui.widgets._measured import MeasuredStatic
 from pi_coder.tui.widgets._throttle import FRAME_SECONDS, MAX_FRAME_SECONDS, Throttle
 from pi_coder.tui.widgets.markdown_view import StreamingMarkdown
 
@@ -137,7 +138,7 @@ class ThinkingBlock(Widget):
             self._view.finish_rendering()
 
 
-class MessageNote(Static):
+class MessageNote(MeasuredStatic):
     """A one-line note under a message: error, abort, status (classes pick the colour)."""
 
     DEFAULT_CSS = """

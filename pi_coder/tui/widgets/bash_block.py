@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual.widgets import Static
 
 from pi_coder.tui.format import format_tokens
+from pi_coder.tui.widgets._measured import MeasuredStatic
 from pi_coder.tui.widgets._throttle import Throttle
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ __all__ = ["BashBlock", "SummaryBlock"]
 _PREVIEW_LINES = 20
 
 
-class BashBlock(Static):
+class BashBlock(MeasuredStatic):
     """A user shell command: ``$ cmd``, live output tail, then exit code or cancellation."""
 
     DEFAULT_CSS = """
@@ -42,8 +42,11 @@ class BashBlock(Static):
         self.refresh_view()
 
     def set_expanded(self, expanded: bool) -> None:
+        if expanded == self._expanded:
+            return
         self._expanded = expanded
-        self.refresh_view()
+        if self.running or self.output.count("\n") >= _PREVIEW_LINES:  # else nothing is folded
+            self.refresh_view()
 
     def update_output(self, output: str) -> None:
         self.output = output
@@ -84,7 +87,7 @@ class BashBlock(Static):
         return Group(*parts)
 
 
-class SummaryBlock(Static):
+class SummaryBlock(MeasuredStatic):
     """``[compaction]`` / ``[branch]`` summary; the summary text shows when expanded."""
 
     DEFAULT_CSS = """

@@ -6,9 +6,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from textual.timer import Timer
-from textual.widgets import Static
 
-from pi_coder.tui.tool_render import CustomToolRender, ToolStatus, ToolView, render_tool, result_text
+from pi_coder.tui.tool_render import CustomToolRender, ToolStatus, ToolView, render_tool_folds, result_text
+from pi_coder.tui.widgets._measured import MeasuredStatic
 from pi_coder.tui.widgets._throttle import Throttle
 
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 __all__ = ["ToolCallBlock"]
 
 
-class ToolCallBlock(Static):
+class ToolCallBlock(MeasuredStatic):
     """Pending / running / success / error tool call; ``expanded`` shows full output."""
 
     DEFAULT_CSS = """
@@ -41,6 +41,8 @@ class ToolCallBlock(Static):
         self.custom = custom
         """An extension tool's ``render_call``/``render_result``."""
         self._expanded = expanded
+        self._folds = True
+        """Whether the other Ctrl+O state looks different (known once drawn)."""
         self._ticking = animate
         self._started: float | None = None
         self._ticker: Timer | None = None
@@ -54,11 +56,15 @@ class ToolCallBlock(Static):
         return self._expanded
 
     def set_expanded(self, expanded: bool) -> None:
+        if expanded == self._expanded:
+            return
         self._expanded = expanded
-        self.refresh_view()
+        if self._folds:  # else both states look the same: nothing to draw again
+            self.refresh_view()
 
     def refresh_view(self) -> None:
-        self.update(render_tool(self.view, self._expanded, self.custom))
+        renderable, self._folds = render_tool_folds(self.view, self._expanded, self.custom)
+        self.update(renderable)
 
     def _set_status(self, status: ToolStatus) -> None:
         self.view.status = status

@@ -6,10 +6,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.events import Click
+from textual.geometry import Size
+from textual.layout import DockArrangeResult
 from textual.widget import Widget
 from textual.widgets import Static
+
+from pi_coder.tui.widgets._measured import MeasuredStatic
 
 if TYPE_CHECKING:
     from pi_coder.ai.types import ImageContent, TextContent
@@ -17,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["JumpMarker", "Transcript", "UserMessageBlock"]
 
 
-class UserMessageBlock(Static):
+class UserMessageBlock(MeasuredStatic):
     """What the user sent."""
 
     DEFAULT_CSS = """
@@ -69,6 +74,27 @@ class JumpMarker(Static):
             self.transcript.jump_to_end()
 
 
+class _Blocks(Widget):
+    """The transcript's blocks, in one auto-height column.
+
+    The scroll view's height changes often (the completion menu opens and closes, the editor
+    grows, a dialog closes); Textual arranges a container's children again whenever its size
+    changes. With the blocks one level down, inside a column whose size is only its width and
+    the blocks' total height, those layouts reuse the blocks' arrangement instead of measuring a
+    resumed session's hundreds of blocks again.
+    """
+
+    DEFAULT_CSS = """
+    _Blocks { height: auto; layout: vertical; }
+    """
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        # The blocks' heights are their own (``height: auto``), never a share of this column's:
+        # arranged against a height of 0 always, the placements are the same and each block's
+        # measured box is reused when the column grows by a block.
+        return super().arrange(Size(size.width, 0), optimal)
+
+
 class Transcript(VerticalScroll, can_focus=False):
     """Chat container. New blocks are appended with :meth:`add`."""
 
@@ -84,6 +110,11 @@ class Transcript(VerticalScroll, can_focus=False):
         self.marker = JumpMarker()
         """Compose it right after the transcript: it takes its own row instead of covering text."""
         self.marker.transcript = self
+        self.blocks = _Blocks()
+        """What :meth:`add` mounts into (query the transcript itself to find blocks)."""
+
+    def compose(self) -> ComposeResult:
+        yield self.blocks
 
     @property
     def following(self) -> bool:
@@ -96,7 +127,7 @@ class Transcript(VerticalScroll, can_focus=False):
         self._released = True
 
     async def add(self, *widgets: Widget) -> None:
-        await self.mount_all(widgets)
+        await self.blocks.mount_all(widgets)
         self.note_activity()
 
     def note_activity(self) -> None:
@@ -136,4 +167,4 @@ class Transcript(VerticalScroll, can_focus=False):
 
     async def clear_blocks(self) -> None:
         self._back_at_end()
-        await self.remove_children()
+        await self.blocks.remove_children()
