@@ -162,14 +162,14 @@ async def test_ctrl_c_clears_then_quits_and_ctrl_d_quits_on_empty(make_session) 
         assert app.editor.text == "ab"
         await pilot.pause(0.6)
         await pilot.press("ctrl+c", "ctrl+c")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: app.return_code is not None, what="exit")  # quitting renders the exit rows first
     assert app.return_code == 0
 
     session2, _ = make_session([])
     app2 = make_app(session2)
     async with app2.run_test(size=(100, 30)) as pilot:
         await pilot.press("ctrl+d")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: app2.return_code is not None, what="exit")
     assert app2.return_code == 0
 
 
