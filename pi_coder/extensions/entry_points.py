@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 from collections.abc import Collection
 
-__all__ = ["GROUP", "declared"]
+from pi_coder.packages.entry_point_file import GROUP, group_entries
 
-GROUP = "pi_coder.extensions"
+__all__ = ["GROUP", "declared"]
 
 _cache: dict[str, tuple[int, list[tuple[str, str, str]]]] = {}
 """folder -> (its mtime when read, its entries): an install into the folder changes its mtime."""
@@ -41,7 +41,7 @@ def _folder_entries(folder: str) -> list[tuple[str, str, str]]:
         if f"[{GROUP}]" not in text:
             continue
         dist = name[: -len(".dist-info")].rsplit("-", 1)[0]
-        found.extend((dist, key, value) for key, value in _group_entries(text))
+        found.extend((dist, key, value) for key, value in group_entries(text))
     _cache[folder] = (stamp, found)
     return found
 
@@ -50,15 +50,3 @@ def declared(path: Collection[str], skip: Collection[str] = ()) -> list[tuple[st
     """``(distribution, entry point name, target)`` of every ``pi_coder.extensions`` entry point in
     the ``path`` folders (in order), except the ``skip`` folders."""
     return [entry for folder in path if folder not in skip for entry in _folder_entries(folder)]
-
-
-def _group_entries(text: str) -> list[tuple[str, str]]:
-    out, inside = [], False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith("["):
-            inside = line == f"[{GROUP}]"
-        elif inside and "=" in line and not line.startswith(("#", ";")):
-            key, _, value = line.partition("=")
-            out.append((key.strip(), value.strip()))
-    return out

@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pi_coder.packages.entry_point_file import GROUP as ENTRY_POINT_GROUP
+from pi_coder.packages.entry_point_file import group_entries
 from pi_coder.packages.env import PackageEnv
 from pi_coder.packages.sources import PackageEntry, Scope, allowed, entries_from, normalize_name
 
 __all__ = ["PackageExtension", "ResolvedPackage", "configured", "dependencies_of", "resolve", "resolve_all"]
 
-ENTRY_POINT_GROUP = "pi_coder.extensions"
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +136,7 @@ def _from_dist(entry: PackageEntry, site: Path, dist: Path) -> ResolvedPackage:
         text = (dist / "entry_points.txt").read_text(encoding="utf-8")
     except OSError:
         text = ""
-    package.extensions = [PackageExtension(n, "entry_point", t) for n, t in _group_entries(text)]
+    package.extensions = [PackageExtension(n, "entry_point", t) for n, t in group_entries(text)]
     tops: list[Path] = []
     try:
         record = (dist / "RECORD").read_text(encoding="utf-8")
@@ -258,15 +259,3 @@ def _apply_filters(package: ResolvedPackage) -> None:
         keep = [p for p in paths if allowed(rule, _resource_name(p))]
         package.disabled[kind] = [_resource_name(p) for p in paths if p not in keep]
         paths[:] = keep
-
-
-def _group_entries(text: str) -> list[tuple[str, str]]:
-    out, inside = [], False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith("["):
-            inside = line == f"[{ENTRY_POINT_GROUP}]"
-        elif inside and "=" in line and not line.startswith(("#", ";")):
-            key, _, value = line.partition("=")
-            out.append((key.strip(), value.strip()))
-    return out
