@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
-
 import jiter
+
+from pi_coder.json_types import JsonObject
 
 __all__ = ["parse_final_json", "parse_streaming_json"]
 
@@ -30,7 +30,7 @@ _KINDS: dict[type, str] = {list: "an array", str: "a string", int: "a number", f
 _KINDS[type(None)] = "null"
 
 
-def parse_streaming_json(s: str) -> dict[str, Any]:
+def parse_streaming_json(s: str) -> JsonObject:
     """Parse possibly incomplete JSON object text into a dict; never raises.
 
     Steps: empty or whitespace-only text gives ``{}``; then a strict parse; then a partial parse
@@ -53,7 +53,7 @@ def parse_streaming_json(s: str) -> dict[str, Any]:
         return {}
 
 
-def parse_final_json(s: str) -> tuple[dict[str, Any], str | None]:
+def parse_final_json(s: str) -> tuple[JsonObject, str | None]:
     """The arguments of a finished tool call, and why they are invalid (None when they are valid).
 
     Valid means the whole text is one JSON object (raw control characters inside strings are
@@ -86,7 +86,7 @@ def parse_final_json(s: str) -> tuple[dict[str, Any], str | None]:
     return parse_streaming_json(s), f"the arguments are not valid JSON{reason}"
 
 
-def _parse(s: str) -> dict[str, Any]:
+def _parse(s: str) -> JsonObject:
     if not s or s.isspace():
         return {}
     data = s.encode("utf-8", "surrogatepass")
@@ -109,11 +109,11 @@ def _parse(s: str) -> dict[str, Any]:
     return {}
 
 
-def _as_object(value: Any) -> dict[str, Any]:
+def _as_object(value: object) -> JsonObject:
     return value if isinstance(value, dict) else {}
 
 
-def _parse_partial(s: str) -> dict[str, Any] | None:
+def _parse_partial(s: str) -> JsonObject | None:
     text = _complete_tail(s.rstrip())
     try:
         value = jiter.from_json(text.encode("utf-8", "surrogatepass"), partial_mode="trailing-strings")

@@ -15,11 +15,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 from pi_coder.ai.registry import API_STREAMS
 from pi_coder.ai.types import Model, ModelCost
 from pi_coder.errors import ConfigError
+from pi_coder.json_types import JsonObject
 
 __all__ = ["OVERLAY_NAME", "overlay_path", "parse_catalog", "read_overlay"]
 
@@ -31,8 +32,8 @@ def overlay_path(models_toml: Path) -> Path:
     return models_toml.with_name(OVERLAY_NAME)
 
 
-def _records(data: Any) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
+def _records(data: object) -> list[JsonObject]:
+    found: list[JsonObject] = []
     if isinstance(data, list):
         for item in data:
             found.extend(_records(item))
@@ -46,39 +47,67 @@ def _records(data: Any) -> list[dict[str, Any]]:
     return found
 
 
-def _model(record: dict[str, Any]) -> Model | None:
-    if record.get("type", "chat") != "chat" or record.get("api") not in API_STREAMS:
+def _float(value: object) -> float:
+    """``float(value)`` for what a JSON document can hold (a TypeError for arrays and objects)."""
+    if isinstance(value, str | int | float):
+        return float(value)
+    raise TypeError(f"not a number: {type(value).__name__}")
+
+
+def _int(value: object) -> int:
+    """``int(value)`` for what a JSON document can hold (a TypeError for arrays and objects)."""
+    if isinstance(value, str | int | float):
+        return int(value)
+    raise TypeError(f"not a number: {type(value).__name__}")
+
+
+def _input_kinds(value: object) -> list[Literal["text", "image"]]:
+    """The known input kinds listed in ``value`` (an array, or what iterating a string gives)."""
+    if not isinstance(value, list | str | dict):
+        raise TypeError(f"not a list: {type(value).__name__}")
+    kinds: list[Literal["text", "image"]] = []
+    for kind in value:
+        if kind == "text":
+            kinds.append("text")
+        elif kind == "image":
+            kinds.append("image")
+    return kinds
+
+
+def _model(record: JsonObject) -> Model | None:
+    api = record.get("api")
+    if record.get("type", "chat") != "chat" or not isinstance(api, str) or api not in API_STREAMS:
         return None
     provider, model_id = record.get("provider"), record.get("id")
     if not isinstance(provider, str) or not isinstance(model_id, str):
         return None
     raw_cost = record.get("cost")
-    cost: dict[str, Any] = raw_cost if isinstance(raw_cost, dict) else {}
+    cost: JsonObject = raw_cost if isinstance(raw_cost, dict) else {}
     levels = record.get("thinkingLevelMap")
     try:
         return Model(
             id=model_id,
             name=str(record.get("name") or model_id),
-            api=record["api"],
+            api=api,
             provider=provider,
             base_url=str(record.get("baseUrl") or ""),
             reasoning=bool(record.get("reasoning")),
-            input=[kind for kind in record.get("input") or ["text"] if kind in ("text", "image")] or ["text"],
+            input=_input_kinds(record.get("input") or ["text"]) or ["text"],
             cost=ModelCost(
-                input=float(cost.get("input") or 0),
-                output=float(cost.get("output") or 0),
-                cache_read=float(cost.get("cacheRead") or 0),
-                cache_write=float(cost.get("cacheWrite") or 0),
+                input=_float(cost.get("input") or 0),
+                output=_float(cost.get("output") or 0),
+                cache_read=_float(cost.get("cacheRead") or 0),
+                cache_write=_float(cost.get("cacheWrite") or 0),
             ),
-            context_window=int(record.get("contextWindow") or 128_000),
-            max_tokens=int(record.get("maxTokens") or 16_384),
+            context_window=_int(record.get("contextWindow") or 128_000),
+            max_tokens=_int(record.get("maxTokens") or 16_384),
             thinking_level_map=dict(levels) if isinstance(levels, dict) else None,
         )
     except (TypeError, ValueError):
         return None
 
 
-def parse_catalog(data: Any) -> list[Model]:
+def parse_catalog(data: object) -> list[Model]:
     """The usable chat models of a catalog document (records of other kinds are skipped).
 
     Raises:
