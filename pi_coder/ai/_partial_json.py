@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+
 import jiter
 
 from pi_coder.json_types import JsonObject
