@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TypeAlias
 
 from pi_coder.ai.types import (
     AssistantMessage,
     Model,
+    SystemMessage,
     TextContent,
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
+    UserMessage,
 )
 
 __all__ = ["NO_RESULT_TEXT", "is_same_model", "transform_messages"]
 
 NO_RESULT_TEXT = "No result provided"
+
+LlmMessage: TypeAlias = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
+_Block: TypeAlias = TextContent | ThinkingContent | ToolCall
 
 NormalizeToolCallId = Callable[[str, Model, AssistantMessage], str]
 
@@ -27,10 +32,10 @@ def is_same_model(message: AssistantMessage, model: Model) -> bool:
 
 
 def transform_messages(
-    messages: list[Any],
+    messages: Sequence[LlmMessage],
     model: Model,
     normalize_tool_call_id: NormalizeToolCallId | None = None,
-) -> list[Any]:
+) -> list[LlmMessage]:
     """Make a transcript safe to replay to ``model``.
 
     1. Assistant messages from another model: non-empty thinking becomes text, empty and
@@ -55,12 +60,11 @@ def transform_messages(
         A new list of messages.
     """
     id_map: dict[str, str] = {}
-    converted: list[Any] = []
+    converted: list[LlmMessage] = []
     for message in messages:
-        role = message.role
-        if role == "assistant":
+        if message.role == "assistant":
             converted.append(_convert_assistant(message, model, normalize_tool_call_id, id_map))
-        elif role == "toolResult" and id_map.get(message.tool_call_id, message.tool_call_id) != message.tool_call_id:
+        elif message.role == "toolResult" and id_map.get(message.tool_call_id, message.tool_call_id) != message.tool_call_id:
             converted.append(message.model_copy(update={"tool_call_id": id_map[message.tool_call_id]}))
         else:
             converted.append(message)
@@ -75,7 +79,7 @@ def _convert_assistant(
 ) -> AssistantMessage:
     same = is_same_model(message, model)
     changed = False
-    blocks: list[Any] = []
+    blocks: list[_Block] = []
     for block in message.content:
         new = _convert_block(block, same, model, message, normalize, id_map)
         if new is not block:
@@ -88,13 +92,13 @@ def _convert_assistant(
 
 
 def _convert_block(
-    block: Any,
+    block: _Block,
     same: bool,
     model: Model,
     message: AssistantMessage,
     normalize: NormalizeToolCallId | None,
     id_map: dict[str, str],
-) -> Any:
+) -> _Block | None:
     if isinstance(block, ThinkingContent):
         if block.redacted:
             return block if same else None
@@ -108,7 +112,7 @@ def _convert_block(
     if isinstance(block, TextContent):
         return block if block.text_signature is None else TextContent(text=block.text)
     if isinstance(block, ToolCall):
-        update: dict[str, Any] = {}
+        update: dict[str, str | None] = {}
         if block.thought_signature is not None:
             update["thought_signature"] = None
         if normalize is not None:
@@ -120,8 +124,8 @@ def _convert_block(
     return block
 
 
-def _fill_missing_results(messages: list[Any]) -> list[Any]:
-    out: list[Any] = []
+def _fill_missing_results(messages: list[LlmMessage]) -> list[LlmMessage]:
+    out: list[LlmMessage] = []
     pending: list[ToolCall] = []
     answered: set[str] = set()
 
@@ -140,15 +144,14 @@ def _fill_missing_results(messages: list[Any]) -> list[Any]:
         answered.clear()
 
     for message in messages:
-        role = message.role
-        if role == "assistant":
+        if message.role == "assistant":
             flush()
             if message.stop_reason in ("error", "aborted"):
                 continue
             pending.extend(b for b in message.content if isinstance(b, ToolCall))
-        elif role == "user":
+        elif message.role == "user":
             flush()
-        elif role == "toolResult":
+        elif message.role == "toolResult":
             answered.add(message.tool_call_id)
         out.append(message)
     return out

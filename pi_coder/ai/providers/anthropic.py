@@ -162,8 +162,7 @@ def convert_messages(messages: list[Any], model: Model) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     merge_into: dict[str, Any] | None = None  # the user message holding the latest tool results
     for message in transform_messages(messages, model, normalize_tool_call_id):
-        role = message.role
-        if role == "user":
+        if message.role == "user":
             blocks = _user_blocks(message.content, model)
             if not blocks:
                 continue
@@ -172,12 +171,12 @@ def convert_messages(messages: list[Any], model: Model) -> list[dict[str, Any]]:
             else:
                 out.append({"role": "user", "content": blocks})
             merge_into = None
-        elif role == "assistant":
+        elif message.role == "assistant":
             merge_into = None
             blocks = _assistant_blocks(message)
             if blocks:
                 out.append({"role": "assistant", "content": blocks})
-        elif role == "toolResult":
+        elif message.role == "toolResult":
             if merge_into is None:
                 merge_into = {"role": "user", "content": []}
                 out.append(merge_into)

@@ -132,8 +132,7 @@ def convert_contents(messages: list[Any], model: Model) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     results: list[dict[str, Any]] | None = None
     for message in transform_messages(messages, model):
-        role = message.role
-        if role == "toolResult":
+        if message.role == "toolResult":
             text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
             images = [
                 _inline(b) for b in message.content if isinstance(b, ImageContent) and "image" in model.input
@@ -147,11 +146,11 @@ def convert_contents(messages: list[Any], model: Model) -> list[dict[str, Any]]:
             results.extend(images)
             continue
         results = None
-        if role == "user":
+        if message.role == "user":
             parts = _user_parts(message.content, model)
             if parts:
                 out.append({"parts": parts, "role": "user"})
-        elif role == "assistant":
+        elif message.role == "assistant":
             parts = _model_parts(message, model)
             if parts:
                 out.append({"parts": parts, "role": "model"})

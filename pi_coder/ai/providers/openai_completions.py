@@ -188,8 +188,7 @@ def convert_messages(messages: list[Any], model: Model, compat: dict[str, Any]) 
             images.clear()
 
     for message in transform_messages(messages, model, normalize_tool_call_id):
-        role = message.role
-        if role == "toolResult":
+        if message.role == "toolResult":
             text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
             for block in message.content:
                 if isinstance(block, ImageContent) and "image" in model.input:
@@ -205,14 +204,14 @@ def convert_messages(messages: list[Any], model: Model, compat: dict[str, Any]) 
             after_tool = True
             continue
         flush_images()
-        if role == "user":
+        if message.role == "user":
             content = _user_content(message.content, model)
             if content is None:
                 continue
             if after_tool and compat["requiresAssistantAfterToolResult"]:
                 out.append({"role": "assistant", "content": ASSISTANT_BRIDGE_TEXT})
             out.append({"role": "user", "content": content})
-        elif role == "assistant":
+        elif message.role == "assistant":
             converted = _assistant_message(message, compat)
             if converted is not None:
                 out.append(converted)

@@ -165,8 +165,7 @@ def convert_input(messages: list[Any], model: Model) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     images: list[dict[str, Any]] = []
     for message in transform_messages(messages, model, _normalize_call_id):
-        role = message.role
-        if role == "toolResult":
+        if message.role == "toolResult":
             text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
             shown = [
                 _image(b) for b in message.content if isinstance(b, ImageContent) and "image" in model.input
@@ -185,11 +184,11 @@ def convert_input(messages: list[Any], model: Model) -> list[dict[str, Any]]:
                 {"role": "user", "content": [{"type": "input_text", "text": TOOL_IMAGES_TEXT}, *images]}
             )
             images = []
-        if role == "user":
+        if message.role == "user":
             item = _user_item(message.content, model)
             if item is not None:
                 out.append(item)
-        elif role == "assistant":
+        elif message.role == "assistant":
             out.extend(_assistant_items(message))
     if images:
         out.append({"role": "user", "content": [{"type": "input_text", "text": TOOL_IMAGES_TEXT}, *images]})
