@@ -15,7 +15,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import overload
+
+from pi_coder.json_types import JsonObject, JsonValue
 
 __all__ = ["REDACTED", "Redactor", "current", "known_secrets", "redact", "remember"]
 
@@ -74,7 +76,11 @@ class Redactor:
     def text(self, value: str) -> str:
         return self._pattern.sub(REDACTED, value) if value else value
 
-    def value(self, value: Any) -> Any:
+    @overload
+    def value(self, value: JsonObject) -> JsonObject: ...
+    @overload
+    def value(self, value: JsonValue) -> JsonValue: ...
+    def value(self, value: JsonValue) -> JsonValue:
         """A copy of the JSON value ``value`` with its strings redacted (image ``data`` and
         provider signatures kept)."""
         if isinstance(value, str):

@@ -11,9 +11,10 @@ a tool on their own (and for tests against a real server).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from pi_coder.ai.types import Message, Model
+from pi_coder.json_types import JsonValue
 
 __all__ = ["forced_tool_choice"]
 
@@ -28,7 +29,7 @@ def _configured(model: Model) -> str | None:
     return value.strip()
 
 
-def _answers_user(messages: list[Message]) -> bool:
+def _answers_user(messages: Sequence[Message]) -> bool:
     for message in reversed(messages):
         role = message.role
         if role == "system":
@@ -37,7 +38,7 @@ def _answers_user(messages: list[Message]) -> bool:
     return False
 
 
-def forced_tool_choice(model: Model, messages: list[Any], tool_names: list[str], api: str) -> Any:
+def forced_tool_choice(model: Model, messages: Sequence[Message], tool_names: list[str], api: str) -> JsonValue:
     """The ``tool_choice`` value to send for this request, or ``None`` to send nothing.
 
     Args:
