@@ -20,8 +20,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Protocol
 
 import httpx
 
@@ -56,11 +56,13 @@ from pi_coder.ai.types import (
     ToolCall,
     Usage,
 )
+from pi_coder.json_types import JsonObject
 
 __all__ = [
     "ABORTED_MESSAGE",
     "ContentWatchdog",
     "post_and_stream",
+    "StreamParser",
     "StreamWriter",
     "call_hook",
     "describe_exception",
@@ -223,7 +225,7 @@ class StreamWriter:
 
     # ------------------------------------------------------------------ tool calls
 
-    def start_tool_call(self, call_id: str, name: str, arguments: dict[str, Any] | None = None) -> int:
+    def start_tool_call(self, call_id: str, name: str, arguments: JsonObject | None = None) -> int:
         index = len(self._content)
         self._content.append(ToolCall(id=call_id, name=name, arguments=arguments or {}))
         self._json[index] = ""
@@ -448,7 +450,7 @@ async def pump_sse(
     handle: Callable[[list[ServerSentEvent]], None],
     timeout_s: float,
     watchdog: ContentWatchdog | None = None,
-    observe: Callable[[list[ServerSentEvent]], Any] | None = None,
+    observe: Callable[[list[ServerSentEvent]], object] | None = None,
 ) -> None:
     """Read an SSE response to its end, handing each chunk's events to ``observe`` (awaited) and ``handle``.
 
@@ -520,14 +522,22 @@ async def _edited_headers(hook: Callable[[dict[str, str]], object], headers: dic
     return {str(k): str(v) for k, v in mutable.items() if v is not None}
 
 
+class StreamParser(Protocol):
+    """A provider's parser of one response: fed the SSE events chunk by chunk, then finished."""
+
+    def handle(self, events: list[ServerSentEvent]) -> None: ...
+
+    def finish(self) -> None: ...
+
+
 async def post_and_stream(
     writer: StreamWriter,
     options: StreamOptions,
     *,
     url: str,
-    payload: dict[str, Any],
+    payload: Mapping[str, object],
     headers: dict[str, str],
-    make_parser: Callable[[StreamWriter], Any],
+    make_parser: Callable[[StreamWriter], StreamParser],
 ) -> None:
     """POST ``payload`` (after the ``on_payload`` hook), then feed the SSE response to a parser
     built by ``make_parser`` until the stream ends.

@@ -25,9 +25,9 @@ import inspect
 import json
 import uuid
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 from pi_coder.ai.events import (
     AssistantMessageEventStream,
@@ -57,6 +57,7 @@ from pi_coder.ai.types import (
     Usage,
     now_ms,
 )
+from pi_coder.json_types import JsonValue
 
 __all__ = [
     "ABORTED_MESSAGE",
@@ -209,7 +210,7 @@ class _Player:
         self.provider = provider
         self.signal = options.signal if options is not None else None
         self.out = out
-        self.content: list[Any] = []
+        self.content: list[TextContent | ThinkingContent | ToolCall] = []
         self.partial = AssistantMessage(
             content=[], api=model.api, provider=model.provider, model=model.id, stop_reason="pending"
         )
@@ -328,7 +329,7 @@ def faux_thinking(thinking: str, *, signature: str | None = None, redacted: bool
     return ThinkingContent(thinking=thinking, thinking_signature=signature, redacted=redacted)
 
 
-def faux_tool_call(name: str, args: dict[str, Any] | None = None, id: str | None = None) -> ToolCall:
+def faux_tool_call(name: str, args: Mapping[str, JsonValue] | None = None, id: str | None = None) -> ToolCall:
     """A tool-call block; ``id`` defaults to a fresh ``call_<hex>``."""
     return ToolCall(id=id or f"call_{uuid.uuid4().hex[:12]}", name=name, arguments=dict(args or {}))
 
