@@ -20,8 +20,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Protocol
+from collections.abc import Awaitable, Callable
+from typing import Protocol, TypeVar
 
 import httpx
 
@@ -76,6 +76,8 @@ __all__ = [
 
 ABORTED_MESSAGE = "Request was aborted"
 
+_Arg = TypeVar("_Arg")
+
 _LABELS = {"anthropic": "Anthropic", "openai": "OpenAI"}
 _tasks: set[asyncio.Task[None]] = set()
 
@@ -116,11 +118,11 @@ def require_api_key(model: Model, options: StreamOptions) -> str | None:
     raise ProviderError(f'No API key for provider "{model.provider}". Set {hint} or pass --api-key.')
 
 
-async def call_hook(hook: Callable[..., object] | None, *args: object) -> object:
-    """Call an optional sync-or-async hook and return its (awaited) result."""
+async def call_hook(hook: Callable[[_Arg], object] | None, arg: _Arg) -> object:
+    """Call an optional sync-or-async hook with ``arg`` and return its (awaited) result."""
     if hook is None:
         return None
-    result = hook(*args)
+    result = hook(arg)
     if inspect.isawaitable(result):
         result = await result
     return result
@@ -535,7 +537,7 @@ async def post_and_stream(
     options: StreamOptions,
     *,
     url: str,
-    payload: Mapping[str, object],
+    payload: JsonObject,
     headers: dict[str, str],
     make_parser: Callable[[StreamWriter], StreamParser],
 ) -> None:
@@ -573,7 +575,8 @@ async def post_and_stream(
             connect_timeout_s=connect_s,
         )
         try:
-            await call_hook(options.on_response, {"status": response.status_code, "headers": dict(response.headers)})
+            seen: JsonObject = {"status": response.status_code, "headers": dict(response.headers)}
+            await call_hook(options.on_response, seen)
             writer.start()
             parser = make_parser(writer)
             await pump_sse(writer, response, parser.handle, timeout_s, watchdog, options.on_stream_event)
