@@ -19,10 +19,10 @@ import inspect
 import os
 import re
 import tomllib
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from pi_coder.ai import keys, secrets
 from pi_coder.ai.catalog import BUILTIN_PROVIDERS, builtin_models
@@ -405,6 +405,9 @@ _MODEL_KEYS = {
 }  # fmt: skip
 _COST_KEYS = {"input", "output", "cache_read", "cache_write"}
 
+_Fail: TypeAlias = Callable[[str], ConfigError]
+"""Builds the error for a bad value, its message prefixed with where the table came from."""
+
 
 def load_models_toml(path: Path) -> dict[str, dict[str, Any]]:
     """Read and check models.toml; a missing file is an empty configuration.
@@ -484,7 +487,7 @@ def load_models_toml(path: Path) -> dict[str, dict[str, Any]]:
     return providers
 
 
-def _check_base_url(url: str, where: str, fail: Any) -> None:
+def _check_base_url(url: str, where: str, fail: _Fail) -> None:
     """A base URL httpx can use, so a typo is a config error now rather than a connection error later."""
     from urllib.parse import urlsplit
 
@@ -497,20 +500,20 @@ def _check_base_url(url: str, where: str, fail: Any) -> None:
         raise fail(f'{where}.base_url {url!r} must start with http:// or https:// and name a host')
 
 
-def _check_keys(table: dict[str, Any], allowed: set[str], where: str, fail: Any) -> None:
+def _check_keys(table: Mapping[str, object], allowed: set[str], where: str, fail: _Fail) -> None:
     unknown = sorted(set(table) - allowed)
     if unknown:
         raise fail(f"unknown key {where}.{unknown[0]} (allowed: {', '.join(sorted(allowed))})")
 
 
-def _check_type(table: dict[str, Any], key: str, kind: type, where: str, fail: Any) -> None:
+def _check_type(table: Mapping[str, object], key: str, kind: type, where: str, fail: _Fail) -> None:
     value = table.get(key)
     if value is not None and not isinstance(value, kind):
         names = {str: "a string", bool: "true or false", dict: "a table"}
         raise fail(f"{where}.{key} must be {names.get(kind, kind.__name__)}")
 
 
-def _check_str_map(table: dict[str, Any], key: str, where: str, fail: Any) -> None:
+def _check_str_map(table: Mapping[str, object], key: str, where: str, fail: _Fail) -> None:
     value = table.get(key)
     if value is not None and (not isinstance(value, dict) or any(not isinstance(v, str) for v in value.values())):
         raise fail(f"{where}.{key} must be a table of strings")
