@@ -19,7 +19,7 @@ import itertools
 import json
 import re
 import time
-from typing import Any
+from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
 import jiter
@@ -36,7 +36,7 @@ from pi_coder.ai.providers._common import (
     require_api_key,
     run_provider,
 )
-from pi_coder.ai.transform import is_same_model, transform_messages
+from pi_coder.ai.transform import LlmMessage, is_same_model, transform_messages
 from pi_coder.ai.types import (
     AssistantMessage,
     Context,
@@ -46,6 +46,7 @@ from pi_coder.ai.types import (
     ThinkingContent,
     ToolCall,
 )
+from pi_coder.json_types import JsonObject, JsonValue
 
 __all__ = ["build_payload", "stream"]
 
@@ -81,14 +82,14 @@ def stream(
 # ---------------------------------------------------------------------------- request
 
 
-def _inline(image: ImageContent) -> dict[str, Any]:
+def _inline(image: ImageContent) -> JsonObject:
     return {"inlineData": {"mimeType": image.mime_type, "data": image.data}}
 
 
-def _user_parts(content: Any, model: Model) -> list[dict[str, Any]]:
+def _user_parts(content: str | Sequence[TextContent | ImageContent], model: Model) -> list[JsonValue]:
     if isinstance(content, str):
         return [{"text": content}] if content.strip() else []
-    parts: list[dict[str, Any]] = []
+    parts: list[JsonValue] = []
     for block in content:
         if isinstance(block, TextContent):
             if block.text.strip():
@@ -101,14 +102,14 @@ def _user_parts(content: Any, model: Model) -> list[dict[str, Any]]:
     return parts
 
 
-def _model_parts(message: AssistantMessage, model: Model) -> list[dict[str, Any]]:
+def _model_parts(message: AssistantMessage, model: Model) -> list[JsonValue]:
     same = is_same_model(message, model)
-    parts: list[dict[str, Any]] = []
+    parts: list[JsonValue] = []
     for block in message.content:
         if isinstance(block, ThinkingContent):
             if not block.thinking.strip() or block.redacted:
                 continue
-            part: dict[str, Any] = {"text": block.thinking, "thought": True}
+            part: JsonObject = {"text": block.thinking, "thought": True}
             if same and block.thinking_signature:
                 part["thoughtSignature"] = block.thinking_signature
             parts.append(part)
@@ -127,10 +128,10 @@ def _model_parts(message: AssistantMessage, model: Model) -> list[dict[str, Any]
     return parts
 
 
-def convert_contents(messages: list[Any], model: Model) -> list[dict[str, Any]]:
+def convert_contents(messages: Sequence[LlmMessage], model: Model) -> list[JsonValue]:
     """Pi messages (system messages excluded) as Gemini ``contents``."""
-    out: list[dict[str, Any]] = []
-    results: list[dict[str, Any]] | None = None
+    out: list[JsonValue] = []
+    results: list[JsonValue] | None = None
     for message in transform_messages(messages, model):
         if message.role == "toolResult":
             text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
@@ -157,7 +158,7 @@ def convert_contents(messages: list[Any], model: Model) -> list[dict[str, Any]]:
     return out
 
 
-def _thinking_config(model: Model, level: str) -> dict[str, Any] | None:
+def _thinking_config(model: Model, level: str) -> JsonObject | None:
     if level == "off":
         return None if _GEMINI_3.search(model.id) else {"thinkingBudget": 0}
     level_map = model.thinking_level_map or {}
@@ -179,7 +180,7 @@ def _thinking_config(model: Model, level: str) -> dict[str, Any] | None:
     return {"includeThoughts": True, "thinkingBudget": -1}
 
 
-def build_payload(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+def build_payload(model: Model, context: Context, options: StreamOptions) -> JsonObject:
     """The request body for ``context`` (Pi 1.6's shape).
 
     Args:
@@ -193,7 +194,7 @@ def build_payload(model: Model, context: Context, options: StreamOptions) -> dic
     messages = list(context.messages)
     prompt = render_system_prompt(get_current_system_message(messages))
     tools = get_current_tools(messages)
-    payload: dict[str, Any] = {
+    payload: JsonObject = {
         "contents": convert_contents([m for m in messages if m.role != "system"], model)
     }
     if prompt:
@@ -213,7 +214,7 @@ def build_payload(model: Model, context: Context, options: StreamOptions) -> dic
         ]
         if _GEMINI_3.search(model.id):
             payload["toolConfig"] = {"functionCallingConfig": {"mode": "VALIDATED"}}
-    config: dict[str, Any] = {"maxOutputTokens": options.max_tokens or model.max_tokens}
+    config: JsonObject = {"maxOutputTokens": options.max_tokens or model.max_tokens}
     if options.temperature is not None:
         config["temperature"] = options.temperature
     if model.reasoning:
@@ -236,6 +237,16 @@ def _headers(model: Model, options: StreamOptions, key: str | None) -> dict[str,
 # ---------------------------------------------------------------------------- response
 
 _NONE, _TEXT, _THINKING = 0, 1, 2
+
+
+def _string(value: object) -> str | None:
+    """``value`` when the server sent a string there, else None."""
+    return value if isinstance(value, str) else None
+
+
+def _count(value: object) -> int:
+    """A token count the server sent (0 when it is missing or not a number)."""
+    return value if isinstance(value, int) else 0
 
 
 class _Parser:
@@ -284,14 +295,14 @@ class _Parser:
             if usage:
                 self._usage(usage)
 
-    def _part(self, part: dict[str, Any]) -> None:
+    def _part(self, part: Mapping[str, object]) -> None:
         w = self.w
-        signature = part.get("thoughtSignature")
+        signature = _string(part.get("thoughtSignature"))
         call = part.get("functionCall")
-        if call is not None:
+        if isinstance(call, dict):
             self._close()
-            name = call.get("name") or ""
-            call_id = call.get("id") or f"{name}_{time.time_ns() // 1_000_000}_{next(_call_counter)}"
+            name = _string(call.get("name")) or ""
+            call_id = _string(call.get("id")) or f"{name}_{time.time_ns() // 1_000_000}_{next(_call_counter)}"
             index = w.start_tool_call(call_id, name)
             w.tool_call_delta(index, json.dumps(call.get("args") or {}, ensure_ascii=False))
             block = w.output.content[index]
@@ -300,7 +311,7 @@ class _Parser:
             w.end_tool_call(index)
             return
         text = part.get("text")
-        if text is None:
+        if not isinstance(text, str):
             if signature and self.kind != _NONE:  # a signature in a part of its own
                 self._sign(signature)
             return
@@ -331,13 +342,13 @@ class _Parser:
             self.w.end_thinking(self.index)
         self.kind, self.index = _NONE, -1
 
-    def _usage(self, raw: dict[str, Any]) -> None:
+    def _usage(self, raw: Mapping[str, object]) -> None:
         usage = self.w.new_usage()
-        cached = raw.get("cachedContentTokenCount") or 0
-        thoughts = raw.get("thoughtsTokenCount") or 0
-        usage.input = max(0, (raw.get("promptTokenCount") or 0) - cached)
+        cached = _count(raw.get("cachedContentTokenCount"))
+        thoughts = _count(raw.get("thoughtsTokenCount"))
+        usage.input = max(0, _count(raw.get("promptTokenCount")) - cached)
         usage.cache_read = cached
-        usage.output = (raw.get("candidatesTokenCount") or 0) + thoughts
+        usage.output = _count(raw.get("candidatesTokenCount")) + thoughts
         if thoughts:
             usage.reasoning = thoughts
         self.w.update_cost()
