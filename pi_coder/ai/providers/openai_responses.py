@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import jiter
@@ -34,7 +35,7 @@ from pi_coder.ai.providers._common import (
     require_api_key,
     run_provider,
 )
-from pi_coder.ai.transform import transform_messages
+from pi_coder.ai.transform import LlmMessage, transform_messages
 from pi_coder.ai.types import (
     AssistantMessage,
     Context,
@@ -44,6 +45,7 @@ from pi_coder.ai.types import (
     ThinkingContent,
     ToolCall,
 )
+from pi_coder.json_types import JsonObject, JsonValue
 
 __all__ = ["build_payload", "stream"]
 
@@ -75,17 +77,17 @@ def stream(
 # ---------------------------------------------------------------------------- request
 
 
-def _normalize_call_id(call_id: str, model: Model | None = None, source: Any = None) -> str:
+def _normalize_call_id(call_id: str, model: Model | None = None, source: AssistantMessage | None = None) -> str:
     """Another provider's tool-call id as a Responses ``call_id`` (64 safe characters)."""
     head = call_id.split("|", 1)[0]
     return _BAD_ID_CHARS.sub("_", head)[:64] or "call"
 
 
-def _compact(value: Any) -> str:
+def _compact(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def _image(image: ImageContent) -> dict[str, Any]:
+def _image(image: ImageContent) -> JsonObject:
     return {
         "type": "input_image",
         "detail": "auto",
@@ -93,9 +95,9 @@ def _image(image: ImageContent) -> dict[str, Any]:
     }
 
 
-def _user_item(content: Any, model: Model) -> dict[str, Any] | None:
+def _user_item(content: str | Sequence[TextContent | ImageContent], model: Model) -> JsonObject | None:
     if isinstance(content, str):
-        parts: list[dict[str, Any]] = [{"type": "input_text", "text": content}] if content.strip() else []
+        parts: list[JsonValue] = [{"type": "input_text", "text": content}] if content.strip() else []
     else:
         parts = []
         for block in content:
@@ -125,8 +127,8 @@ def _message_id(signature: str | None) -> str | None:
     return signature if signature.startswith("msg") else None
 
 
-def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
+def _assistant_items(message: AssistantMessage) -> list[JsonValue]:
+    items: list[JsonValue] = []
     for block in message.content:
         if isinstance(block, ThinkingContent):
             signature = block.thinking_signature
@@ -152,7 +154,7 @@ def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
             items.append(item)
         elif isinstance(block, ToolCall):
             call_id, _, item_id = block.id.partition("|")
-            call: dict[str, Any] = {"type": "function_call"}
+            call: JsonObject = {"type": "function_call"}
             if item_id.startswith("fc"):
                 call["id"] = item_id
             call.update(call_id=call_id, name=block.name, arguments=_compact(block.arguments))
@@ -160,10 +162,10 @@ def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
     return items
 
 
-def convert_input(messages: list[Any], model: Model) -> list[dict[str, Any]]:
+def convert_input(messages: Sequence[LlmMessage], model: Model) -> list[JsonValue]:
     """Pi messages (system messages excluded) as Responses ``input`` items."""
-    out: list[dict[str, Any]] = []
-    images: list[dict[str, Any]] = []
+    out: list[JsonValue] = []
+    images: list[JsonValue] = []
     for message in transform_messages(messages, model, _normalize_call_id):
         if message.role == "toolResult":
             text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
@@ -207,7 +209,7 @@ def _effort(model: Model, level: str) -> str | None:
     return level
 
 
-def build_payload(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+def build_payload(model: Model, context: Context, options: StreamOptions) -> JsonObject:
     """The request body for ``context`` (Pi 1.6's field order).
 
     Args:
@@ -224,7 +226,7 @@ def build_payload(model: Model, context: Context, options: StreamOptions) -> dic
     items = convert_input([m for m in messages if m.role != "system"], model)
     if prompt:
         items.insert(0, {"role": "developer" if model.reasoning else "system", "content": prompt})
-    payload: dict[str, Any] = {"model": model.id, "input": items, "stream": True}
+    payload: JsonObject = {"model": model.id, "input": items, "stream": True}
     if options.session_id:
         payload["prompt_cache_key"] = options.session_id
     if (
