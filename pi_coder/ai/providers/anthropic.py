@@ -84,7 +84,7 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
     return run_provider(model, opts, lambda writer: _run(writer, model, context, opts))
 
 
-def normalize_tool_call_id(call_id: str, model: Model | None = None, source: Any = None) -> str:
+def normalize_tool_call_id(call_id: str, model: Model | None = None, source: AssistantMessage | None = None) -> str:
     """An id Anthropic accepts (``^[a-zA-Z0-9_-]{1,64}$``), stable for a given input."""
     cleaned = _BAD_ID_CHARS.sub("_", call_id)[:64]
     return cleaned or "tool_call"
@@ -418,7 +418,7 @@ class _Parser:
         self.w.finish(reason)
 
 
-def _stream_error_text(label: str, data: Any) -> str:
+def _stream_error_text(label: str, data: object) -> str:
     """The message of an in-stream ``error`` event, in Anthropic's or llama.cpp's shape."""
     error = data.get("error") if isinstance(data, dict) else None
     if not isinstance(error, dict):

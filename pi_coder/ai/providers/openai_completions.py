@@ -104,7 +104,7 @@ def resolve_compat(model: Model) -> dict[str, Any]:
     }
 
 
-def normalize_tool_call_id(call_id: str, model: Model | None = None, source: Any = None) -> str:
+def normalize_tool_call_id(call_id: str, model: Model | None = None, source: AssistantMessage | None = None) -> str:
     """An id OpenAI accepts: at most 40 characters of ``[a-zA-Z0-9_-]``."""
     head = call_id.split("|", 1)[0]
     cleaned = _BAD_ID_CHARS.sub("_", head)[:40]
@@ -138,7 +138,7 @@ def _user_content(content: Any, model: Model) -> str | list[dict[str, Any]] | No
     return parts
 
 
-def _compact_json(value: Any) -> str:
+def _compact_json(value: object) -> str:
     # JSON.stringify's form (what Pi sends and what models emit): no spaces, UTF-8 kept.
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
@@ -354,7 +354,7 @@ class _Parser:
             elif not choices and "error" in chunk:
                 self._error(chunk["error"])
 
-    def _error(self, error: Any) -> None:
+    def _error(self, error: object) -> None:
         message = error.get("message") if isinstance(error, dict) else str(error)
         raise ProviderResponseError(f"{provider_label(self.w.model)} API error: {message or 'stream error'}")
 
