@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 import jiter
 
@@ -274,6 +273,21 @@ def _headers(model: Model, options: StreamOptions, key: str | None) -> dict[str,
 # ---------------------------------------------------------------------------- response
 
 
+def _text(value: object) -> str:
+    """``value`` when the server sent a string there, else the empty string."""
+    return value if isinstance(value, str) else ""
+
+
+def _object(value: object) -> Mapping[str, object]:
+    """``value`` when the server sent a JSON object there, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def _count(value: object) -> int:
+    """A token count the server sent (0 when it is missing or not a number)."""
+    return value if isinstance(value, int) else 0
+
+
 class _Parser:
     """Turns Responses stream events into writer calls (one open block per output item)."""
 
@@ -348,24 +362,24 @@ class _Parser:
                 detail = f" ({code})" if code else ""
                 raise ProviderResponseError(f"{provider_label(self.w.model)} API error{detail}: {message}")
 
-    def _identity(self, response: dict[str, Any]) -> None:
+    def _identity(self, response: Mapping[str, object]) -> None:
         output = self.w.output
-        if response.get("id"):
-            output.response_id = response["id"]
-        if response.get("model"):
-            output.response_model = response["model"]
+        if response_id := _text(response.get("id")):
+            output.response_id = response_id
+        if response_model := _text(response.get("model")):
+            output.response_model = response_model
 
-    def _index(self, data: dict[str, Any], kind: str) -> int | None:
-        item_id = data.get("item_id", "")
+    def _index(self, data: Mapping[str, object], kind: str) -> int | None:
+        item_id = _text(data.get("item_id"))
         index = self.blocks.get(item_id)
         if index is None:  # a delta for an item the server never announced
             self._item_added({"id": item_id, "type": kind})
             index = self.blocks.get(item_id)
         return index
 
-    def _item_added(self, item: dict[str, Any]) -> None:
+    def _item_added(self, item: Mapping[str, object]) -> None:
         kind = item.get("type")
-        item_id = item.get("id") or ""
+        item_id = _text(item.get("id"))
         if item_id in self.blocks:
             return
         w = self.w
@@ -374,18 +388,18 @@ class _Parser:
         elif kind == "message":
             index = w.start_text()
         elif kind == "function_call":
-            call_id = item.get("call_id") or item_id
-            index = w.start_tool_call(f"{call_id}|{item_id}" if item_id else call_id, item.get("name") or "")
-            if item.get("arguments"):
+            call_id = _text(item.get("call_id")) or item_id
+            index = w.start_tool_call(f"{call_id}|{item_id}" if item_id else call_id, _text(item.get("name")))
+            if arguments := _text(item.get("arguments")):
                 self.has_args.add(item_id)
-                w.tool_call_delta(index, item["arguments"])
+                w.tool_call_delta(index, arguments)
         else:
             return  # web search calls and other hosted tools: not shown
         self.blocks[item_id] = index
         self.kinds[item_id] = kind
 
-    def _item_done(self, item: dict[str, Any]) -> None:
-        item_id = item.get("id") or ""
+    def _item_done(self, item: Mapping[str, object]) -> None:
+        item_id = _text(item.get("id"))
         if item_id not in self.blocks:
             self._item_added(item)
         index = self.blocks.pop(item_id, None)
@@ -396,48 +410,55 @@ class _Parser:
         block = w.output.content[index]
         if kind == "reasoning" and isinstance(block, ThinkingContent):
             w.flush()
-            if not block.thinking and item.get("summary"):
-                parts = [p.get("text", "") for p in item["summary"]]
+            summary = item.get("summary")
+            if not block.thinking and isinstance(summary, list) and summary:
+                parts = [_text(p.get("text")) for p in summary if isinstance(p, dict)]
                 w.thinking_delta(index, "\n\n".join(parts))
             block.thinking_signature = _compact(item)
             w.end_thinking(index)
         elif kind == "message" and isinstance(block, TextContent):
             w.flush()
             if not block.text:
-                text = "".join(p.get("text") or p.get("refusal") or "" for p in item.get("content") or [])
+                content = item.get("content")
+                text = "".join(
+                    _text(p.get("text")) or _text(p.get("refusal"))
+                    for p in (content if isinstance(content, list) else [])
+                    if isinstance(p, dict)
+                )
                 if text:
                     w.text_delta(index, text)
             if item_id:
                 block.text_signature = _compact({"v": 1, "id": item_id})
             w.end_text(index)
         elif kind == "function_call" and isinstance(block, ToolCall):
-            if item_id not in self.has_args and item.get("arguments"):
-                w.tool_call_delta(index, item["arguments"])
-            if item.get("name"):
-                block.name = item["name"]
+            arguments = _text(item.get("arguments"))
+            if item_id not in self.has_args and arguments:
+                w.tool_call_delta(index, arguments)
+            if name := _text(item.get("name")):
+                block.name = name
             w.end_tool_call(index)
 
-    def _end(self, response: dict[str, Any], kind: str) -> None:
+    def _end(self, response: Mapping[str, object], kind: str) -> None:
         self._identity(response)
-        self.status = response.get("status") or kind.rsplit(".", 1)[1]
-        usage = response.get("usage")
+        self.status = _text(response.get("status")) or kind.rsplit(".", 1)[1]
+        usage = _object(response.get("usage"))
         if usage:
             out = self.w.new_usage()
-            cached = (usage.get("input_tokens_details") or {}).get("cached_tokens") or 0
-            out.input = max(0, (usage.get("input_tokens") or 0) - cached)
+            cached = _count(_object(usage.get("input_tokens_details")).get("cached_tokens"))
+            out.input = max(0, _count(usage.get("input_tokens")) - cached)
             out.cache_read = cached
-            out.output = usage.get("output_tokens") or 0
-            reasoning = (usage.get("output_tokens_details") or {}).get("reasoning_tokens")
+            out.output = _count(usage.get("output_tokens"))
+            reasoning = _count(_object(usage.get("output_tokens_details")).get("reasoning_tokens"))
             if reasoning:
                 out.reasoning = reasoning
             self.w.update_cost()
         if kind == "response.failed" or self.status == "failed":
-            error = response.get("error") or {}
+            error = _object(response.get("error"))
             message = error.get("message") or "the response failed"
             code = error.get("code")
             detail = f" ({code})" if code else ""
             raise ProviderResponseError(f"{provider_label(self.w.model)} API error{detail}: {message}")
-        self.incomplete_reason = (response.get("incomplete_details") or {}).get("reason")
+        self.incomplete_reason = _text(_object(response.get("incomplete_details")).get("reason")) or None
 
     def finish(self) -> None:
         w = self.w
