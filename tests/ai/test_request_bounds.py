@@ -110,6 +110,28 @@ async def test_connection_refused_is_named(api: str, http: HttpContext) -> None:
     assert is_retryable_error(message)
 
 
+def _read_request(conn: socket.socket) -> None:
+    """Read the whole request (headers, then Content-Length bytes of body). Closing with a part
+    unread would reset the connection (RST), and the client would see a reset, not a close."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return
+        body += chunk
+
+
 @pytest.fixture
 def closing_server() -> Iterator[int]:
     """Accepts a connection, reads the request, closes without answering."""
@@ -128,7 +150,7 @@ def closing_server() -> Iterator[int]:
             with conn:
                 conn.settimeout(2)
                 try:
-                    conn.recv(65536)
+                    _read_request(conn)
                 except OSError:
                     pass
 

@@ -34,7 +34,9 @@ def _wait_file(path: Path, timeout: float = 60.0) -> str:
 
 def _pi_pid(pane_pid: int) -> int:
     """The ``pi`` process under the pane's shell (``env`` execs it)."""
-    done = subprocess.run(["ps", "-o", "pid=,args=", "--ppid", str(pane_pid)], capture_output=True, text=True, check=False)
+    # -ww: the whole command line (ps cuts it at 80 columns otherwise, and a long checkout path
+    # pushes "--model" past them)
+    done = subprocess.run(["ps", "-ww", "-o", "pid=,args=", "--ppid", str(pane_pid)], capture_output=True, text=True, check=False)
     for line in done.stdout.splitlines():
         pid, _, args = line.strip().partition(" ")
         if "pi" in args and "--model" in args:

@@ -69,7 +69,7 @@ def test_api_key_flag_is_not_in_the_process_listing(pi_a: KeyedHome) -> None:
     try:
         assert pi_a.server.wait_for_requests(1, timeout=30)
         cmdline = Path(f"/proc/{proc.pid}/cmdline").read_bytes()
-        ps = subprocess.run(["ps", "-o", "args=", "-p", str(proc.pid)], capture_output=True, text=True).stdout
+        ps = subprocess.run(["ps", "-ww", "-o", "args=", "-p", str(proc.pid)], capture_output=True, text=True).stdout
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
