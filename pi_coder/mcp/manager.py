@@ -89,11 +89,11 @@ class McpManager:
             return
         self._started = True
         for notice in self._notices:
-            self._notify(*notice)
+            self.notify(*notice)
         for server in self.servers.values():
             cfg = server.config
             if cfg.enabled and "codemode" in (cfg.exposure, *cfg.tool_exposure.values()):
-                self._notify(
+                self.notify(
                     "info",
                     f'MCP server "{server.name}": "codemode" exposure needs a script sandbox pi_coder does not have; '
                     "those tools are deferred (tool_search declares them)",
@@ -150,7 +150,7 @@ class McpManager:
                 server.state = "disconnected"
                 server.error = "the server closed the connection"
                 self._install(server, [])
-                self._notify("warning", f'MCP server "{server.name}" disconnected; the next call reconnects')
+                self.notify("warning", f'MCP server "{server.name}" disconnected; the next call reconnects')
         except asyncio.CancelledError:
             if not ready.done():
                 ready.cancel()
@@ -166,14 +166,14 @@ class McpManager:
                 server.state = "needs sign-in"
                 server.error = str(exc)
                 self._install(server, [])
-                self._notify("warning", f'MCP server "{server.name}" needs sign-in: {exc}')
+                self.notify("warning", f'MCP server "{server.name}" needs sign-in: {exc}')
                 return
             server.state = "failed"
             server.error = describe_error(exc)
             self._install(server, [])
             tail = server.stderr_tail.strip()
             more = f"\n{tail[-500:]}" if tail else ""
-            self._notify("warning", f'MCP server "{server.name}" failed: {server.error}{more}')
+            self.notify("warning", f'MCP server "{server.name}" failed: {server.error}{more}')
         finally:
             self._settle(server)
 
@@ -392,7 +392,13 @@ class McpManager:
                 task.cancel()
         kill_leftovers()
 
-    def _notify(self, level: str, text: str) -> None:
+    @property
+    def closed(self) -> bool:
+        """``close()`` was called: nothing reconnects any more."""
+        return self._closed
+
+    def notify(self, level: str, text: str) -> None:
+        """Pass a notice to the mode (dropped before ``attach``)."""
         if self._notify_fn is not None:
             self._notify_fn(level, text)
 

@@ -16,7 +16,7 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pi_coder.mcp.manager import McpManager
+    from pi_coder.mcp.seams import ServerHost
 
 __all__ = ["PromptError", "command_name", "expand", "records"]
 
@@ -40,7 +40,7 @@ def _usage(command: str, arguments: list[dict[str, Any]]) -> str:
     return " ".join([f"/{command}", *words])
 
 
-def records(manager: McpManager) -> list[dict[str, Any]]:
+def records(manager: ServerHost) -> list[dict[str, Any]]:
     """``get_commands`` records (Pi's shape) of every connected server's prompts."""
     out: list[dict[str, Any]] = []
     for server in manager.servers.values():
@@ -64,7 +64,7 @@ def records(manager: McpManager) -> list[dict[str, Any]]:
     return out
 
 
-def _find(manager: McpManager, command: str) -> tuple[str, dict[str, Any]] | None:
+def _find(manager: ServerHost, command: str) -> tuple[str, dict[str, Any]] | None:
     for server in manager.servers.values():
         for prompt in server.prompts:
             if command_name(server.name, str(prompt.get("name"))) == command:
@@ -100,7 +100,7 @@ def _arguments(command: str, declared: list[dict[str, Any]], rest: str) -> dict[
     return values
 
 
-async def expand(manager: McpManager, text: str) -> tuple[str, list[Any]] | None:
+async def expand(manager: ServerHost, text: str) -> tuple[str, list[Any]] | None:
     """``(prompt text, images)`` for ``/mcp__<server>__<prompt> args``; None when ``text`` is not
     such a command of a connected server. Raises :class:`PromptError` with the line to show."""
     from pi_coder.ai.types import ImageContent

@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from pi_coder.mcp.toolset import RESOURCE_TOOLS
+from pi_coder.mcp.seams import RESOURCE_TOOLS
 
 if TYPE_CHECKING:
     from pi_coder.agent.types import AgentTool
     from pi_coder.mcp.client import Connection
+    from pi_coder.mcp.seams import ToolsetView
     from pi_coder.mcp.server import McpServer
-    from pi_coder.mcp.toolset import McpToolset
 
 __all__ = ["RESOURCE_TOOLS", "resource_exposure", "resource_tools", "serves_resources"]
 
@@ -93,7 +93,7 @@ def _page(
     return fetch(connection, cursor)
 
 
-def resource_tools(toolset: McpToolset) -> list[AgentTool]:
+def resource_tools(toolset: ToolsetView) -> list[AgentTool]:
     """The three tools, bound to ``toolset`` (its manager's servers)."""
     from pi_coder.agent.types import AgentTool, AgentToolResult
     from pi_coder.ai.types import TextContent

@@ -15,16 +15,16 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from pi_coder.mcp.seams import RESOURCE_TOOLS
+
 if TYPE_CHECKING:
     from pi_coder.agent.types import AgentTool
     from pi_coder.mcp.client import Connection
-    from pi_coder.mcp.manager import McpManager
+    from pi_coder.mcp.seams import ServerHost
     from pi_coder.mcp.server import McpServer
 
 __all__ = ["DIRECT_LIMIT", "SEARCH_TOOL", "McpToolset", "ToolError"]
 
-RESOURCE_TOOLS = ("list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource")
-"""The names of :mod:`pi_coder.mcp.resources`' tools (that module is imported only once some server offers resources)."""
 
 SEARCH_TOOL = "tool_search"
 """The name of :func:`pi_coder.mcp.search.search_tool`'s tool."""
@@ -36,7 +36,7 @@ DIRECT_LIMIT = 40
 class McpToolset:
     """The agent tools of one manager's servers (see the module docstring)."""
 
-    def __init__(self, manager: McpManager) -> None:
+    def __init__(self, manager: ServerHost) -> None:
         self.manager = manager
         self._loaded: set[str] = set()
         """Deferred tools ``tool_search`` has declared (they stay active)."""
@@ -162,7 +162,7 @@ class McpToolset:
             count = sum(len(s.tool_names) - len(s.deferred) for s in self.manager.servers.values())
         if count > DIRECT_LIMIT and not self._suggested:
             self._suggested = True
-            self.manager._notify(
+            self.manager.notify(
                 "warning",
                 f"{count} MCP tools are declared to the model; give large servers "
                 '"exposure": "deferred" in mcp.json so tool_search declares only the tools needed',
@@ -228,7 +228,7 @@ class McpToolset:
             # The server has just dropped; let its task record that before reconnecting.
             with contextlib.suppress(asyncio.TimeoutError, Exception):
                 await asyncio.wait_for(asyncio.shield(server.task), 3.0)
-        if server.state in ("disconnected", "failed") and server.config.enabled and not self.manager._closed:
+        if server.state in ("disconnected", "failed") and server.config.enabled and not self.manager.closed:
             await self.manager.reconnect(server_name, wait=True)  # a dropped server: reconnect once
         connection = server.connection
         if server.state != "connected" or connection is None:
@@ -248,7 +248,7 @@ class McpToolset:
         except TimeoutError:
             raise RuntimeError(f'MCP server "{server_name}" did not answer within {server.config.timeout:g} s') from None
         except Exception as exc:
-            if self.manager._closed:
+            if self.manager.closed:
                 raise
             if connection.session_expired(exc):
                 await self.manager.reconnect(server_name, wait=True)
@@ -284,7 +284,7 @@ class McpToolset:
         try:
             result = await self.call_once(server, connection, tool, arguments, progress, deadline, signal)
         except Exception as exc:
-            if not connection.session_expired(exc) or self.manager._closed:
+            if not connection.session_expired(exc) or self.manager.closed:
                 raise _with_status(exc, connection) from None
             # The HTTP server forgot the session (restarted, expired): initialize again, retry once.
             await self.manager.reconnect(server_name, wait=True)

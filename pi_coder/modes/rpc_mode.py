@@ -24,6 +24,7 @@ import threading
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from pi_coder.agent.events import AgentEnd, AgentStart
 from pi_coder.modes.jsonl import JsonLineWriter
 from pi_coder.modes.rpc_protocol import HANDLED, NULL, Handler, RpcError
 from pi_coder.modes.stop_signals import StopSignals, exit_code_for
@@ -100,8 +101,6 @@ class RpcServer:
 
     def _track(self, event: object) -> None:
         """Subscribed before the writer, so ``run_ended`` is set before a client sees ``agent_end``."""
-        from pi_coder.agent.events import AgentEnd, AgentStart
-
         if isinstance(event, AgentEnd):
             self.run_ended = not event.will_retry
         elif isinstance(event, AgentStart):
