@@ -4,6 +4,13 @@ Each command runs in ``bash -c`` (``sh`` without bash) in its own session, so on
 abort or a cancelled await the whole process group gets SIGKILL. Each stream keeps its first
 ``MAX_OUTPUT`` bytes and discards the rest while the pipe is drained, so a chatty or stuck hook
 never blocks pi: everything ends by the hook's timeout.
+
+The hook's process runs before ``run_hook`` has it: asyncio connects the pipes over a few turns of
+the event loop, and a Ctrl+C can land there. An abort then still kills the hook (whether the run
+was aborted is read before the start: a hook started after the abort, e.g. a Stop hook of an
+aborted run, runs to its end). A cancellation there is held until the start completes, then the
+group is killed: asyncio alone would kill only the shell and wait for its pipes, which a child the
+hook put in the background keeps open (``pi -p`` hung on Ctrl+C until that child ended).
 """
 
 from __future__ import annotations
@@ -98,17 +105,11 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-async def run_hook(
-    hook: HookCommand,
-    payload: bytes,
-    *,
-    cwd: str,
-    env: Mapping[str, str],
-    abort: AbortSignal | None = None,
-) -> HookRun:
-    """Run ``hook`` with ``payload`` on stdin; never raises for the hook's own failures."""
-    try:
-        proc = await asyncio.create_subprocess_exec(
+async def _start(hook: HookCommand, cwd: str, env: Mapping[str, str]) -> asyncio.subprocess.Process:
+    """Start the hook's shell in a new session; cancelled while starting, the hook's group is
+    killed once asyncio has the process (see the module docstring)."""
+    start = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
             *_shell(),
             hook.command,
             cwd=cwd,
@@ -118,6 +119,39 @@ async def run_hook(
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
         )
+    )
+    try:
+        return await asyncio.shield(start)
+    except asyncio.CancelledError:
+        try:
+            proc = await asyncio.shield(start)  # a few turns of the loop: the pipes are being connected
+        except asyncio.CancelledError:
+            start.add_done_callback(_kill_started)  # cancelled again: kill it once it exists
+            raise
+        except Exception:
+            pass  # it did not start: nothing to kill
+        else:
+            _kill_group(proc.pid)
+        raise
+
+
+def _kill_started(start: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    if not start.cancelled() and start.exception() is None:
+        _kill_group(start.result().pid)
+
+
+async def run_hook(
+    hook: HookCommand,
+    payload: bytes,
+    *,
+    cwd: str,
+    env: Mapping[str, str],
+    abort: AbortSignal | None = None,
+) -> HookRun:
+    """Run ``hook`` with ``payload`` on stdin; never raises for the hook's own failures."""
+    aborted_before = abort is not None and abort.aborted
+    try:
+        proc = await _start(hook, cwd, env)
     except OSError as exc:
         return HookRun(hook=hook, exit_code=None, error=str(exc))
 
@@ -137,7 +171,7 @@ async def run_hook(
 
     work = asyncio.ensure_future(whole())
     waiters: set[asyncio.Future[Any]] = {work}
-    stop = asyncio.ensure_future(abort.wait()) if abort is not None and not abort.aborted else None
+    stop = asyncio.ensure_future(abort.wait()) if abort is not None and not aborted_before else None
     if stop is not None:
         waiters.add(stop)
     try:
