@@ -29,8 +29,8 @@ def test_command_that_times_out_leaves_no_process(tmp_path: Path) -> None:
     command = f"!sleep 300 & echo $! > {pidfile}; echo $$ >> {pidfile}; wait"
     clear_command_cache()
     started = time.monotonic()
-    assert resolve_config_value(command, timeout=1.0) is None
-    assert time.monotonic() - started < 10
+    assert resolve_config_value(command, timeout=3.0) is None  # time for the shell to write both pids under load
+    assert time.monotonic() - started < 60  # not the 300 s of the child
     pids = [int(line) for line in pidfile.read_text().split()]
     assert len(pids) == 2
     try:

@@ -85,7 +85,7 @@ async def test_retry_after_ms_is_honoured(sse_server: SSEServer, api: str) -> No
     sse_server.enqueue(error_turn(429, "slow down", retry_after="30", retry_after_ms=250), Turn([Text("ok")]))
     began = time.monotonic()
     _, message = await drain(start(sse_server, api, max_retries=PROVIDER_RETRIES))
-    assert 0.25 <= time.monotonic() - began < 5
+    assert 0.25 <= time.monotonic() - began < 20  # retry-after (30 s) was not used
     assert message.text() == "ok"
 
 
@@ -123,7 +123,7 @@ async def test_long_retry_after_fails_fast_with_the_delay(sse_server: SSEServer,
     sse_server.enqueue(error_turn(429, "Quota", retry_after="120"))
     began = time.monotonic()
     _, message = await drain(start(sse_server, api))
-    assert time.monotonic() - began < 5
+    assert time.monotonic() - began < 60  # it did not wait the 120 s
     assert "429" in message.error_message and "120 s" in message.error_message
     assert len(sse_server.requests) == 1
 
@@ -263,7 +263,7 @@ async def test_idle_timeout_mid_stream(sse_server: SSEServer, api: str) -> None:
     sse_server.enqueue(Turn([Text("abcdefgh")], delta_chars=4, delay=10))
     began = time.monotonic()
     events, message = await drain(start(sse_server, api, timeout_ms=300))
-    assert time.monotonic() - began < 5
+    assert time.monotonic() - began < 8  # before the server's 10 s pause ended
     assert message.stop_reason == "error"
     assert f"no data from 127.0.0.1:{sse_server.port} for 0.3 s in the middle" in message.error_message
     assert "http_idle_timeout_ms" in message.error_message
@@ -275,7 +275,7 @@ async def test_hang_before_first_byte_times_out(sse_server: SSEServer, api: str)
     sse_server.enqueue(Turn([Text("late")], hang=math.inf))
     began = time.monotonic()
     events, message = await drain(start(sse_server, api, timeout_ms=300))
-    assert time.monotonic() - began < 5
+    assert time.monotonic() - began < 30  # the server never answers
     assert [e.type for e in events] == ["error"]
     assert message.error_message == (
         f"Request timed out after 0.3 s waiting for the first byte from 127.0.0.1:{sse_server.port} "
@@ -296,7 +296,7 @@ async def test_abort_mid_stream_closes_the_connection(sse_server: SSEServer, api
             controller.abort()
             aborted_at = time.monotonic()
     message = await stream.result()
-    assert time.monotonic() - aborted_at < 2.0
+    assert time.monotonic() - aborted_at < 4  # the stream would run 5 s more
     assert events[-1].type == "error" and events[-1].reason == "aborted"
     assert message.stop_reason == "aborted" and message.error_message == "Request was aborted"
     assert message.text().startswith("aa")
@@ -324,7 +324,7 @@ async def test_abort_while_waiting_before_first_byte(sse_server: SSEServer, api:
     began = time.monotonic()
     controller.abort()
     events, message = await drain(stream)
-    assert time.monotonic() - began < 2.0
+    assert time.monotonic() - began < 30  # the server never answers
     assert [e.type for e in events] == ["error"] and message.stop_reason == "aborted"
     assert await sse_server.requests[0].wait_disconnected_async()
 
@@ -339,7 +339,7 @@ async def test_abort_during_retry_wait(sse_server: SSEServer, api: str) -> None:
     began = time.monotonic()
     controller.abort()
     events, message = await drain(stream)
-    assert time.monotonic() - began < 2.0
+    assert time.monotonic() - began < 20  # the retry waits 30 s
     assert [(e.type, e.reason) for e in events] == [("error", "aborted")]
     assert message.stop_reason == "aborted"
     assert len(sse_server.requests) == 1

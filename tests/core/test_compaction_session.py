@@ -242,10 +242,10 @@ async def test_abort_cancels_a_running_compaction(cwd: Path) -> None:
     events = _events(session)
     await _history(session, 2)
     run = asyncio.create_task(session.prompt("request 2"))
-    await asyncio.wait_for(started.wait(), 5)
+    await asyncio.wait_for(started.wait(), 30)
     assert session.is_compacting and session.is_streaming
     session.abort()
-    await asyncio.wait_for(run, 5)
+    await asyncio.wait_for(run, 30)
     assert isinstance(events[-1], AutoCompactionEnd) and events[-1].aborted
     assert _compactions(session) == []
     assert not session.is_compacting and not session.is_streaming
@@ -373,7 +373,7 @@ async def test_abort_cancels_a_branch_summary_and_navigation(cwd: Path) -> None:
     count = len(session.store.get_entries())
     target = session.store.get_branch()[-2]  # the second user message
     navigation = asyncio.create_task(session.navigate_tree(target.id, summarize=True))
-    await asyncio.wait_for(started.wait(), 5)
+    await asyncio.wait_for(started.wait(), 30)
     session.abort()
-    assert await asyncio.wait_for(navigation, 5) is None
+    assert await asyncio.wait_for(navigation, 30) is None
     assert session.store.leaf_id == leaf and len(session.store.get_entries()) == count

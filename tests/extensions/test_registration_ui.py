@@ -110,8 +110,8 @@ def test_exec_timeout_kills(pi: PiHome) -> None:
             @pi.command("sleep")
             async def sleep(args, ctx):
                 start = time.monotonic()
-                out = await pi.exec("sleep", ["5"], timeout=0.2)
-                ctx.ui.notify(f"{out.killed} {out.code} {time.monotonic() - start < 1}")
+                out = await pi.exec("sleep", ["60"], timeout=0.2)
+                ctx.ui.notify(f"{out.killed} {out.code} {time.monotonic() - start < 30}")
         """,
     )
     run = pi.run("-e", str(ext), "-p", "/sleep")
@@ -188,7 +188,7 @@ def test_rpc_select_timeout_and_eof(pi: PiHome) -> None:
         assert request["timeout"] == 200 and request["options"] == ["staging", "prod"]
         started = time.monotonic()
         note = client.wait_for(lambda line: line.get("method") == "notify")
-        assert note["message"] == "picked None" and time.monotonic() - started < 2
+        assert note["message"] == "picked None" and time.monotonic() - started < 30  # unanswered: it would wait for good
         client.send({"type": "extension_ui_response", "id": request["id"], "value": "prod"})  # late: ignored
         client.call({"type": "prompt", "message": "/pick"})
         client.wait_for(lambda line: line.get("method") == "select")

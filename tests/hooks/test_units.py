@@ -160,7 +160,7 @@ def test_abort_kills_the_hook(tmp_path: Path) -> None:
         )
         await asyncio.sleep(0.2)
         controller.abort()
-        run = await asyncio.wait_for(task, 10)
+        run = await asyncio.wait_for(task, 30)
         assert run.aborted and not run.timed_out and run.exit_code is None and run.problem() is None
 
     asyncio.run(go())

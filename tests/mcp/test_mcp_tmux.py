@@ -85,6 +85,7 @@ def test_untrusted_folder_says_its_mcp_json_and_skills_were_ignored(tmp_path: Pa
         tmux = start_pi(home, project, prefix="pi-mcp-trust", size=(220, 40))
         try:
             tmux.wait_text("This project folder is not trusted", timeout=60)
+            tmux.wait(lambda: "skills" in " ".join(tmux.screen().split()), "the list of what was ignored", timeout=60)
             screen = " ".join(tmux.screen().split())
             assert ".pi/mcp.json" in screen and "skills" in screen, screen
             tmux.wait_text("test-model", timeout=60)  # the footer: the editor takes keys

@@ -151,14 +151,14 @@ class RpcClient:
         self.send_raw(json.dumps(command).encode() + b"\n")
         return str(command["id"])
 
-    def next_line(self, timeout: float = 20) -> dict[str, Any]:
+    def next_line(self, timeout: float = 60) -> dict[str, Any]:
         line = self.lines.get(timeout=timeout)
         if line is None:
             raise EOFError("pi closed stdout")
         self.seen.append(line)
         return line
 
-    def wait_for(self, match: Callable[[dict[str, Any]], bool], timeout: float = 20) -> dict[str, Any]:
+    def wait_for(self, match: Callable[[dict[str, Any]], bool], timeout: float = 60) -> dict[str, Any]:
         """The next line satisfying ``match`` (earlier lines stay in ``seen``)."""
         deadline = time.monotonic() + timeout
         while True:
@@ -166,25 +166,25 @@ class RpcClient:
             if match(line):
                 return line
 
-    def response(self, request_id: str, timeout: float = 20) -> dict[str, Any]:
+    def response(self, request_id: str, timeout: float = 60) -> dict[str, Any]:
         return self.wait_for(lambda line: line.get("type") == "response" and line.get("id") == request_id, timeout)
 
-    def call(self, command: dict[str, Any], timeout: float = 20) -> dict[str, Any]:
+    def call(self, command: dict[str, Any], timeout: float = 60) -> dict[str, Any]:
         """Send ``command`` and wait for its response."""
         return self.response(self.send(command), timeout)
 
-    def event(self, kind: str, timeout: float = 20) -> dict[str, Any]:
+    def event(self, kind: str, timeout: float = 60) -> dict[str, Any]:
         """The next event of ``kind`` not read yet."""
         return self.wait_for(lambda line: line.get("type") == kind, timeout)
 
-    def seen_or_next(self, kind: str, timeout: float = 20) -> dict[str, Any]:
+    def seen_or_next(self, kind: str, timeout: float = 60) -> dict[str, Any]:
         """The last event of ``kind`` already read (e.g. while waiting for a response), else the next."""
         for line in reversed(self.seen):
             if line.get("type") == kind:
                 return line
         return self.event(kind, timeout)
 
-    def close(self, timeout: float = 20) -> int:
+    def close(self, timeout: float = 60) -> int:
         """Close stdin and wait for the process; returns its exit code."""
         if self.proc.stdin is not None and not self.proc.stdin.closed:
             self.proc.stdin.close()

@@ -161,7 +161,7 @@ def test_print_never_answering_server_errors_within_the_bound(pi: PiHome) -> Non
     pi.server.enqueue(Turn([Text("late")], hang=math.inf), Turn([Text("late")], hang=math.inf))
     began = time.monotonic()
     result = pi.run("--no-session", "-p", "hi", timeout=60)
-    assert time.monotonic() - began < 15
+    assert time.monotonic() - began < 45  # the server never answers
     assert result.returncode == 1
     port = pi.server.port
     assert (

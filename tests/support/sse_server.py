@@ -347,11 +347,11 @@ class RecordedRequest:
     disconnected: threading.Event = field(default_factory=threading.Event)
     disconnected_at: float | None = None
 
-    def wait_disconnected(self, timeout: float = 5.0) -> bool:
+    def wait_disconnected(self, timeout: float = 30.0) -> bool:
         """True once the client closed the connection before the response was complete."""
         return self.disconnected.wait(timeout)
 
-    async def wait_disconnected_async(self, timeout: float = 5.0) -> bool:
+    async def wait_disconnected_async(self, timeout: float = 30.0) -> bool:
         """``wait_disconnected`` for async tests (does not block the event loop)."""
         return await asyncio.to_thread(self.disconnected.wait, timeout)
 
@@ -595,11 +595,11 @@ class SSEServer:
             self._lock.notify_all()
             return self._turns.popleft() if self._turns else None
 
-    async def wait_for_requests_async(self, count: int, timeout: float = 5.0) -> bool:
+    async def wait_for_requests_async(self, count: int, timeout: float = 30.0) -> bool:
         """``wait_for_requests`` for async tests (does not block the event loop)."""
         return await asyncio.to_thread(self.wait_for_requests, count, timeout)
 
-    def wait_for_requests(self, count: int, timeout: float = 5.0) -> bool:
+    def wait_for_requests(self, count: int, timeout: float = 30.0) -> bool:
         """Block until at least ``count`` requests have arrived."""
         deadline = time.monotonic() + timeout
         with self._lock:

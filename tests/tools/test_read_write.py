@@ -156,7 +156,7 @@ async def test_read_tail_of_50mb_file_is_fast(run: ToolRunner, tmp_path: Path) -
     text = text_of(result)
     assert text.endswith("the last line\n")
     assert text.count("\n") == 2000
-    assert elapsed < 1.0  # the benchmark checks the 100 ms target; this only guards against regressions
+    assert elapsed < 5  # bench/tools.py checks the 100 ms target; this only guards against decoding it all
 
 
 def _reference_window(data: bytes, offset: int, limit: int | None, max_lines: int, max_bytes: int) -> str:

@@ -235,7 +235,10 @@ def test_keep_background_leaves_them_running(tmp_path: Path) -> None:
 
 def test_setsid_process_survives_by_default(tmp_path: Path) -> None:
     """The idiom the tool description gives for servers: `setsid cmd > log 2>&1 &` outlives pi."""
-    command = "setsid sh -c 'echo $$ > PIDFILE; exec sleep 300' > /dev/null 2>&1 < /dev/null & sleep 0.5"
+    command = (  # the command ends once the new session's shell has written its pid (not after a fixed time)
+        "setsid sh -c 'echo $$ > PIDFILE; exec sleep 300' > /dev/null 2>&1 < /dev/null &"
+        " while [ ! -s PIDFILE ]; do sleep 0.05; done"
+    )
     pid = _background_pid_after_exit(tmp_path, command, "kill")
     try:
         time.sleep(0.3)

@@ -74,7 +74,11 @@ async def test_prompt_streams_answer_and_footer_shows_usage(make_session) -> Non
     async with app.run_test(size=(100, 30)) as pilot:
         await _send(pilot, "question")
         await wait_until(pilot, lambda: not session.is_streaming and len(session.messages) >= 3, what="reply")
-        await pilot.pause(0.1)
+        await wait_until(
+            pilot,
+            lambda: "The answer is 42." in screen_text(app) and "faux-1" in screen_text(app).rstrip().splitlines()[-1],
+            what="the answer and the footer",
+        )
         text = screen_text(app)
         assert "The answer is 42." in text
         footer = app.query_one(StatusBar).info
@@ -113,7 +117,7 @@ async def test_history_is_prefilled_when_resuming(make_session, project: Path) -
     resumed, _ = make_session([], no_session=False, store=SessionStore.open(path))
     app = make_app(resumed)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "answer" in screen_text(app), what="the transcript")
         text = screen_text(app)
         assert "remembered prompt" in text and "answer" in text  # transcript rendered at mount
         await pilot.press("up")
@@ -195,8 +199,7 @@ async def test_session_name_and_hotkeys_commands(make_session) -> None:
         await wait_until(pilot, lambda: not session.is_streaming and len(session.messages) >= 3, what="reply")
         await _send(pilot, "/name my feature")
         await wait_until(pilot, lambda: session.session_name == "my feature", what="named")
-        await pilot.pause(0.1)
-        assert "• my feature" in screen_text(app)
+        await wait_until(pilot, lambda: "• my feature" in screen_text(app), what="'• my feature' in screen_text(app)")
         await _send(pilot, "/session")
         await wait_until(pilot, lambda: "Tool results" in screen_text(app), what="session info")
         text = screen_text(app)
@@ -257,8 +260,7 @@ async def test_slash_completion_offers_commands(make_session) -> None:
     app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "/ses")
-        await pilot.pause(0.05)
-        assert "/session" in screen_text(app)
+        await wait_until(pilot, lambda: "/session" in screen_text(app), what="'/session' in screen_text(app)")
         await pilot.press("tab")
         assert app.editor.text == "/session "
 
@@ -273,8 +275,7 @@ async def test_at_completion_lists_project_files(make_session, project: Path) ->
     app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "look at @pars")
-        await pilot.pause(0.1)
-        assert "src/parser.py" in screen_text(app)
+        await wait_until(pilot, lambda: "src/parser.py" in screen_text(app), what="'src/parser.py' in screen_text(app)")
         await pilot.press("enter")  # accepts the completion, does not send
         assert app.editor.text == "look at @src/parser.py "
 
@@ -292,13 +293,11 @@ async def test_tab_on_an_at_folder_steps_into_it(make_session, project: Path) ->
         menu = app.query_one(CompletionMenu)
         assert menu.selected() is not None and menu.selected().replacement == "@src/"  # type: ignore[union-attr]
         await pilot.press("tab")
-        await pilot.pause(0.1)
-        assert app.editor.text == "look at @src/"
+        await wait_until(pilot, lambda: app.editor.text == "look at @src/", what="app.editor.text == 'look at @src/'")
         # the menu now lists the folder's own entries, folders first
         assert menu.is_open and [item.label for item in menu.items] == ["src/deep/", "src/lexer.py", "src/parser.py"]
         await pilot.press("tab")  # into the subfolder
-        await pilot.pause(0.1)
-        assert app.editor.text == "look at @src/deep/"
+        await wait_until(pilot, lambda: app.editor.text == "look at @src/deep/", what="app.editor.text == 'look at @src/deep/'")
         assert [item.label for item in menu.items] == ["src/deep/tree.py"]
         await pilot.press("tab")
         assert app.editor.text == "look at @src/deep/tree.py "
@@ -327,9 +326,8 @@ async def test_no_model_shows_how_to_configure(project: Path) -> None:
     assert session.model is None
     app = make_app(session)
     async with app.run_test(size=(100, 40)) as pilot:
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "No model configured" in screen_text(app), what="the notice")
         text = screen_text(app)
-        assert "No model configured" in text
         assert "ANTHROPIC_API_KEY" in text and "models.toml" in text
 
 
@@ -361,13 +359,12 @@ async def test_tool_call_block_appears_while_arguments_stream(make_session, proj
         assert app.query_one(ToolCallBlock).view.status in ("streaming", "pending", "running")
         gate.set()
         await wait_until(pilot, lambda: not session.is_streaming and faux.state.call_count == 2, what="done")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "20 more lines" in screen_text(app), what="the result shown")
         text = screen_text(app)
         assert "read big.txt" in text and "line 10" in text and "line 11" not in text
         assert "20 more lines" in text
         await pilot.press("ctrl+o")
-        await pilot.pause(0.1)
-        assert "line 30" in screen_text(app)
+        await wait_until(pilot, lambda: "line 30" in screen_text(app), what="'line 30' in screen_text(app)")
 
 
 async def test_initial_messages_are_sent_in_order(make_session) -> None:
@@ -376,7 +373,7 @@ async def test_initial_messages_are_sent_in_order(make_session) -> None:
     app = make_app(session, initial_messages=["first", "second"])
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: faux.state.call_count == 2 and not session.is_streaming, what="both")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "answer two" in screen_text(app), what="the second answer shown")
         assert user_texts(faux.state.contexts[1]) == ["first", "second"]
         text = screen_text(app)
         assert text.index("answer one") < text.index("second") < text.index("answer two")
@@ -397,7 +394,7 @@ async def test_resumed_session_renders_tool_calls_with_results(make_session, pro
     resumed, _ = make_session([], no_session=False, store=SessionStore.open(path), tool_names=["read"])
     app = make_app(resumed)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: "It says to remember the milk." in screen_text(app), what="the transcript")
         text = screen_text(app)
         assert "what do my notes say?" in text
         assert "read notes.txt" in text and "remember the milk" in text
@@ -459,7 +456,7 @@ async def test_footer_estimates_context_while_the_first_answer_streams(make_sess
         await _send(pilot, "x" * 51_200)  # 12,800 tokens = 10.0 % of 128k
         await wait_until(pilot, lambda: session.is_streaming, what="streaming")
         await wait_until(
-            pilot, lambda: (app.query_one(StatusBar).info.context_percent or 0) > 0, timeout=3, what="estimate"
+            pilot, lambda: (app.query_one(StatusBar).info.context_percent or 0) > 0, what="estimate"
         )
         assert session.is_streaming
         assert app.query_one(StatusBar).info.context_percent == 10.0
@@ -479,8 +476,7 @@ async def test_bang_output_counts_in_the_context_figure(make_session) -> None:
         assert (app.query_one(StatusBar).info.context_percent or 0) < 1.0
         await _send(pilot, "!python3 -c \"print('y' * 51_200)\"")
         await wait_until(pilot, lambda: len([b for b in app.query(BashBlock) if not b.running]) == 2, what="bash 2")
-        await pilot.pause(0.1)
-        assert (app.query_one(StatusBar).info.context_percent or 0) >= 10.0
+        await wait_until(pilot, lambda: (app.query_one(StatusBar).info.context_percent or 0) >= 10.0, what="the figure")
 
 
 async def test_slash_menu_lists_commands_in_pis_order_with_a_count(make_session) -> None:
@@ -501,15 +497,12 @@ async def test_slash_menu_lists_commands_in_pis_order_with_a_count(make_session)
         assert names[:6] == ["settings", "model", "tree", "thinking", "scoped-models", "export"]  # Pi 1.6's
         total = len(names)
         assert total > 5
-        await pilot.pause(0.05)
-        assert f"(1/{total})" in screen_text(app)
+        await wait_until(pilot, lambda: f"(1/{total})" in screen_text(app), what="f'(1/{total})' in screen_text(app)")
         await pilot.press("down", "down")
-        await pilot.pause(0.05)
-        assert f"(3/{total})" in screen_text(app)
+        await wait_until(pilot, lambda: f"(3/{total})" in screen_text(app), what="f'(3/{total})' in screen_text(app)")
         assert menu.size.height == 5 and menu.outer_size.height == 6  # 5 rows (default) + the count
         await type_text(pilot, "mo")
-        await pilot.pause(0.05)
-        assert menu.items[0].label == "/model"
+        await wait_until(pilot, lambda: menu.items[0].label == "/model", what="menu.items[0].label == '/model'")
 
 
 async def test_code_block_indent_setting_indents_code_blocks(make_session) -> None:

@@ -18,7 +18,7 @@ def test_edit_preview_of_a_fifo_returns_at_once(tmp_path: Path) -> None:
         daemon=True,
     )
     worker.start()
-    worker.join(timeout=5)
+    worker.join(timeout=30)
     if worker.is_alive():  # the bug: unblock the stuck open so the test run can end
         with contextlib.suppress(OSError):
             os.close(os.open(tmp_path / "pipe", os.O_WRONLY | os.O_NONBLOCK))

@@ -52,7 +52,7 @@ def test_ctrl_g_and_ctrl_z_in_tmux(shell_tmux: tuple[Tmux, Path]) -> None:
     tmux.text("draft")
     tmux.keys("C-g")
     tmux.wait_text("EDITOR-RUNNING on")
-    assert "no model" not in tmux.screen()  # the terminal belongs to the editor now
+    tmux.wait(lambda: "no model" not in tmux.screen(), "the editor to take the terminal")
     tmux.text("hello")
     tmux.keys("Enter")
     tmux.wait(lambda: "from editor: hello" in tmux.screen() and "no model" in tmux.screen(), "pi back")

@@ -65,7 +65,7 @@ def test_hello_command_completion_select_and_editor(tmux: Tmux) -> None:
     tmux.wait(lambda: "hello world" not in tmux.screen(), "the filtered list", timeout=60)
     tmux.keys("Enter")
     tmux.wait_text("good morning from the extension", timeout=60)
-    assert "Pick a greeting" not in tmux.screen()
+    tmux.wait(lambda: "Pick a greeting" not in tmux.screen(), "the dialog to close", timeout=60)
     tmux.keys("C-c", "C-c")
     tmux.wait(tmux.exited, "pi to exit", timeout=60)
     assert "PI-EXIT=0" in tmux.screen()

@@ -65,7 +65,7 @@ async def test_confirm_escape_is_false_and_status_shows(make_session, project: P
         ui = session.extensions.ui
         await wait_until(pilot, lambda: ui.statuses.get("k") == "on False", what="status")
         await pilot.pause()
-        assert "on False" in screen_text(app).splitlines()[-1]  # the footer's last line
+        await wait_until(pilot, lambda: "on False" in screen_text(app).splitlines()[-1], what="'on False' in screen_text(app).splitlines()[-1]")  # the footer's last line
 
 
 async def test_widgets_status_title_and_working_message(make_session, project: Path) -> None:

@@ -41,7 +41,7 @@ def test_ask_mode_dialog_denies_then_allows_once(setup: tuple[Path, Path, SSESer
         tmux.text("write the notes")
         tmux.keys("Enter")
         tmux.wait_text("Allow once", timeout=30)
-        assert "notes.txt" in tmux.screen()
+        tmux.wait_text("notes.txt")
         assert not target.exists()  # nothing runs while the dialog waits
         tmux.text("Deny")  # type to filter the choices, then pick
         tmux.wait(lambda: "Allow this session" not in tmux.screen(), "the filter to leave Deny")

@@ -33,7 +33,9 @@ async def test_enter_while_working_steers_after_the_tool_batch(make_session) -> 
         assert session.queued_messages() == [("steer", "use tabs")]
         blocker.release()
         await wait_until(pilot, lambda: faux.state.call_count == 2 and not session.is_streaming, what="run end")
-        await pilot.pause(0.1)
+        await wait_until(
+            pilot, lambda: "steered reply" in screen_text(app) and not pending.has_class("-visible"), what="the reply shown"
+        )
         # Delivered after the tool result, before the second request.
         assert user_texts(faux.state.contexts[1]) == ["start", "use tabs"]
         assert roles(faux.state.contexts[1]) == ["user", "assistant", "toolResult", "user"]
@@ -65,7 +67,7 @@ async def test_alt_enter_queues_a_follow_up_delivered_at_the_end(make_session) -
         assert "Follow-up: then test it" in screen_text(app)
         blocker.release()
         await wait_until(pilot, lambda: faux.state.call_count == 3 and not session.is_streaming, what="run end")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "follow-up answer" in screen_text(app), what="the follow-up answer shown")
         assert user_texts(faux.state.contexts[1]) == ["start"]
         assert roles(faux.state.contexts[2]) == ["user", "assistant", "toolResult", "assistant", "user"]
         assert user_texts(faux.state.contexts[2]) == ["start", "then test it"]
@@ -89,11 +91,13 @@ async def test_escape_aborts_and_restores_both_queues_into_the_editor(make_sessi
         await type_text(pilot, "follow me")
         await pilot.press("alt+enter")
         pending = app.query_one(PendingMessages)
-        await wait_until(pilot, lambda: pending.follow_up == ["follow me"], what="queued")
+        await wait_until(
+            pilot, lambda: pending.follow_up == ["follow me"] and len(session.queued_messages()) == 2, what="queued"
+        )
         await type_text(pilot, "draft")
         await pilot.press("escape")
         await wait_until(pilot, lambda: not session.is_streaming, what="aborted")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "Operation aborted" in screen_text(app), what="the abort shown")
         assert app.editor.text == "steer me\nfollow me\ndraft"
         assert session.queued_messages() == []
         assert not pending.has_class("-visible")

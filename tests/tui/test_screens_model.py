@@ -50,7 +50,7 @@ async def test_ctrl_l_lists_keyed_models_current_first_and_search_chooses(projec
         await pilot.press("enter")
         await wait_until(pilot, lambda: not isinstance(app.screen, ModelPicker), what="picker closed")
         await pilot.pause()
-        assert (session.model.provider, session.model.id) == ("beta", "beta-large")
+        await wait_until(pilot, lambda: (session.model.provider, session.model.id) == ("beta", "beta-large"), what="(session.model.provider, session.model.id) == ('beta', 'b...")
         last = [e for e in session.store.get_entries() if isinstance(e, ModelChangeEntry)][-1]
         assert (last.provider, last.model_id) == ("beta", "beta-large")
         saved = _global_settings(project)
@@ -160,7 +160,7 @@ async def test_scoped_models_tab_toggles_between_scope_and_all(project: Path) ->
         # Ctrl+P (model cycling) is the app's key, switched off while the dialog is open.
         await pilot.press("ctrl+p")
         await pilot.pause()
-        assert session.model.id == "alpha-fast"
+        await wait_until(pilot, lambda: session.model.id == "alpha-fast", what="session.model.id == 'alpha-fast'")
         await pilot.press("escape")
 
 

@@ -53,11 +53,11 @@ async def test_toggles_and_modes_are_applied_and_saved_keeping_comments(project:
         _go(screen, "auto_compaction")
         await pilot.press("enter")
         await pilot.pause()
-        assert session.auto_compaction_enabled is False
+        await wait_until(pilot, lambda: session.auto_compaction_enabled is False, what="session.auto_compaction_enabled is False")
         _go(screen, "steering_mode")
         await pilot.press("right")
         await pilot.pause()
-        assert session.steering_mode == "all"
+        await wait_until(pilot, lambda: session.steering_mode == "all", what="session.steering_mode == 'all'")
         _go(screen, "follow_up_mode")
         await pilot.press("space")  # opens the value list
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="choices")

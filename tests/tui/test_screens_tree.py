@@ -243,7 +243,7 @@ async def test_label_filters_search_and_folds(tree_session) -> None:
 
         await pilot.press(*"plan b")
         await pilot.pause()
-        assert "Search: plan b" in screen_text(app)
+        await wait_until(pilot, lambda: "Search: plan b" in screen_text(app), what="'Search: plan b' in screen_text(app)")
         assert [r.entry_id for r in screen.model.rows()] == ["e0000008", "e0000009"]
         await pilot.press("backspace", "backspace")
         await pilot.pause()
@@ -255,7 +255,7 @@ async def test_label_filters_search_and_folds(tree_session) -> None:
         _select(screen, "e0000003")  # the branch point
         await pilot.press("ctrl+left")
         await pilot.pause()
-        assert "⊞" in screen_text(app)
+        await wait_until(pilot, lambda: "⊞" in screen_text(app), what="'⊞' in screen_text(app)")
         assert [r.entry_id for r in screen.model.rows()] == ["e0000002", "e0000003"]
         await pilot.press("ctrl+right")
         await pilot.pause()

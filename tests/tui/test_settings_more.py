@@ -103,7 +103,7 @@ async def test_the_count_is_among_the_matches_and_ctrl_u_clears_the_search(proje
         assert "Search: type to filter" in screen_text(app)
         await pilot.press("down", "down")
         await pilot.pause()
-        assert f"(3/{len(everything)})" in screen_text(app)
+        await wait_until(pilot, lambda: f"(3/{len(everything)})" in screen_text(app), what="f'(3/{len(everything)})' in screen_text(app)")
 
 
 async def test_block_images_is_saved_and_stops_images_reaching_the_model(project: Path, make_session) -> None:
@@ -119,7 +119,7 @@ async def test_block_images_is_saved_and_stops_images_reaching_the_model(project
         assert _keys(screen) == ["images.block_images"]
         await pilot.press("enter")
         await pilot.pause()
-        assert "on" in screen_text(app).split("Block images", 1)[1].splitlines()[0]
+        await wait_until(pilot, lambda: "on" in screen_text(app).split("Block images", 1)[1].splitlines()[0], what="'on' in screen_text(app).split('Block images', 1)[1].spli...")
         await pilot.press("escape", "escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, SettingsScreen), what="closed")
         await session.prompt("again", [picture])
@@ -223,7 +223,7 @@ async def test_http_idle_timeout_and_default_project_trust_are_saved(project: Pa
         assert _keys(screen) == ["http_idle_timeout_ms"] and "5 min" in screen_text(app)
         await pilot.press("right")
         await pilot.pause()
-        assert session.settings.http_idle_timeout_ms == 600_000
+        await wait_until(pilot, lambda: session.settings.http_idle_timeout_ms == 600_000, what="session.settings.http_idle_timeout_ms == 600_000")
         await pilot.press("ctrl+u")
         await keys(pilot, "project trust")
         assert _keys(screen) == ["default_project_trust"]

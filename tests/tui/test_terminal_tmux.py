@@ -96,9 +96,9 @@ def test_resumed_session_shows_thinking_tool_call_and_answer_without_a_resize(tm
         tmux.run("new-session", "-d", "-s", tmux.name, "-x", "100", "-y", "40", "-c", str(project), command)
         try:
             tmux.wait_text("read notes.txt")
-            tmux.wait_text("ANSWER-MARK", timeout=10)
-            tmux.wait_text("PONDER-MARK", timeout=5)
-            tmux.wait_text("notes.txt", timeout=5)
+            tmux.wait_text("ANSWER-MARK")
+            tmux.wait_text("PONDER-MARK")
+            tmux.wait_text("notes.txt")
             tmux.keys("C-c", "C-c")
             tmux.wait(tmux.exited, "pi to exit")
         finally:

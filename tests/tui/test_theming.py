@@ -65,7 +65,7 @@ async def test_user_theme_from_the_config_folder_and_hot_reload(project: Path, m
         assert app.current_theme.primary.lower() == "#123456"
         _write(theme_file, _theme_json("ocean", "#654321"), bump=5)
         # The 1 s poll picks the change up by itself.
-        await wait_until(pilot, lambda: app.current_theme.primary.lower() == "#654321", timeout=6, what="reload")
+        await wait_until(pilot, lambda: app.current_theme.primary.lower() == "#654321", what="reload")
         assert app.themes.theme.color("accent") == "#654321"
         # A broken save keeps the colours and warns once.
         theme_file.write_text("{ not json")

@@ -78,6 +78,6 @@ def test_warning_when_tmux_extended_keys_is_off(tmp_path: Path) -> None:
         try:
             inner.wait_text("pi v")
             inner.wait_text("tmux extended-keys is off")
-            assert "set -g extended-keys on" in inner.screen()
+            inner.wait_text("set -g extended-keys on")
         finally:
             inner.run("kill-server")

@@ -138,8 +138,8 @@ def test_stale_columns_and_lines_do_not_fix_the_size(start_pi) -> None:
     start, _, _ = start_pi
     tmux = start(env="COLUMNS=40 LINES=10")
     tmux.wait(lambda: _footer_width(tmux) >= 95, "the footer to reach the right edge of 100 columns")
+    tmux.wait(lambda: "╰" in tmux.screen().splitlines()[-3], "the editor box at the bottom of 30 rows")
     assert len([line for line in tmux.screen().splitlines()]) == 30
-    assert "╰" in tmux.screen().splitlines()[-3]  # the editor box sits at the bottom of 30 rows
     tmux.run("resize-window", "-t", tmux.name, "-x", "120", "-y", "35")
     tmux.wait(lambda: _footer_width(tmux) >= 115, "the footer to follow the resize to 120 columns")
 

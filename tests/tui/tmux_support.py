@@ -51,14 +51,14 @@ class Tmux:
     def exited(self) -> bool:
         return "PI-EXIT=" in self.screen()
 
-    def wait(self, condition: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
+    def wait(self, condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
         while not condition():
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {what}; screen:\n{self.screen()}")
             time.sleep(0.1)
 
-    def wait_text(self, needle: str, timeout: float = 20.0) -> None:
+    def wait_text(self, needle: str, timeout: float = 30.0) -> None:
         self.wait(lambda: needle in self.screen(), repr(needle), timeout)
 
 
