@@ -446,13 +446,14 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
 
     async def on_session_events_posted(self, message: SessionEventsPosted) -> None:
         bridge, controller = self.bridge, self.controller
-        if bridge is None or controller is None:
-            return
+        if bridge is None or controller is None or bridge.closed:
+            return  # closed: a wake-up posted before the close, the screens may be gone
         for event in bridge.drain():
             if bridge.closed:
                 return
             await self._dispatch(event, controller)
-        self.transcript.note_activity()
+        if not bridge.closed:
+            self.transcript.note_activity()
 
     async def _dispatch(self, event: Event | StreamDelta, controller: TranscriptController) -> None:
         match event:

@@ -70,3 +70,32 @@ async def test_an_event_emitted_while_the_screen_is_torn_down_reaches_no_widget(
         await wait_until(pilot, lambda: app.controller is not None, what="mounted")
     assert errors == []
     assert app.return_code in (0, None)
+
+
+async def test_a_wake_up_posted_before_the_bridge_closed_touches_no_widget(make_session) -> None:
+    """Regression (seen once under load at the end of a test): a ``SessionEventsPosted`` already in
+    the app's queue when the bridge closed was handled after the screens were pruned; it drained
+    nothing, then looked up the Transcript (``NoMatches``) and the app ended with that error."""
+    session, _ = make_session(["hi"])
+    app = make_app(session)
+    errors: list[BaseException] = []
+    prune = app._close_all
+
+    async def close_all_with_a_wake_up_queued() -> None:
+        await prune()
+        app.post_message(SessionEventsPosted())  # in the queue from before the close
+        for _ in range(10):  # give the app's pump turns to handle it
+            await asyncio.sleep(0.01)
+
+    app._close_all = close_all_with_a_wake_up_queued  # type: ignore[method-assign]
+    original = app._handle_exception
+
+    def record(error: Exception) -> None:
+        errors.append(error)
+        original(error)
+
+    app._handle_exception = record  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.controller is not None, what="mounted")
+    assert errors == []
+    assert app.return_code in (0, None)
