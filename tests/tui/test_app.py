@@ -265,6 +265,25 @@ async def test_slash_completion_offers_commands(make_session) -> None:
         assert app.editor.text == "/session "
 
 
+async def test_enter_in_a_burst_after_the_menu_opened_sends_the_typed_command(make_session) -> None:
+    """"/" opens the menu ("/settings" first); "session" and Enter then arrive in one read (a fast
+    typist, tmux send-keys): Enter runs before the editor has handled the text changes of those
+    keys. It runs "/session", not "/settings" applied over the "/" of a menu the keys made stale."""
+    from textual import events
+
+    session, faux = make_session([])
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "/")
+        menu = app.query_one(CompletionMenu)
+        await wait_until(pilot, lambda: menu.is_open and menu.items[0].label == "/settings", what="menu")
+        for key in "session":  # posted together: the app hands them to the editor before Enter's action runs
+            app.post_message(events.Key(key, key))
+        app.post_message(events.Key("enter", "\r"))
+        await wait_until(pilot, lambda: "Tool results" in screen_text(app), what="the /session answer")
+        assert app.editor.text == "" and faux.state.call_count == 0
+
+
 async def test_at_completion_lists_project_files(make_session, project: Path) -> None:
     (project / "src").mkdir()
     (project / "src" / "parser.py").write_text("x = 1\n")

@@ -146,7 +146,7 @@ async def test_compact_command_shows_the_summary_block(make_session, project: Pa
 
 async def test_retry_countdown_in_status_line_and_escape_cancels(make_session, project: Path) -> None:
     (project / ".pi").mkdir()
-    (project / ".pi" / "settings.toml").write_text("[retry]\nbase_delay_ms = 5000\n")
+    (project / ".pi" / "settings.toml").write_text("[retry]\nbase_delay_ms = 600000\n")  # open until Esc, whatever the load
     session, _ = make_session(
         [faux_message("", stop_reason="error", error_message="529 overloaded_error: Overloaded"), "never"]
     )

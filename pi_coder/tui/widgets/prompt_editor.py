@@ -278,7 +278,16 @@ class PromptEditor(TextArea):
     # them in this widget's queue behind the keys that came first.
 
     def _menu_open(self) -> bool:
-        return self.menu is not None and self.menu.is_open
+        """Whether the menu is open, brought up to date with the text first: keys that came in one
+        burst with Enter or Tab are inserted before the action runs, but the ``Changed`` messages
+        that update the menu queue behind it, so the menu may still show an earlier token."""
+        if self.menu is None or not self.menu.is_open:
+            return False
+        context = self.menu.context
+        row, column = self.cursor_location
+        if context is None or column != context.end or not self.document[row][context.start : column].endswith(context.query):
+            self._update_completion()
+        return self.menu.is_open
 
     def action_submit(self) -> None:
         self.call_later(self._submit)
