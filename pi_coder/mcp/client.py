@@ -147,6 +147,8 @@ async def stdio_transport(
     finally:
         for task in tasks[::2]:
             task.cancel()
+        with contextlib.suppress(OSError, RuntimeError):
+            stdin.close()  # else the pipe stays open and asyncio never closes the process transport
         await asyncio.shield(stop_process(proc))
         tasks[1].cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
