@@ -30,6 +30,7 @@ __all__ = [
     "Settings",
     "SubagentSettings",
     "ThinkingBudgets",
+    "TerminalSettings",
     "TrustDefault",
 ]
 
@@ -51,6 +52,8 @@ PROJECT_SAFE_KEYS: Mapping[str, frozenset[str] | None] = {
     "theme": None,
     "quiet_startup": None,
     "paint_background": None,
+    "output_pad": None,
+    "show_hardware_cursor": None,
     "fullscreen_exit_output": None,
     "double_escape_action": None,
     "tree_filter_mode": None,
@@ -65,6 +68,7 @@ PROJECT_SAFE_KEYS: Mapping[str, frozenset[str] | None] = {
     "images": frozenset({"auto_resize", "block_images"}),
     "markdown": frozenset({"code_block_indent", "table_row_separators"}),
     "mcp": frozenset({"startup_wait"}),
+    "terminal": frozenset({"show_terminal_progress"}),
     "thinking_budgets": frozenset({"minimal", "low", "medium", "high"}),
 }
 """Top-level key -> None (a plain value) or the allowed keys of that table."""
@@ -157,6 +161,11 @@ class MarkdownSettings(_Section):
     """Draw a line between the rows of tables (as Pi does)."""
 
 
+class TerminalSettings(_Section):
+    show_terminal_progress: bool = False
+    """Show the terminal's progress indicator (OSC 9;4, in the tab or title bar) while the agent works."""
+
+
 class ThinkingBudgets(_Section):
     minimal: int = Field(default=1024, ge=0)
     """Thinking tokens for level 'minimal' on budget-based models."""
@@ -223,11 +232,16 @@ class Settings(BaseModel):
     follow_up_mode: QueueMode = "one-at-a-time"
     """How queued follow-up messages are delivered: one-at-a-time or all."""
     theme: str = "dark"
-    """Theme name: dark, light, auto (from COLORFGBG) or a custom theme's name."""
+    """Theme name: dark, light, system (the terminal's own colours), a "light/dark" pair that
+    follows the terminal's background, auto (= "light/dark") or a custom theme's name."""
     quiet_startup: bool = False
     """Hide the start-up header."""
     paint_background: bool = False
     """Paint the theme's page background instead of letting the terminal's show (never with NO_COLOR)."""
+    output_pad: int = Field(default=1, ge=0, le=1)
+    """Columns of padding inside transcript blocks (messages, tool and ! output, summaries): 0 or 1."""
+    show_hardware_cursor: bool = False
+    """Show the terminal's own cursor at the editor's caret instead of the drawn one."""
     fullscreen_exit_output: Literal["transcript", "resume-hint"] = "transcript"
     """What quitting the TUI prints: the conversation then the resume hint, or the hint only."""
     last_changelog_version: str | None = None
@@ -273,6 +287,8 @@ class Settings(BaseModel):
     markdown: MarkdownSettings = Field(default_factory=MarkdownSettings)
     """Markdown rendering."""
     mcp: McpSettings = Field(default_factory=McpSettings)
+    terminal: TerminalSettings = Field(default_factory=TerminalSettings)
+    """The terminal beyond the screen itself (progress indicator)."""
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     """MCP client timing (the servers themselves are in mcp.json)."""
     enable_skill_commands: bool = True

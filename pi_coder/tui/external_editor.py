@@ -97,3 +97,4 @@ class ExternalEditorMixin:
         # Back from Ctrl+Z (``fg``): the shell drew over the screen, so repaint all of it (Textual
         # would send only the regions that changed since the stop).
         self.refresh(layout=True)
+        self.terminal_display.resumed()

@@ -69,7 +69,7 @@ async def test_the_list_has_pis_runtime_settings_and_typing_filters_it(project: 
         await pilot.press("backspace", "backspace", "backspace", "backspace", "backspace")
         assert _keys(screen) == everything
         await keys(pilot, "padding")
-        assert _keys(screen) == ["editor_padding_x"]
+        assert _keys(screen) == ["editor_padding_x", "output_pad"]
         await pilot.press(*["backspace"] * 7)
         await keys(pilot, "mode")  # names first: not every description with "model" in it
         assert _keys(screen) == ["steering_mode", "follow_up_mode", "tree_filter_mode"]
