@@ -55,6 +55,8 @@ PROJECT_SAFE_KEYS: Mapping[str, frozenset[str] | None] = {
     "output_pad": None,
     "show_hardware_cursor": None,
     "fullscreen_exit_output": None,
+    "fullscreen_scrollbar": None,
+    "fullscreen_copy_on_select": None,
     "double_escape_action": None,
     "tree_filter_mode": None,
     "editor_padding_x": None,
@@ -244,6 +246,10 @@ class Settings(BaseModel):
     """Show the terminal's own cursor at the editor's caret instead of the drawn one."""
     fullscreen_exit_output: Literal["transcript", "resume-hint"] = "transcript"
     """What quitting the TUI prints: the conversation then the resume hint, or the hint only."""
+    fullscreen_scrollbar: Literal["auto", "always", "hidden"] = "auto"
+    """The transcript's scrollbar: when it overflows, always, or never (it still scrolls)."""
+    fullscreen_copy_on_select: bool = True
+    """Copy a mouse selection when the button is released; off: Ctrl+X copies it."""
     last_changelog_version: str | None = None
     """Internal: the last version whose changelog was shown."""
     double_escape_action: Literal["tree", "fork", "none"] = "tree"

@@ -1,14 +1,17 @@
-"""Display settings that reach past the screen's cells: output padding, the hardware cursor and the
-terminal's progress indicator (Pi's ``outputPad``, ``showHardwareCursor`` and
-``terminal.showTerminalProgress``; README "Settings").
+"""Display settings of the TUI as a whole: output padding, the transcript's scrollbar, the
+hardware cursor and the terminal's progress indicator (Pi's ``outputPad``,
+``fullscreenScrollbar``, ``showHardwareCursor`` and ``terminal.showTerminalProgress``; README
+"Settings").
 
 - ``output_pad`` (0 or 1): the columns of padding inside transcript blocks (messages, thinking,
   tool and ``!`` output, summaries, notes). 0 puts the app's ``-output-pad-0`` class on, which
   ``pi.tcss`` reads; switching it restyles the transcript once.
+- ``fullscreen_scrollbar``: ``auto`` shows the transcript's scrollbar when it overflows,
+  ``always`` also when it does not, ``hidden`` never (the transcript still scrolls).
 - ``show_hardware_cursor``: the terminal's own cursor shows at the editor's caret and the drawn
   (reverse-video) cursor is not drawn. Textual already moves the hidden terminal cursor to the
-  caret after every frame (for input methods); this shows it while the editor has focus
-  (``CSI ? 25 h``) and hides it again while a dialog has the keys (``CSI ? 25 l``).
+  caret after every frame (for input methods); this shows it while the editor has the keys
+  (``CSI ? 25 h``) and hides it while a dialog or another widget has them (``CSI ? 25 l``).
 - ``terminal.show_terminal_progress``: while the agent works the terminal shows its busy
   indicator (``OSC 9 ; 4 ; 3`` in the tab or title bar of terminals that know it: Windows
   Terminal, ConEmu, Ghostty, WezTerm, iTerm2...); it is removed (``OSC 9 ; 4 ; 0``) when the run
@@ -53,7 +56,10 @@ class TerminalDisplay:
 
     def apply(self, settings: Settings) -> None:
         """Take the three settings as they are (at start)."""
+        # a dialog takes the keys without taking the editor's focus away: follow the screens too
+        self.app.screen_change_signal.subscribe(self.app, self._screen_changed)
         self.set_output_pad(settings.output_pad)
+        self.set_scrollbar(settings.fullscreen_scrollbar)
         self.set_hardware_cursor(settings.show_hardware_cursor)
         self.set_progress(settings.terminal.show_terminal_progress)
 
@@ -62,6 +68,11 @@ class TerminalDisplay:
     def set_output_pad(self, columns: int) -> None:
         self.app.set_class(columns == 0, "-output-pad-0")
 
+    def set_scrollbar(self, mode: str) -> None:
+        styles = self.app.transcript.styles
+        styles.scrollbar_size_vertical = 0 if mode == "hidden" else 1
+        styles.overflow_y = "scroll" if mode == "always" else "auto"
+
     # ------------------------------------------------------------------ hardware cursor
 
     def set_hardware_cursor(self, on: bool) -> None:
@@ -69,6 +80,10 @@ class TerminalDisplay:
         editor = self.app.editor
         editor.set_class(on, "-hardware-cursor")
         self.editor_focus(editor.has_focus)
+
+    def _screen_changed(self, screen: Any) -> None:
+        editor = self.app.editor
+        self.editor_focus(screen is editor.screen and editor.has_focus)
 
     def editor_focus(self, focused: bool) -> None:
         """The editor gained or lost the keys: show or hide the terminal's cursor at its caret."""

@@ -65,6 +65,10 @@ def more_setting_items(
         save({"markdown.code_block_indent": _INDENTS[choice]})
         set_code_block_indent(_INDENTS[choice])
 
+    def set_scrollbar(choice: str) -> None:
+        save({"fullscreen_scrollbar": choice})
+        app.terminal_display.set_scrollbar(choice)
+
     session = app.session
     items += [
         toggle("images.auto_resize", "Auto-resize images",
@@ -113,6 +117,12 @@ def more_setting_items(
         toggle("paint_background", "Paint background",
                "Paint the theme's page background instead of showing the terminal's (not with NO_COLOR).",
                lambda s: s.paint_background, app.themes.set_painted),
+        SettingItem("fullscreen_scrollbar", "Transcript scrollbar",
+                    "The transcript's scrollbar: when it overflows, always, or hidden (it still scrolls).",
+                    ["auto", "always", "hidden"], lambda: settings().fullscreen_scrollbar, set_scrollbar),
+        toggle("fullscreen_copy_on_select", "Copy on select",
+               "Copy a mouse selection when the button is released; off: Ctrl+X copies it.",
+               lambda s: s.fullscreen_copy_on_select),
         SettingItem("fullscreen_exit_output", "Exit output",
                     "What quitting prints: the conversation then the resume hint, or only the hint.",
                     ["transcript", "resume-hint"], lambda: settings().fullscreen_exit_output,
