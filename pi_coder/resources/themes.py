@@ -12,7 +12,8 @@ Indexes 0-15 are the terminal's own palette: the built-in ``system`` theme uses 
 theme does when the terminal does not report its colours).
 
 A ``theme`` setting may also name a pair, ``"light/dark"`` (the light theme first): the one that
-suits the terminal's background is loaded (:func:`detect_theme_name`); ``"auto"`` means
+suits the terminal's background is loaded (:func:`detect_theme_name`: the background the terminal
+reported, :func:`set_terminal_appearance`, else ``$COLORFGBG``, else dark); ``"auto"`` means
 ``"light/dark"``.
 
 Where themes come from, later ones winning on a name clash: the built-in ``dark``, ``light`` and ``system``;
@@ -49,6 +50,7 @@ __all__ = [
     "load_theme",
     "load_theme_file",
     "load_theme_or_default",
+    "set_terminal_appearance",
 ]
 
 TOKENS: tuple[str, ...] = (
@@ -229,8 +231,20 @@ def load_theme_file(path: str | os.PathLike[str], source: Source = "path") -> Th
     return Theme(name=name, colors=colors, export=export, path=file, mtime=mtime, source=source)
 
 
+_reported_appearance: Literal["dark", "light"] | None = None
+
+
+def set_terminal_appearance(appearance: Literal["dark", "light"] | None) -> None:
+    """What the terminal said of its background (the TUI asks it); None: not known."""
+    global _reported_appearance
+    _reported_appearance = appearance
+
+
 def detect_theme_name(environ: Mapping[str, str] | None = None) -> Literal["dark", "light"]:
-    """``"light"`` when ``$COLORFGBG`` reports a light background, else ``"dark"``."""
+    """``"light"`` when the terminal reported a light background (:func:`set_terminal_appearance`)
+    or, without a report, ``$COLORFGBG`` names a light one; else ``"dark"``."""
+    if _reported_appearance is not None and environ is None:
+        return _reported_appearance
     value = (environ if environ is not None else os.environ).get("COLORFGBG", "")
     last = value.split(";")[-1].strip()
     if not last.isdigit():

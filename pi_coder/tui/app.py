@@ -83,6 +83,7 @@ if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.extensions.types import Shortcut
     from pi_coder.settings import ImageSettings, Settings
+    from pi_coder.tui.driver import TerminalBackground
 
 __all__ = ["PiApp", "no_model_help"]
 
@@ -233,6 +234,10 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         if failure is not None and failure in self._startup_warnings:
             self._startup_warnings.remove(failure)
         self.themes.use(self._settings().theme or "dark")
+
+    def on_terminal_background(self, message: TerminalBackground) -> None:
+        """The terminal's answer to the background query (tui/terminal_display.py)."""
+        self.themes.terminal_background(message.light)
 
     def _theme_warning(self, text: str) -> None:
         if self.is_running and self.controller is not None:

@@ -12,6 +12,8 @@ hardware cursor and the terminal's progress indicator (Pi's ``outputPad``,
   (reverse-video) cursor is not drawn. Textual already moves the hidden terminal cursor to the
   caret after every frame (for input methods); this shows it while the editor has the keys
   (``CSI ? 25 h``) and hides it while a dialog or another widget has them (``CSI ? 25 l``).
+- A theme that follows the terminal (``system``, ``light/dark``) asks for the terminal's
+  background (``OSC 11 ; ?``); the answer arrives as ``driver.TerminalBackground``.
 - ``terminal.show_terminal_progress``: while the agent works the terminal shows its busy
   indicator (``OSC 9 ; 4 ; 3`` in the tab or title bar of terminals that know it: Windows
   Terminal, ConEmu, Ghostty, WezTerm, iTerm2...); it is removed (``OSC 9 ; 4 ; 0``) when the run
@@ -47,6 +49,7 @@ class TerminalDisplay:
         """``terminal.show_terminal_progress``."""
         self._busy_shown = False
         self._cursor_shown = False
+        self._asked_background = False
 
     def _write(self, text: str) -> None:
         driver = getattr(self.app, "_driver", None)  # Textual's own copy_to_clipboard writes there too
@@ -62,6 +65,15 @@ class TerminalDisplay:
         self.set_scrollbar(settings.fullscreen_scrollbar)
         self.set_hardware_cursor(settings.show_hardware_cursor)
         self.set_progress(settings.terminal.show_terminal_progress)
+        self.ask_background()
+
+    def ask_background(self) -> None:
+        """Ask the terminal for its background when the theme depends on it (once)."""
+        if self.app.themes.follows_terminal and not self._asked_background:
+            from pi_coder.tui.driver import BACKGROUND_QUERY
+
+            self._asked_background = True
+            self._write(BACKGROUND_QUERY)
 
     # ------------------------------------------------------------------ output padding
 

@@ -351,6 +351,20 @@ class ThemeController:
         """
         return load_theme(name, self.cwd, extra_paths=self.extra_paths, discover=self.discover)
 
+    @property
+    def follows_terminal(self) -> bool:
+        """The theme depends on the terminal's background (``system``, a ``light/dark`` pair, ``auto``)."""
+        return self.name in ("system", "auto") or ("/" in self.name and not self.name.endswith(".json"))
+
+    def terminal_background(self, light: bool) -> None:
+        """The terminal reported its background: load the pair's theme that suits it (or rebuild
+        ``system`` for it)."""
+        from pi_coder.resources.themes import set_terminal_appearance
+
+        set_terminal_appearance("light" if light else "dark")
+        if self.follows_terminal and self._shown is self.theme:  # not in the middle of a preview
+            self.use(self.name)
+
     def use(self, name: str) -> str | None:
         """Load and apply ``name``; on failure apply ``dark`` and return the warning."""
         warning = None

@@ -8,13 +8,14 @@ from __future__ import annotations
 import re
 import shutil
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 
 from tests.support.sse_server import Text, ToolCall, Turn
 from tests.tui.test_no_color_tmux import ANSWER, colour_codes
-from tests.tui.tmux_support import Tmux, pi_home, start_pi
+from tests.tui.tmux_support import PI, Tmux, pi_home, start_pi
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -131,3 +132,35 @@ def test_terminal_progress_while_the_agent_works(tmp_path: Path) -> None:
             assert b"\x1b]9;4" not in raw.read_bytes()  # off by default
         finally:
             tmux.run("kill-session", "-t", tmux.name)
+
+
+def _accent_drawn(screen: str, rgb: tuple[int, int, int]) -> bool:
+    r, g, b = rgb
+    return f"38;2;{r};{g};{b}" in screen
+
+
+def test_a_light_dark_pair_follows_the_background_the_terminal_reports(tmp_path: Path) -> None:
+    """tmux answers ``OSC 11 ; ?`` with its window style's background: white here, so the pair
+    loads the light theme (``$COLORFGBG`` says nothing), and the answer is not typed anywhere."""
+    light_cyan, dark_cyan = (0x0B, 0x7A, 0x86), (0x56, 0xC8, 0xD8)
+    with pi_home(tmp_path) as (home, project, _server):
+        (home / "settings.toml").write_text('theme = "light/dark"\n')
+        for background, wanted, other in (("#ffffff", light_cyan, dark_cyan), ("#101010", dark_cyan, light_cyan)):
+            tmux = Tmux("pi", socket=f"pi-test-bg-{uuid.uuid4().hex[:8]}")
+            tmux.run("new-session", "-d", "-s", "keep", "-x", "100", "-y", "30", "sleep 120")
+            tmux.run("set-option", "-g", "window-style", f"bg={background}")
+            command = (
+                f"env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY -u COLORFGBG COLORTERM=truecolor PI_CODER_HOME={home}"
+                f" {PI} --model local/test-model; echo PI-EXIT=$?; sleep 60"
+            )
+            tmux.run("new-session", "-d", "-s", tmux.name, "-x", "100", "-y", "30", "-c", str(project), command)
+            try:
+                tmux.wait_text("test-model")
+                drawn = lambda: tmux.run("capture-pane", "-p", "-e", "-t", tmux.name)  # noqa: E731
+                tmux.wait(lambda: _accent_drawn(drawn(), wanted), f"the {background} theme's accent")
+                assert not _accent_drawn(drawn(), other)
+                tmux.text("typed")
+                tmux.wait_text("typed")
+                assert "rgb:" not in tmux.screen() and "11;" not in tmux.screen()
+            finally:
+                tmux.run("kill-server")

@@ -371,6 +371,7 @@ def setting_items(app: CommandContext) -> list[SettingItem]:
         warning = app.themes.use(value)
         if warning is None:
             save_settings(app, {"theme": value})
+            app.terminal_display.ask_background()  # a theme that follows the terminal's background
 
     def set_hide_thinking(value: str) -> None:
         app.set_thinking_hidden(value == "on")
