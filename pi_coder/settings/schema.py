@@ -46,6 +46,7 @@ TrustDefault = Literal["ask", "always", "never"]
 # environment allow-list keys) until someone lists them here on purpose.
 PROJECT_SAFE_KEYS: Mapping[str, frozenset[str] | None] = {
     "default_thinking_level": None,
+    "model_thinking_levels": None,
     "hide_thinking_block": None,
     "steering_mode": None,
     "follow_up_mode": None,
@@ -218,11 +219,14 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     default_provider: str | None = None
-    """Provider of the model to start with; updated on every model switch."""
+    """Provider of the model to start with (Ctrl+S in the model picker saves it)."""
     default_model: str | None = None
-    """Model id to start with; updated on every model switch."""
+    """Model id to start with (Ctrl+S in the model picker saves it)."""
     default_thinking_level: ThinkingLevel = "medium"
     """Thinking level to start with: off, minimal, low, medium, high, xhigh, max (clamped to the model)."""
+    model_thinking_levels: dict[str, ThinkingLevel] = Field(default_factory=dict)
+    """Thinking level per model, keyed by exact ``provider/model-id``: taken at start and when
+    switching to that model, instead of ``default_thinking_level`` or the level carried over."""
     thinking_budgets: ThinkingBudgets = Field(default_factory=ThinkingBudgets)
     """Token budgets per thinking level for providers that take a budget."""
     hide_thinking_block: bool = False

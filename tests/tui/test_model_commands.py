@@ -82,6 +82,37 @@ async def test_thinking_with_a_level_changes_the_session_only_and_is_clamped_per
         assert "default_thinking_level" not in _settings(project)
 
 
+async def test_a_models_own_thinking_level_from_settings_applies_when_switching_to_it(project: Path) -> None:
+    from pi_coder.tui.screens.settings_screen import SettingsScreen
+
+    session = _session(project, ("alpha", "alpha-fast"))
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await run_command(app, pilot, "/settings")
+        await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), what="settings")
+        screen = app.screen
+        await pilot.press(*"per model")
+        assert [item.key for item in screen.items] == ["model_thinking_levels"]
+        assert "none" in screen_text(app).split("Default thinking level per model", 1)[1].splitlines()[0]
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="step 1")
+        assert [value for value, _ in app.screen.choices] == ["beta/beta-smart"]  # models that think
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Step 2/2" in screen_text(app), what="step 2")
+        assert app.screen.choices[0][0] == "none"
+        await pilot.press("down", "down", "down", "down", "down", "enter")  # none, off, minimal, low, medium, high
+        await wait_until(pilot, lambda: app.screen is screen, what="back in /settings")
+        await wait_until(pilot, lambda: "1 model" in screen_text(app), what="the count")
+        assert _settings(project)["model_thinking_levels"] == {"beta/beta-smart": "high"}
+        await pilot.press("escape", "escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SettingsScreen), what="closed")
+
+        await run_command(app, pilot, "/model beta/beta-smart")
+        await wait_until(pilot, lambda: session.model.id == "beta-smart", what="switched")
+        assert session.thinking_level == "high"
+        assert "default_thinking_level" not in _settings(project)
+
+
 async def test_thinking_without_reasoning_says_so(project: Path) -> None:
     session = _session(project, ("alpha", "alpha-fast"))
     app = make_app(session)

@@ -8,7 +8,7 @@ once; ``quiet_startup`` is read at start, so it shows from the next start.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -123,12 +123,63 @@ def more_setting_items(
         toggle("fullscreen_copy_on_select", "Copy on select",
                "Copy a mouse selection when the button is released; off: Ctrl+X copies it.",
                lambda s: s.fullscreen_copy_on_select),
+        SettingItem("model_thinking_levels", "Default thinking level per model",
+                    "The thinking level a model starts with (at start and when switching to it); "
+                    "Shift+Tab still cycles in-session.",
+                    [], lambda: _per_model_label(settings().model_thinking_levels), lambda _choice: None,
+                    choose=lambda done: _choose_model_level(app, settings, save, done)),
         SettingItem("fullscreen_exit_output", "Exit output",
                     "What quitting prints: the conversation then the resume hint, or only the hint.",
                     ["transcript", "resume-hint"], lambda: settings().fullscreen_exit_output,
                     lambda choice: save({"fullscreen_exit_output": choice})),
     ]  # fmt: skip
     return items
+
+
+def _per_model_label(levels: Mapping[str, str]) -> str:
+    return "none" if not levels else f"{len(levels)} model{'s' if len(levels) != 1 else ''}"
+
+
+def _choose_model_level(
+    app: CommandContext, settings: Callable[[], Settings], save: Callable[[dict[str, Any]], None],
+    done: Callable[[], object],
+) -> None:  # fmt: skip
+    """Pi's two steps: a model, then its level (or none: the usual default again)."""
+    from pi_coder.core.thinking import available_thinking_levels
+    from pi_coder.tui.model_commands import LEVEL_DESCRIPTIONS
+    from pi_coder.tui.screens.dialogs import ChoiceDialog
+    from pi_coder.tui.screens.navigation import run_dialog
+
+    async def flow() -> None:
+        levels: dict[str, str] = dict(settings().model_thinking_levels)
+        models = [m for m in app.session.available_models() if m.reasoning]
+        if not models:
+            await app.notice("No model with thinking has an API key", "warning")
+            return
+        choices = [(f"{m.provider}/{m.id}", f"{m.id} [{m.provider}]  {levels.get(f'{m.provider}/{m.id}', '')}".rstrip())
+                   for m in models]  # fmt: skip
+        key = await app.push_screen_wait(
+            ChoiceDialog("Default thinking level per model", choices, message="Step 1/2 · the model")
+        )
+        if key is None:
+            return
+        model = next(m for m in models if f"{m.provider}/{m.id}" == key)
+        options = [("none", "none     the default thinking level")]
+        options += [(lv, f"{lv:<8} {LEVEL_DESCRIPTIONS.get(lv, '')}") for lv in available_thinking_levels(model)]
+        level = await app.push_screen_wait(
+            ChoiceDialog(f"Thinking level for {model.id}", options, message="Step 2/2 · its level",
+                         initial=levels.get(key, "none"))
+        )  # fmt: skip
+        if level is None:
+            return
+        if level == "none":
+            levels.pop(key, None)
+        else:
+            levels[key] = str(level)
+        save({"model_thinking_levels": levels})
+        done()
+
+    run_dialog(app, flow())
 
 
 def _idle_label(ms: int) -> str:
