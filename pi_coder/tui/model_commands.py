@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 
-from pi_coder.core.thinking import THINKING_LEVELS
+from pi_coder.core.thinking import LEVEL_DESCRIPTIONS, THINKING_LEVELS
 from pi_coder.tui.screens.dialogs import ChoiceDialog
 
 if TYPE_CHECKING:
@@ -22,15 +22,6 @@ if TYPE_CHECKING:
 
 __all__ = ["LEVEL_DESCRIPTIONS", "ThinkingLevelDialog", "scoped_models_command", "thinking_command"]
 
-LEVEL_DESCRIPTIONS: dict[str, str] = {
-    "off": "No reasoning",
-    "minimal": "Very brief reasoning",
-    "low": "Light reasoning",
-    "medium": "Moderate reasoning",
-    "high": "Deep reasoning",
-    "xhigh": "Very deep reasoning",
-    "max": "The model's largest reasoning budget",
-}
 
 
 class ThinkingLevelDialog(ChoiceDialog):

@@ -145,10 +145,8 @@ def _choose_model_level(
     done: Callable[[], object],
 ) -> None:  # fmt: skip
     """Pi's two steps: a model, then its level (or none: the usual default again)."""
-    from pi_coder.core.thinking import available_thinking_levels
-    from pi_coder.tui.model_commands import LEVEL_DESCRIPTIONS
+    from pi_coder.core.thinking import LEVEL_DESCRIPTIONS, available_thinking_levels
     from pi_coder.tui.screens.dialogs import ChoiceDialog
-    from pi_coder.tui.screens.navigation import run_dialog
 
     async def flow() -> None:
         levels: dict[str, str] = dict(settings().model_thinking_levels)
@@ -179,7 +177,7 @@ def _choose_model_level(
         save({"model_thinking_levels": levels})
         done()
 
-    run_dialog(app, flow())
+    app.run_worker(flow(), group="dialog", exit_on_error=False)  # as navigation.run_dialog
 
 
 def _idle_label(ms: int) -> str:
