@@ -100,6 +100,10 @@ class TerminalDisplay:
     def editor_focus(self, focused: bool) -> None:
         """The editor gained or lost the keys: show or hide the terminal's cursor at its caret."""
         show = self.hardware_cursor and focused
+        if show:  # a dialog's search box may have moved it: back to the caret
+            editor = self.app.editor
+            self.app.cursor_position = editor.cursor_screen_offset
+            editor.refresh()  # the next frame carries the move
         if show != self._cursor_shown:
             self._cursor_shown = show
             self._write(CURSOR_SHOW if show else CURSOR_HIDE)

@@ -72,7 +72,7 @@ async def test_the_list_has_pis_runtime_settings_and_typing_filters_it(project: 
         assert _keys(screen) == ["editor_padding_x", "output_pad"]
         await pilot.press(*["backspace"] * 7)
         await keys(pilot, "mode")  # names first: not every description with "model" in it
-        assert _keys(screen) == ["steering_mode", "follow_up_mode", "tree_filter_mode"]
+        assert _keys(screen) == ["steering_mode", "follow_up_mode", "tree_filter_mode", "model_thinking_levels"]
         await pilot.press(*["backspace"] * 4)
         await keys(pilot, "reasoning")  # no name has it: the description of thinking level does
         assert _keys(screen) == ["thinking_level"]
