@@ -21,7 +21,7 @@ from pi_coder.tui.tool_render import CustomToolRender, stored_result
 from pi_coder.tui.widgets.assistant_message import AssistantText, MessageNote, ThinkingBlock
 from pi_coder.tui.widgets.bash_block import BashBlock, SummaryBlock
 from pi_coder.tui.widgets.tool_call import ToolCallBlock
-from pi_coder.tui.widgets.transcript import Transcript, UserMessageBlock
+from pi_coder.tui.widgets.transcript import BlockFactory, Transcript, UserMessageBlock
 
 if TYPE_CHECKING:
     from pi_coder.agent.types import AgentMessage
@@ -350,20 +350,39 @@ class TranscriptController:
     # ------------------------------------------------------------------ stored transcript
 
     async def render_history(self, messages: list[AgentMessage]) -> None:
-        """Render a stored transcript (resume, session switch) in one mount; the branch's custom
-        entries that an extension draws (``register_entry_renderer``) sit where they were appended."""
+        """Render a stored transcript (resume, session switch); the branch's custom entries that an
+        extension draws (``register_entry_renderer``) sit where they were appended.
+
+        Only the newest blocks are built and mounted; the earlier ones wait in the transcript's
+        window as factories over their ``Block`` records (``Transcript.add_windowed``), built when
+        they are scrolled to, with the display options of that moment (Ctrl+O, Ctrl+T, theme)."""
         places = self._custom_entry_places(messages)
+        factories: list[BlockFactory]
         if not places:
-            widgets = [self.block_widget(block) for block in build_transcript(messages) if _shown(block)]
+            factories = [self._factory(block) for block in build_transcript(messages) if _shown(block)]
         else:
             results = tx.tool_results(messages)
-            widgets = self._entry_widgets(places.get(-1, ()))
+            factories = self._entry_factories(places.get(-1, ()))
             for index, message in enumerate(messages):
-                widgets += [self.block_widget(b) for b in message_blocks(message, results) if _shown(b)]
-                widgets += self._entry_widgets(places.get(index, ()))
-        if widgets:
-            await self.add(*widgets)
+                factories += [self._factory(b) for b in message_blocks(message, results) if _shown(b)]
+                factories += self._entry_factories(places.get(index, ()))
+        await self.transcript.add_windowed(factories)
+        self._last_note = None
         self.transcript.scroll_end(animate=False, immediate=True)
+
+    def _factory(self, block: Block) -> BlockFactory:
+        return lambda: self.block_widget(block)
+
+    def _entry_factories(self, entries: Sequence[CustomEntry]) -> list[BlockFactory]:
+        return [lambda entry=entry: self._entry_widget(entry) for entry in entries]
+
+    def _entry_widget(self, entry: CustomEntry) -> Widget | None:
+        from pi_coder.tui.extension_ui import render_custom_message
+
+        runner = extension_runner(self.view.session)
+        if runner is None:
+            return None
+        return render_custom_message(self.view, runner, entry.custom_type, entry, kind="entry")
 
     def _custom_entry_places(self, messages: list[AgentMessage]) -> dict[int, list[CustomEntry]]:
         session = self.view.session
@@ -371,15 +390,6 @@ class TranscriptController:
         if runner is None or not any(ext.entry_renderers for ext in runner.extensions):
             return {}
         return tx.custom_entry_places(messages, session.store.get_branch())
-
-    def _entry_widgets(self, entries: Sequence[CustomEntry]) -> list[Widget]:
-        from pi_coder.tui.extension_ui import render_custom_message
-
-        runner = extension_runner(self.view.session)
-        if runner is None:
-            return []
-        widgets = (render_custom_message(self.view, runner, e.custom_type, e, kind="entry") for e in entries)
-        return [widget for widget in widgets if widget is not None]
 
     def block_widget(self, block: Block) -> Widget:
         """The widget of a finished transcript block (the same for live and resumed sessions)."""
