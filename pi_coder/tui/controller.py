@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Protocol, assert_never
 
 from textual.widget import Widget
@@ -374,7 +375,7 @@ class TranscriptController:
         return lambda: self.block_widget(block)
 
     def _entry_factories(self, entries: Sequence[CustomEntry]) -> list[BlockFactory]:
-        return [lambda entry=entry: self._entry_widget(entry) for entry in entries]
+        return [partial(self._entry_widget, entry) for entry in entries]
 
     def _entry_widget(self, entry: CustomEntry) -> Widget | None:
         from pi_coder.tui.extension_ui import render_custom_message

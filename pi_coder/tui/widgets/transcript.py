@@ -19,6 +19,7 @@ from textual.containers import VerticalScroll
 from textual.events import Click
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
+from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -280,7 +281,12 @@ class Transcript(VerticalScroll, can_focus=False):
     async def _next_refresh(self, timeout: float = 5.0) -> None:
         """Wait until the screen was laid out and drawn (at most ``timeout`` seconds)."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.call_after_refresh(lambda: done.done() or done.set_result(None))
+
+        def drawn() -> None:
+            if not done.done():
+                done.set_result(None)
+
+        self.call_after_refresh(drawn)
         try:
             await asyncio.wait_for(done, timeout)
         except TimeoutError:
@@ -335,7 +341,7 @@ class Transcript(VerticalScroll, can_focus=False):
                 y = max(0.0, self.scroll_y + now - row)
                 self.set_reactive(Transcript.scroll_y, y)
                 self.set_reactive(Transcript.scroll_target_y, y)
-                self.vertical_scrollbar._reactive_position = y
+                self.vertical_scrollbar.set_reactive(ScrollBar.position, y)
         return result
 
 
