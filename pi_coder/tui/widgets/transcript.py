@@ -270,12 +270,24 @@ class Transcript(VerticalScroll, can_focus=False):
         await self._load_earlier(count)
 
     async def load_all(self) -> None:
-        """Mount every earlier block and wait until they are laid out (quitting draws them all)."""
+        """Mount every earlier block and wait until they are laid out (quitting draws them all).
+
+        The blocks are mounted in one batch update: one layout of the screen, not one per
+        screen refresh while they mount; the view is not kept in place (nothing is drawn before
+        the app quits)."""
         while self._loading:
             await asyncio.sleep(0.01)
-        if self._earlier:
-            self._loading = True
-            await self._load_earlier(len(self._earlier))
+        row, first = self._earlier_row, self._first
+        if self._earlier and first is not None and first.is_attached:
+            widgets = _built(self._earlier)
+            self._earlier = []
+            self._earlier_row = None
+            with self.app.batch_update():
+                if row is not None:
+                    await row.remove()
+                if widgets:
+                    await self.blocks.mount_all(widgets, before=first)
+                    self._first = widgets[0]
         await self._next_refresh()
 
     async def _next_refresh(self, timeout: float = 5.0) -> None:
