@@ -16,17 +16,20 @@ from pi_coder.tui.widgets.tool_call import ToolCallBlock
 from pi_coder.tui.widgets.transcript import BATCH, WINDOW, EarlierMessages, Transcript, UserMessageBlock
 from tests.tui.helpers import wait_until
 from tests.tui.screen_text import screen_text
-from tests.tui.screens_support import FIXED_NOW, SessionWriter, make_app
+from tests.tui.screens_support import FIXED_NOW, SessionWriter, make_app, make_app_with_extensions
 
 TURNS = 150
 
 
-def _session(cwd: str, turns: int = TURNS, *, thinking: bool = False) -> Path:
+def _session(cwd: str, turns: int = TURNS, *, thinking: bool = False, marks: int = 0) -> Path:
     """``turns`` rounds of a user message, a ``read`` call and its result (every 10th: 40 lines),
-    with a thinking block before the call when ``thinking``: 2 (or 3) blocks a round."""
+    with a thinking block before the call when ``thinking``: 2 (or 3) blocks a round; a custom
+    ``mark`` entry after every ``marks``-th round."""
     w = SessionWriter(cwd, "33333333-4444-5555-6666-777777777777", FIXED_NOW - timedelta(hours=1))
     w.model_change("m0000001")
     for n in range(turns):
+        if marks and n % marks == 0:
+            w.custom(f"c{n:07d}", "mark", {"n": n})
         w.user(f"u{n:07d}", f"Please look at file_{n}.py")
         call = f"call_{n}"
         content: list[dict[str, object]] = []
@@ -167,3 +170,22 @@ async def test_quitting_prints_the_whole_conversation(project: Path, make_sessio
         assert f"read file_{n}.py" in text
     assert "earlier message" not in text
     assert text.index("Please look at file_0.py") < text.index("Please look at file_149.py")
+
+
+MARKS = """
+def extension(pi):
+    pi.register_entry_renderer("mark", lambda entry, *, expanded, theme: f"mark set: {entry.data['n']}")
+"""
+
+
+async def test_custom_entries_of_the_earlier_blocks_are_drawn_by_their_renderer(project: Path, make_session) -> None:
+    session, _ = make_session([], store=SessionStore.open(_session(str(project), marks=25)), no_session=False)
+    app = make_app_with_extensions(session, project, ["marks.py"], {"marks.py": MARKS})
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = await _resumed(pilot, app)
+        assert transcript.earlier_count > 0
+        await app.quit_app()
+    text = "\n".join(row.plain for row in app.exit_transcript)
+    places = [text.index(f"mark set: {n}") for n in range(0, TURNS, 25)]
+    assert places == sorted(places)
+    assert text.index("mark set: 25") < text.index("Please look at file_25.py") < text.index("mark set: 50")
