@@ -709,11 +709,16 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         # Markdown builds a widget per block and per table cell: /hotkeys took a second).
         from pi_coder.tui.widgets.markdown_view import StreamingMarkdown
 
-        block = StreamingMarkdown(text, message_type="info")
-        block.add_class("info-block")
-        block.styles.padding = (0, 1)
-        block.styles.margin = (1, 1, 0, 1)
+        def info() -> StreamingMarkdown:
+            block = StreamingMarkdown(text, message_type="info")
+            block.add_class("info-block")
+            block.styles.padding = (0, 1)
+            block.styles.margin = (1, 1, 0, 1)
+            return block
+
+        block = info()
         await self.transcript.add(block)
+        self.transcript.keep(block, info)
 
     async def new_session(self) -> None:
         if self.session.is_streaming:

@@ -10,11 +10,13 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from pi_coder.session.store import SessionStore
 from pi_coder.tui.widgets.assistant_message import ThinkingBlock
 from pi_coder.tui.widgets.tool_call import ToolCallBlock
 from pi_coder.tui.widgets.transcript import BATCH, WINDOW, EarlierMessages, Transcript, UserMessageBlock
-from tests.tui.helpers import wait_until
+from tests.tui.helpers import type_text, wait_until
 from tests.tui.screen_text import screen_text
 from tests.tui.screens_support import FIXED_NOW, SessionWriter, make_app, make_app_with_extensions
 
@@ -189,3 +191,80 @@ async def test_custom_entries_of_the_earlier_blocks_are_drawn_by_their_renderer(
     places = [text.index(f"mark set: {n}") for n in range(0, TURNS, 25)]
     assert places == sorted(places)
     assert text.index("mark set: 25") < text.index("Please look at file_25.py") < text.index("mark set: 50")
+
+
+async def test_a_long_live_session_stays_bounded_and_rebuilds_what_it_unmounted(
+    make_session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pi_coder.tui.widgets import transcript as window
+
+    monkeypatch.setattr(window, "WINDOW", 4)
+    monkeypatch.setattr(window, "BATCH", 4)
+    monkeypatch.setattr(window, "TRIM_AT", 12)
+    prompts = 16
+    session, _ = make_session([f"answer number {n}" for n in range(prompts)])
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.query_one(Transcript)
+        most = 0
+        for n in range(prompts):
+            await type_text(pilot, f"question number {n}")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda n=n: f"answer number {n}" in screen_text(app), what=f"answer {n}")
+            await wait_until(pilot, lambda: not session.is_streaming and not transcript._loading, what="idle")
+            most = max(most, len(transcript.blocks.children))
+        await pilot.pause(0.2)
+        assert transcript.earlier_count > 0  # the oldest went back to the pool
+        assert most <= 12 + 3  # mounted: bounded (a turn's blocks may arrive before the trim)
+        assert app.query_one(EarlierMessages).count == transcript.earlier_count
+        assert "question number 0" not in [str(block.text) for block in app.query(UserMessageBlock)]
+        await app.quit_app()
+    rows = [row.plain.strip() for row in app.exit_transcript]
+    questions = [rows.index(f"question number {n}") for n in range(prompts)]
+    answers = [rows.index(f"answer number {n}") for n in range(prompts)]
+    assert questions == sorted(questions) and all(q < a for q, a in zip(questions, answers, strict=True))
+    assert not any("earlier message" in row for row in rows)
+
+
+async def test_a_finished_tool_block_is_rebuilt_as_it_was_drawn(
+    make_session, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pi_coder.ai.providers.faux import faux_message, faux_tool_call
+    from pi_coder.tui.widgets import transcript as window
+
+    monkeypatch.setattr(window, "WINDOW", 3)
+    monkeypatch.setattr(window, "BATCH", 3)
+    monkeypatch.setattr(window, "TRIM_AT", 9)
+    (project / "notes.txt").write_text("\n".join(f"note line {n}" for n in range(30)) + "\n")
+    prompts = 6
+    responses: list[object] = []
+    for n in range(prompts):
+        responses += [faux_message(faux_tool_call("read", {"path": "notes.txt"}, id=f"call_{n}")), f"done {n}"]
+    session, _ = make_session(responses, tool_names=["read"])
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.query_one(Transcript)
+        drawn: list[str] = []
+        for n in range(prompts):
+            await type_text(pilot, f"read it {n}")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda n=n: f"done {n}" in screen_text(app), what=f"turn {n}")
+            await wait_until(pilot, lambda: not session.is_streaming and not transcript._loading, what="idle")
+            if n == 0:
+                first = app.query(ToolCallBlock).first()
+                drawn = _block_rows(first)
+        await pilot.pause(0.2)
+        assert transcript.earlier_count > 0
+        assert "call_0" not in [block.view.tool_call_id for block in app.query(ToolCallBlock)]
+        await transcript.load_all()
+        await pilot.pause(0.1)
+        again = next(block for block in app.query(ToolCallBlock) if block.view.tool_call_id == "call_0")
+        assert _block_rows(again) == drawn
+        assert any("note line 0" in row for row in drawn)
+
+
+def _block_rows(block) -> list[str]:
+    from textual.geometry import Region
+
+    width, height = block.outer_size  # (rows without their end: a scrollbar may have come since)
+    return ["".join(s.text for s in strip).rstrip() for strip in block.render_lines(Region(0, 0, width, height))]

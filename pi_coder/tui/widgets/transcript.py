@@ -39,6 +39,9 @@ BATCH = 40
 """Blocks mounted per load of earlier messages."""
 FILL_SCREENS = 3
 """Earlier batches are loaded until the mounted blocks are this many screens high."""
+TRIM_AT = 3 * WINDOW
+"""A live transcript followed at its end with more mounted blocks than this gives its oldest
+finished ones back to the earlier pool (down to ``2 * WINDOW``)."""
 
 
 class UserMessageBlock(MeasuredStatic):
@@ -163,6 +166,8 @@ class Transcript(VerticalScroll, can_focus=False):
         """While a batch is mounted above the view: the block the view must keep in place and
         its last known row in the column (see :meth:`arrange`)."""
         self._loading = False
+        self._again: dict[Widget, BlockFactory] = {}
+        """Finished live blocks and how to build each again (:meth:`keep`)."""
 
     def compose(self) -> ComposeResult:
         yield self.blocks
@@ -200,6 +205,9 @@ class Transcript(VerticalScroll, can_focus=False):
             self._back_at_end()
             if self.scroll_y < self.max_scroll_y:  # moved by something other than the user: follow again
                 self.anchor()
+            if len(self.blocks.children) > TRIM_AT and not self._loading:
+                self._loading = True
+                self.call_later(self._trim)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -220,6 +228,7 @@ class Transcript(VerticalScroll, can_focus=False):
 
     async def clear_blocks(self) -> None:
         self._back_at_end()
+        self._again = {}
         self._earlier = []
         self._earlier_row = self._first = None
         self._hold = None
@@ -236,7 +245,7 @@ class Transcript(VerticalScroll, can_focus=False):
         """Append a stored history: the newest ``window`` blocks are built and mounted, the
         earlier ones wait behind the "earlier messages" row until the view comes near the top."""
         cut = max(0, len(factories) - window)
-        widgets = _built(factories[cut:])
+        widgets = _built(factories[cut:], self._again)
         if cut:
             self._earlier = list(factories[:cut])
             row = self._earlier_row = EarlierMessages()
@@ -248,6 +257,39 @@ class Transcript(VerticalScroll, can_focus=False):
         self._first = widgets[1] if cut and len(widgets) > 1 else None
         if self._earlier:
             self.call_after_refresh(self._fill)
+
+    def keep(self, widget: Widget, factory: BlockFactory) -> None:
+        """``widget`` (mounted) is finished and ``factory`` builds it again: while the user follows
+        the live end of a long transcript, it may be unmounted into the earlier pool."""
+        self._again[widget] = factory
+
+    async def _trim(self) -> None:
+        """Give the oldest finished blocks (from the top of the history down, up to the first
+        block that cannot be built again) back to the earlier pool, leaving ``2 * WINDOW``."""
+        try:
+            children = list(self.blocks.children)
+            row = self._earlier_row
+            if row is not None and row.is_attached:
+                start = children.index(row) + 1
+            else:
+                start = next((i for i, child in enumerate(children) if child in self._again), len(children))
+            victims: list[Widget] = []
+            for child in children[start : len(children) - 2 * WINDOW]:
+                if child not in self._again:
+                    break
+                victims.append(child)
+            if len(victims) < BATCH or not self.following:
+                return
+            self._earlier.extend(self._again.pop(child) for child in victims)
+            self._first = children[start + len(victims)]
+            if row is None or not row.is_attached:
+                row = self._earlier_row = EarlierMessages()
+                row.transcript = self
+                await self.blocks.mount(row, before=victims[0])
+            row.show_count(len(self._earlier))
+            await self.blocks.remove_children(victims)
+        finally:
+            self._loading = False
 
     def _fill(self) -> None:
         """Load earlier batches until the mounted blocks fill a few screens (or the view is near the top)."""
@@ -279,7 +321,7 @@ class Transcript(VerticalScroll, can_focus=False):
             await asyncio.sleep(0.01)
         row, first = self._earlier_row, self._first
         if self._earlier and first is not None and first.is_attached:
-            widgets = _built(self._earlier)
+            widgets = _built(self._earlier, self._again)
             self._earlier = []
             self._earlier_row = None
             with self.app.batch_update():
@@ -308,7 +350,7 @@ class Transcript(VerticalScroll, can_focus=False):
         try:
             take = self._earlier[-count:]
             del self._earlier[-count:]
-            widgets = _built(take)
+            widgets = _built(take, self._again)
             row, first = self._earlier_row, self._first
             if first is None or not first.is_attached or row is None or not row.is_attached:
                 self._earlier = []
@@ -357,5 +399,12 @@ class Transcript(VerticalScroll, can_focus=False):
         return result
 
 
-def _built(factories: Sequence[BlockFactory]) -> list[Widget]:
-    return [widget for factory in factories if (widget := factory()) is not None]
+def _built(factories: Sequence[BlockFactory], again: dict[Widget, BlockFactory]) -> list[Widget]:
+    """The factories' widgets (each remembered in ``again`` with its factory)."""
+    widgets: list[Widget] = []
+    for factory in factories:
+        widget = factory()
+        if widget is not None:
+            again[widget] = factory
+            widgets.append(widget)
+    return widgets
