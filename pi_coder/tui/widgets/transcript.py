@@ -246,6 +246,8 @@ class Transcript(VerticalScroll, can_focus=False):
         earlier ones wait behind the "earlier messages" row until the view comes near the top."""
         cut = max(0, len(factories) - window)
         widgets = _built(factories[cut:], self._again)
+        if cut and not widgets:  # nothing of the window draws (extension entries): no place to load above
+            widgets, cut = _built(factories[:cut], self._again), 0
         if cut:
             self._earlier = list(factories[:cut])
             row = self._earlier_row = EarlierMessages()
