@@ -416,10 +416,12 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
 
         warm_up(self.console)
         # Modules, widgets and styles built at start-up live as long as the app: keeping them out
-        # of the cyclic GC's scans makes every collection during a stream cheaper.
+        # of the cyclic GC's scans makes every collection during a stream cheaper. ``pi`` paused
+        # the GC while it started (modes/launch.py): it runs again from here.
         gc.collect()
         gc.freeze()
         self._gc_frozen = True
+        gc.enable()
 
     def on_unmount(self) -> None:
         if self._gc_frozen:
