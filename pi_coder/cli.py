@@ -463,13 +463,19 @@ def main(argv: list[str] | None = None) -> int:
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _run(args, head)
+        return _run(args)
     finally:
         if gc_was_enabled:
             gc.enable()
 
 
-def _run(args: list[str], head: list[str]) -> int:
+def _run(args: list[str]) -> int:
+    try:
+        from pi_coder._dataclass_cache import install
+
+        install()  # before the modules that define dataclasses are imported
+    except Exception:  # a cache that cannot be read or placed: classes are compiled as usual
+        pass
     try:
         opts = parse_args(args, allow_unknown=True)
     except UsageError as exc:
