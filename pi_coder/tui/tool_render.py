@@ -151,8 +151,30 @@ def _syntax(lines: list[str], path: str) -> RenderableType:
     from rich.syntax import Syntax  # pygments: loaded on the first highlighted block, not at start-up
 
     code = "\n".join(lines)
-    lexer = _lexer_name(PurePath(path).name or "x.txt", code) if path else "text"
+    lexer = _lexer(_lexer_name(PurePath(path).name or "x.txt", code) if path else "text")
     return Syntax(code, lexer, theme=_SYNTAX_THEME, word_wrap=True)
+
+
+_lexers: dict[str, Any] = {}
+
+
+def _lexer(name: str) -> Any:
+    """One Pygments lexer per name, made as Rich's ``Syntax`` makes it, or the plain-text one for an
+    unknown name (Rich's fallback). Given a name, ``Syntax`` looks the lexer up again each time
+    it is drawn or measured (a scan of Pygments' table; for an unknown name, of the installed
+    packages' entry points too); a resumed session measures each ``read`` block at two widths."""
+    lexer = _lexers.get(name)
+    if lexer is None:
+        from pygments.lexers import get_lexer_by_name
+        from pygments.util import ClassNotFound
+
+        options: dict[str, Any] = {"stripnl": False, "ensurenl": True, "tabsize": 4}  # Syntax's own
+        try:
+            lexer = get_lexer_by_name(name, **options)
+        except ClassNotFound:
+            lexer = get_lexer_by_name("text", **options)
+        _lexers[name] = lexer
+    return lexer
 
 
 def _lexer_name(name: str, code: str) -> str:

@@ -2,7 +2,8 @@
 
 A resumed ``read`` block's language used to be guessed by Rich, which imports every Pygments
 lexer module on its first guess; ``tool_render`` now reads Pygments' table of file patterns and
-must pick the same lexer.
+must pick the same lexer, and keeps one lexer per language (Rich looked it up by name on every
+render) that must draw the same.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import sys
 
 import pytest
 from pygments.lexers import get_all_lexers
+from rich.console import Console
 from rich.syntax import Syntax
 
-from pi_coder.tui.tool_render import _lexer_name
+from pi_coder.tui.tool_render import _lexer_name, _syntax
 
 NAMES = [
     "a.py", "x.txt", "Makefile", "Makefile.am", "a.ts", "a.d.ts", "a.rs", "a.h", "a.m", "a.pl", "a.md",
@@ -53,3 +55,15 @@ def test_read_block_lexer_imports_one_lexer_module() -> None:
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['pygments.lexers._mapping']"
+
+
+@pytest.mark.parametrize(
+    ("path", "code"),
+    [("a.py", "def f(x):\n\treturn x  # hi"), ("notes.unknownext", "a\tb"), ("main.rs", "fn main() {}"), ("", "plain")],
+)
+def test_read_block_draws_as_richs_syntax_by_name(path: str, code: str) -> None:
+    console = Console(width=40, color_system="truecolor", force_terminal=True)
+    name = Syntax.guess_lexer(path, code=code) if path else "text"
+    expected = console.render_lines(Syntax(code, name, theme="ansi_dark", word_wrap=True), console.options)
+    for _ in range(2):  # the kept lexer draws the same again
+        assert console.render_lines(_syntax(code.split("\n"), path), console.options) == expected
