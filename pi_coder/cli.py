@@ -508,7 +508,7 @@ def _skip_pydantic_plugin_scan() -> None:
         sys.modules["importlib.metadata"] = stand_in
     try:
         from pydantic.plugin import _loader
-    except ImportError:  # a pydantic without this module: nothing to skip
+    except Exception:  # a pydantic without this module (or needing more of the stand-in): no skip
         return
     finally:
         if stand_in is not None and sys.modules.get("importlib.metadata") is stand_in:
