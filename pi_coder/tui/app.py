@@ -421,14 +421,18 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
     def _after_startup(self) -> None:
         # Idle time after the first frame: load the Markdown renderer (markdown-it, Pygments) now
         # rather than in the middle of the first answer.
+        from pi_coder._dataclass_cache import save
         from pi_coder.tui.widgets.markdown_view import warm_up
 
         warm_up(self.console)
+        save()  # the dataclass methods compiled at start, for the next start (pi_coder/_dataclass_cache.py)
         # Modules, widgets and styles built at start-up live as long as the app: keeping them out
-        # of the cyclic GC's scans makes every collection during a stream cheaper.
+        # of the cyclic GC's scans makes every collection during a stream cheaper. ``pi`` paused
+        # the GC while it started (modes/launch.py): it runs again from here.
         gc.collect()
         gc.freeze()
         self._gc_frozen = True
+        gc.enable()
 
     def on_unmount(self) -> None:
         if self._gc_frozen:
