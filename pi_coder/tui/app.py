@@ -709,7 +709,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         # Markdown builds a widget per block and per table cell: /hotkeys took a second).
         from pi_coder.tui.widgets.markdown_view import StreamingMarkdown
 
-        block = StreamingMarkdown(text, message_type="info")
+        block = StreamingMarkdown(text, message_type="info", lazy=False)  # laid out at its true height
         block.add_class("info-block")
         block.styles.padding = (0, 1)
         block.styles.margin = (1, 1, 0, 1)

@@ -187,3 +187,30 @@ async def test_opening_a_dialog_lays_out_the_screen_below_only_on_a_real_resize(
         await wait_until(pilot, lambda: screen.outer_size.width == 80, what="the dialog at the new size")
         await wait_until(pilot, lambda: app.screen_stack[0].outer_size.width == 80, what="the screen below too")
         assert ("SettingsScreen", 80) in resized
+
+
+async def test_the_hotkeys_table_is_laid_out_at_its_true_height_at_once(
+    project: Path, make_session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An estimated height would be corrected when the table is painted: one more layout of the
+    whole transcript."""
+    from pi_coder.tui.widgets.markdown_view import StreamingMarkdown
+
+    heights: list[int] = []
+    original = StreamingMarkdown._size_updated
+
+    def recording(self: StreamingMarkdown, size: Any, *args: Any, **kwargs: Any) -> bool:
+        if self.has_class("info-block") and size.height:
+            heights.append(size.height)
+        return original(self, size, *args, **kwargs)
+
+    monkeypatch.setattr(StreamingMarkdown, "_size_updated", recording)
+    session, _ = make_session([])
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await run_command(app, pilot, "/hotkeys")
+        await wait_until(pilot, lambda: bool(heights), what="the key table laid out")
+        await pilot.pause(0.2)
+        block = next(w for w in app.query(StreamingMarkdown) if w.has_class("info-block"))
+        assert block.size.height > 40
+        assert set(heights) == {block.size.height}
