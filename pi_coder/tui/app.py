@@ -415,6 +415,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         from pi_coder.tui.widgets.markdown_view import warm_up
 
         warm_up(self.console)
+        navigation.warm_up(self)  # the dialogs' modules and this folder's session list
         # Modules, widgets and styles built at start-up live as long as the app: keeping them out
         # of the cyclic GC's scans makes every collection during a stream cheaper.
         gc.collect()
