@@ -51,11 +51,10 @@ class DialogScreen(ModalScreen[ResultType]):
         return None
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        self._backdrop = None  # made again (once) for the lines this pass draws
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._backdrop = None
+        # Made again (once) if this pass draws lines of this screen; kept after it for what reads
+        # single lines between frames (Textual's hit test while selecting with the mouse).
+        self._backdrop = None
+        return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         background = self.styles.background
