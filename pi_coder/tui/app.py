@@ -104,6 +104,10 @@ def no_model_help(models_toml: str | None = None) -> Text:
     return text
 
 
+_EXACT_INFO_CHARS = 20_000
+"""Info blocks (``show_markdown``) up to this size are rendered when first laid out."""
+
+
 class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
     """The ``pi`` terminal UI.
 
@@ -710,7 +714,9 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         # Markdown builds a widget per block and per table cell: /hotkeys took a second).
         from pi_coder.tui.widgets.markdown_view import StreamingMarkdown
 
-        block = StreamingMarkdown(text, message_type="info", lazy=False)  # laid out at its true height
+        # A short block is laid out at its rendered height at once (an estimate corrected when it
+        # is painted costs another layout of the transcript); a long one is rendered as it shows.
+        block = StreamingMarkdown(text, message_type="info", lazy=len(text) > _EXACT_INFO_CHARS)
         block.add_class("info-block")
         block.styles.padding = (0, 1)
         block.styles.margin = (1, 1, 0, 1)
