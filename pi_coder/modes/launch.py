@@ -12,20 +12,27 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from pi_coder.errors import UserError
 
 if TYPE_CHECKING:
+    from pi_coder.core.agent_session import AgentSession
     from pi_coder.modes.options import CliOptions, RunMode
     from pi_coder.modes.setup import Startup
+    from pi_coder.permissions.trust import TrustChoice
 
 __all__ = ["InteractiveRunner", "run", "run_guarded", "write_crash_log"]
 
-InteractiveRunner = Callable[..., int]
-"""``runner(session, initial_messages, notices, **tui_options) -> exit code`` (the TUI's ``run_tui``)."""
+class InteractiveRunner(Protocol):
+    """The TUI's ``run_tui`` as the CLI passes it in: runs the TUI, returns the exit code."""
 
-TrustAsker = Callable[[Path, list[str]], Any]
+    def __call__(
+        self, session: AgentSession, initial_messages: list[str], notices: list[str], **options: object
+    ) -> int: ...
+
+
+TrustAsker = Callable[[Path, list[str]], "TrustChoice | None"]
 """``ask(folder, resources) -> TrustChoice | None``: the TUI's trust dialog (see ``setup.TrustAsker``)."""
 
 
@@ -192,9 +199,9 @@ def _stdout_is_terminal() -> bool:
         return False
 
 
-def _last_role(session: Any) -> str | None:
+def _last_role(session: AgentSession) -> str | None:
     messages = session.messages
-    return getattr(messages[-1], "role", None) if messages else None
+    return messages[-1].role if messages else None
 
 
 def _export(options: CliOptions, cwd: str) -> int:

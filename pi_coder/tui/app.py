@@ -714,13 +714,18 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         # Markdown builds a widget per block and per table cell: /hotkeys took a second).
         from pi_coder.tui.widgets.markdown_view import StreamingMarkdown
 
-        # A short block is laid out at its rendered height at once (an estimate corrected when it
-        # is painted costs another layout of the transcript); a long one is rendered as it shows.
-        block = StreamingMarkdown(text, message_type="info", lazy=len(text) > _EXACT_INFO_CHARS)
-        block.add_class("info-block")
-        block.styles.padding = (0, 1)
-        block.styles.margin = (1, 1, 0, 1)
+        def info() -> StreamingMarkdown:
+            # A short block is laid out at its rendered height at once (an estimate corrected when
+            # it is painted costs another layout of the transcript); a long one renders as it shows.
+            block = StreamingMarkdown(text, message_type="info", lazy=len(text) > _EXACT_INFO_CHARS)
+            block.add_class("info-block")
+            block.styles.padding = (0, 1)
+            block.styles.margin = (1, 1, 0, 1)
+            return block
+
+        block = info()
         await self.transcript.add(block)
+        self.transcript.keep(block, info)
 
     async def new_session(self) -> None:
         if self.session.is_streaming:
@@ -757,19 +762,21 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         await self.quit_app()
 
     async def quit_app(self) -> None:
-        self._keep_transcript()
+        await self._keep_transcript()
         self._close_bridge()  # events of the closing session are not rendered any more
         await self._close_session()
         self.exit(0)
 
-    def _keep_transcript(self) -> None:
+    async def _keep_transcript(self) -> None:
         """The conversation as drawn, for ``run_tui`` to print once the screen is restored (as Pi;
-        setting ``fullscreen_exit_output``)."""
+        setting ``fullscreen_exit_output``): the whole of it, the earlier blocks the transcript's
+        window had not mounted yet included."""
         if self._settings().fullscreen_exit_output != "transcript":
             return
         from pi_coder.tui.exit_output import transcript_rows
 
         try:
+            await self.transcript.load_all()
             self.exit_transcript = transcript_rows(self.transcript)
         except Exception:  # never let a drawing problem stand in the way of quitting
             self.exit_transcript = []

@@ -44,11 +44,19 @@ def _long_session(cwd: str, turns: int = 30, long_output_every: int = 10) -> Pat
     return w.write()
 
 
+async def _all_mounted(pilot: Any, app: Any) -> None:
+    """Wait for the resumed history, then mount the blocks its window left unmounted: the tests
+    here are about a long transcript of mounted blocks."""
+    await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) > 0, what="the transcript")
+    await app.transcript.load_all()
+    await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 30, what="the whole transcript")
+
+
 async def test_opening_each_dialog_reads_no_style_sheet(project: Path, make_session) -> None:
     session, _ = make_session([], store=SessionStore.open(_long_session(str(project))), no_session=False)
     app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 30, what="the transcript")
+        await _all_mounted(pilot, app)
         # A widget's DEFAULT_CSS is added without restyling the app; a sheet of the app's own is not.
         def sheets() -> set[tuple[str, str]]:
             return {key for key, source in app.stylesheet.source.items() if not source.is_defaults}
@@ -82,7 +90,7 @@ async def test_a_layout_does_not_measure_the_transcript_blocks_again(
 
     monkeypatch.setattr(Widget, "get_content_height", counting)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 30, what="the transcript")
+        await _all_mounted(pilot, app)
         await pilot.pause(0.2)
         height = app.transcript.size.height
         measured.clear()
@@ -98,7 +106,7 @@ async def test_ctrl_o_draws_again_only_the_blocks_with_folded_output(project: Pa
     session, _ = make_session([], store=SessionStore.open(_long_session(str(project))), no_session=False)
     app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 30, what="the transcript")
+        await _all_mounted(pilot, app)
         blocks = list(app.query(ToolCallBlock))
         before = [block.content for block in blocks]
         await pilot.press("ctrl+o")
