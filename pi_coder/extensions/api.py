@@ -359,7 +359,8 @@ class ExtensionAPI:
         return self._live().session.thinking_level
 
     def set_thinking_level(self, level: str) -> None:
-        self._live().session.set_thinking_level(level)
+        """This session's level (the saved default stays, as Pi's ``pi.setThinkingLevel``)."""
+        self._live().session.set_thinking_level(level, save_default=False)
 
     def get_commands(self) -> list[dict[str, Any]]:
         """Extension commands, prompt templates and skills (``name``, ``description``, ``source``, ``sourceInfo``)."""

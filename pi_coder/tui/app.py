@@ -70,6 +70,7 @@ from pi_coder.tui.keybindings import Keymap, load_keybindings
 from pi_coder.tui.keys import KEY_ACTIONS, bindings_for, display_keys, effective_keys
 from pi_coder.tui.screens import navigation
 from pi_coder.tui.selection_copy import SelectionCopyMixin
+from pi_coder.tui.terminal_display import TerminalDisplay
 from pi_coder.tui.theming import ThemeController, session_themes
 from pi_coder.tui.widgets.completion_menu import CompletionMenu
 from pi_coder.tui.widgets.panels import ExtensionWidgets, HeaderPanel, PendingMessages, StatusLine
@@ -82,6 +83,7 @@ if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.extensions.types import Shortcut
     from pi_coder.settings import ImageSettings, Settings
+    from pi_coder.tui.driver import TerminalBackground
 
 __all__ = ["PiApp", "no_model_help"]
 
@@ -181,6 +183,8 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             keymap = load_keybindings(session.settings)
         self._startup_warnings: list[str] = list(keymap.warnings)
         self.themes = themes
+        self.terminal_display = TerminalDisplay(self)
+        """Output padding, the hardware cursor, the terminal's progress indicator."""
         self._startup_warnings.extend(self.themes.attach(self, on_warning=self._theme_warning))
         self.effective_keys = effective_keys(keymap.overrides)
         self._keymap_overrides: dict[str, str] = dict(keymap.overrides)
@@ -234,6 +238,10 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         if failure is not None and failure in self._startup_warnings:
             self._startup_warnings.remove(failure)
         self.themes.use(self._settings().theme or "dark")
+
+    def on_terminal_background(self, message: TerminalBackground) -> None:
+        """The terminal's answer to the background query (tui/terminal_display.py)."""
+        self.themes.terminal_background(message.light)
 
     def _theme_warning(self, text: str) -> None:
         if self.is_running and self.controller is not None:
@@ -360,6 +368,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         self.editor.set_thinking_level(self.session.thinking_level)
         self.editor.cursor_blink = False
         self.editor.focus()
+        self.terminal_display.apply(self.session.settings)
         from pi_coder.tui.widgets.markdown_view import set_code_block_indent, set_table_row_separators
 
         markdown = self.session.settings.markdown
@@ -430,6 +439,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         if self._gc_frozen:
             gc.unfreeze()
             self._gc_frozen = False
+        self.terminal_display.close()
         self._close_bridge()
 
     def _close_bridge(self) -> None:
@@ -466,8 +476,10 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
                 return
             case AgentStart():
                 self.status_line.start(self.working_message or "Working...")
+                self.terminal_display.busy(True)
             case AgentEnd():
                 self.status_line.stop()
+                self.terminal_display.busy(False)
             case QueueChanged():
                 self.query_one(PendingMessages).show_queue(event.steering, event.follow_up)
             case AutoCompactionStart():

@@ -403,6 +403,7 @@ def setting_items(app: CommandContext) -> list[SettingItem]:
         warning = app.themes.use(value)
         if warning is None:
             save_settings(app, {"theme": value})
+            app.terminal_display.ask_background()  # a theme that follows the terminal's background
 
     def set_hide_thinking(value: str) -> None:
         app.set_thinking_hidden(value == "on")
@@ -412,7 +413,8 @@ def setting_items(app: CommandContext) -> list[SettingItem]:
         return lambda value: save_settings(app, {key: value})
 
     levels = list(session.available_thinking_levels()) or ["off"]
-    theme_names = [info.name for info in app.themes.available()]
+    # the terminal's own colours, then the light/dark pair that follows its background (Pi's order)
+    theme_names = ["system", "light/dark", *(i.name for i in app.themes.available() if i.name != "system")]
     return [
         SettingItem(
             "auto_compaction", "Auto-compact", "Compact the context automatically when it nears the model's window.",
@@ -433,7 +435,9 @@ def setting_items(app: CommandContext) -> list[SettingItem]:
             levels, lambda: session.thinking_level, set_thinking,
         ),
         SettingItem(
-            "theme", "Theme", "Colour theme; the list previews each theme as you move.",
+            "theme", "Theme",
+            "Colour theme (the list previews each as you move): system uses the terminal's own colours; "
+            "light/dark follows the terminal's background.",
             theme_names, lambda: app.themes.name, set_theme,
             preview=app.themes.preview, end_preview=app.themes.end_preview,
         ),

@@ -42,6 +42,9 @@ class SettingItem:
     preview: Callable[[str], object] | None = None
     """Show a value without applying it (theme)."""
     end_preview: Callable[[], object] | None = None
+    choose: Callable[[Callable[[], object]], object] | None = None
+    """Enter opens this instead of the list of ``values`` (a dialog of its own); it calls the
+    callback it is given once the value changed."""
 
     @property
     def is_toggle(self) -> bool:
@@ -218,6 +221,9 @@ class SettingsScreen(DialogScreen[None]):
             return
         if item.is_toggle:
             self._set(item, "off" if item.get() == "on" else "on")
+            return
+        if item.choose is not None:
+            item.choose(self._redraw)
             return
 
         def done(value: str | None) -> None:
