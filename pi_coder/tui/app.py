@@ -106,6 +106,10 @@ def no_model_help(models_toml: str | None = None) -> Text:
     return text
 
 
+_EXACT_INFO_CHARS = 20_000
+"""Info blocks (``show_markdown``) up to this size are rendered when first laid out."""
+
+
 class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
     """The ``pi`` terminal UI.
 
@@ -426,6 +430,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
 
         warm_up(self.console)
         save()  # the dataclass methods compiled at start, for the next start (pi_coder/_dataclass_cache.py)
+        navigation.warm_up(self)  # the dialogs' modules and this folder's session list
         # Modules, widgets and styles built at start-up live as long as the app: keeping them out
         # of the cyclic GC's scans makes every collection during a stream cheaper. ``pi`` paused
         # the GC while it started (modes/launch.py): it runs again from here.
@@ -726,7 +731,9 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         from pi_coder.tui.widgets.markdown_view import StreamingMarkdown
 
         def info() -> StreamingMarkdown:
-            block = StreamingMarkdown(text, message_type="info")
+            # A short block is laid out at its rendered height at once (an estimate corrected when
+            # it is painted costs another layout of the transcript); a long one renders as it shows.
+            block = StreamingMarkdown(text, message_type="info", lazy=len(text) > _EXACT_INFO_CHARS)
             block.add_class("info-block")
             block.styles.padding = (0, 1)
             block.styles.margin = (1, 1, 0, 1)

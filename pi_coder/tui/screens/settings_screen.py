@@ -18,11 +18,11 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from pi_coder.tui.screens._rows import Row, RowList
 from pi_coder.tui.screens.dialogs import ChoiceDialog
+from pi_coder.tui.screens.modal import DialogScreen
 
 __all__ = ["SettingItem", "SettingsScreen", "matches", "search"]
 
@@ -77,7 +77,7 @@ def search(items: Sequence[SettingItem], query: str) -> list[SettingItem]:
     return named or [item for item in items if matches(item, query)]
 
 
-class SettingsScreen(ModalScreen[None]):
+class SettingsScreen(DialogScreen[None]):
     """The settings list."""
 
     CSS_PATH = "settings_screen.tcss"
