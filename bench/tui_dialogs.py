@@ -16,7 +16,10 @@ programs afresh, in turns, and times what a user waits for, polling ``tmux captu
 - ``ctrl+o``: ``!seq 1 2000`` is run, then Ctrl+O, timed until the collapsed output's
   "earlier lines" / "more lines" hint has left the screen (the expanded output is drawn).
 
-Medians are printed with the ratio pi_coder / Pi (lower is better for pi_coder). ``--show``
+Medians are printed with the ratio pi_coder / Pi (lower is better for pi_coder), then the CPU
+time each program used over the same waits (all its threads, from ``/proc/PID/task/*/schedstat``):
+on a loaded machine the wall times mostly measure the queue for a core, the CPU times do not.
+``--show``
 prints each program's screen after each step (to check the markers). ``--baseline DIR`` times a
 third program in the same turns: another checkout of pi_coder, run as ``python -m pi_coder`` with
 ``PYTHONPATH=DIR`` (before and after a change, in one run).
@@ -25,6 +28,7 @@ third program in the same turns: another checkout of pi_coder, run as ``python -
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import statistics
@@ -114,6 +118,40 @@ class Pane:
     def close(self) -> None:
         subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True, check=False)
 
+    def program_pid(self) -> int | None:
+        """The program's process: the newest descendant of the pane's shell that is not ``sleep``."""
+        shell = subprocess.run(
+            ["tmux", "list-panes", "-t", self.name, "-F", "#{pane_pid}"], capture_output=True, text=True, check=False
+        ).stdout.strip()
+        todo, found = [shell], None
+        while todo:
+            pid = todo.pop()
+            try:
+                command = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if pid != shell and not command.startswith(b"sleep"):
+                found = int(pid)
+            todo += subprocess.run(["pgrep", "-P", pid], capture_output=True, text=True, check=False).stdout.split()
+        return found
+
+
+def cpu_seconds(pid: int | None) -> float:
+    """CPU time of all the threads of ``pid`` so far (0 where /proc cannot tell)."""
+    if pid is None:
+        return 0.0
+    total = 0
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0.0
+    for thread in threads:
+        try:
+            total += int(Path(f"/proc/{pid}/task/{thread}/schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return total / 1e9
+
 
 def one_run(client: Client, cwd: Path, session: Path, names: list[str], show: bool) -> dict[str, float]:
     times: dict[str, float] = {}
@@ -131,6 +169,7 @@ def one_run(client: Client, cwd: Path, session: Path, names: list[str], show: bo
         pane.wait(_has(BORDER[kind]), "first frame")
         times["frame+400"] = time.perf_counter() - pane.start
         time.sleep(1.5)  # start-up work settles, as a user starts typing
+        pid = pane.program_pid()
         for name in names:
             if name == "ctrl+o":
                 pane.keys("!seq 1 2000", literal=True)
@@ -138,15 +177,19 @@ def one_run(client: Client, cwd: Path, session: Path, names: list[str], show: bo
                 pane.keys("Enter")
                 pane.wait(_has(HINT[kind], "2000"), "the command's output")
                 time.sleep(0.5)
+                before = cpu_seconds(pid)
                 pane.keys("C-o")
                 times[name] = pane.wait(_lacks(HINT[kind]), "the expanded output")
+                times[f"{name} cpu"] = cpu_seconds(pid) - before
             else:
                 opened = OPENED[kind][name]
                 pane.keys(name, literal=True)
                 pane.wait(_has(name), "the typed command")
                 time.sleep(0.2)
+                before = cpu_seconds(pid)
                 pane.keys("Enter")
                 times[name] = pane.wait(opened, f"{name} open")
+                times[f"{name} cpu"] = cpu_seconds(pid) - before
             if show:
                 print(f"--- {client.name} {name}\n{pane.screen()}")
             if name != "/hotkeys" and name != "ctrl+o":
@@ -205,11 +248,13 @@ def main() -> None:
                     results[client.name].setdefault(key, []).append(value)
         print(f"medians of {args.runs} runs; ratio = pi_coder / Pi 1.6 (tmux 100x30)")
         base = results.get("baseline")
-        print(f"{'step':10} {'pi_coder':>10} {'pi 1.6':>10} {'ratio':>7}" + (f" {'baseline':>10} {'ratio':>7}" if base else ""))
+        print(f"{'step':14} {'pi_coder':>10} {'pi 1.6':>10} {'ratio':>7}" + (f" {'baseline':>10} {'ratio':>7}" if base else ""))
         ours, pis = results["pi_coder"], results["pi 1.6"]
-        for key in ours:
+        for key in sorted(ours, key=lambda key: key.endswith(" cpu")):  # wall times, then CPU
             o, p = statistics.median(ours[key]), statistics.median(pis[key])
-            line = f"{key:10} {o * 1000:7.0f} ms {p * 1000:7.0f} ms {o / p:6.2f}x"
+            if key.endswith(" cpu") and p <= 0:
+                p = float("nan")
+            line = f"{key:14} {o * 1000:7.0f} ms {p * 1000:7.0f} ms {o / p:6.2f}x"
             if base:
                 b = statistics.median(base[key])
                 line += f" {b * 1000:7.0f} ms {b / p:6.2f}x"

@@ -12,6 +12,7 @@ chosen mode (print, JSON, RPC, or the TUI) is imported after parsing.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -456,6 +457,25 @@ def main(argv: list[str] | None = None) -> int:
 
         if argv_has_secret(args):
             hide_command_line()  # `ps` and /proc/PID/cmdline show "pi", never the key
+    # The cyclic GC is paused while pi starts: the imports and the session build objects that all
+    # stay, and collections over them cost a tenth of the TUI's first frame. ``launch.run`` turns
+    # it back on once the run starts (the TUI: once it is up, ``PiApp._after_startup``).
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(args)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _run(args: list[str]) -> int:
+    try:
+        from pi_coder._dataclass_cache import install
+
+        install()  # before the modules that define dataclasses are imported
+    except Exception:  # a cache that cannot be read or placed: classes are compiled as usual
+        pass
     try:
         opts = parse_args(args, allow_unknown=True)
     except UsageError as exc:
@@ -477,12 +497,30 @@ def _skip_pydantic_plugin_scan() -> None:
     to find its plugins: a tenth of the TUI's start-up, and pi's models use no plugins. The
     environment variable itself would reach every command the agent runs, so the cache is set.
     """
+    # The loader module imports ``importlib.metadata`` (34 modules, ~15 ms) for that scan alone: it
+    # is imported with a stand-in for it, whose ``entry_points`` imports the real one if called.
+    stand_in = None
+    if "importlib.metadata" not in sys.modules:
+        import types
+
+        stand_in = types.ModuleType("importlib.metadata")
+        stand_in.entry_points = _real_entry_points  # type: ignore[attr-defined]
+        sys.modules["importlib.metadata"] = stand_in
     try:
         from pydantic.plugin import _loader
-    except ImportError:  # a pydantic without this module: nothing to skip
+    except Exception:  # a pydantic without this module (or needing more of the stand-in): no skip
         return
+    finally:
+        if stand_in is not None and sys.modules.get("importlib.metadata") is stand_in:
+            del sys.modules["importlib.metadata"]
     if getattr(_loader, "_plugins", False) is None:
         _loader._plugins = {}
+
+
+def _real_entry_points(**params: Any) -> Any:
+    from importlib.metadata import entry_points
+
+    return entry_points(**params)
 
 
 def _run_interactive(session: Any, initial_messages: list[str], notices: list[str], **options: Any) -> int:

@@ -22,7 +22,7 @@ import tomllib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Literal, Required, TypeAlias, TypedDict
 
 from pi_coder.ai import keys, secrets
 from pi_coder.ai.catalog import BUILTIN_PROVIDERS, builtin_models
@@ -32,8 +32,18 @@ from pi_coder.ai.options import StreamOptions
 from pi_coder.ai.registry import API_STREAMS, Provider, StreamFunction, load_stream_function
 from pi_coder.ai.types import AssistantMessage, Context, Model, ModelCost
 from pi_coder.errors import ConfigError
+from pi_coder.json_types import JsonObject
 
-__all__ = ["Models", "apply_provider_tables", "calculate_cost", "create_models", "error_stream", "load_models_toml"]
+__all__ = [
+    "ModelTable",
+    "Models",
+    "ProviderTable",
+    "apply_provider_tables",
+    "calculate_cost",
+    "create_models",
+    "error_stream",
+    "load_models_toml",
+]
 
 
 def error_stream(model: Model, message: str) -> AssistantMessageEventStream:
@@ -398,6 +408,36 @@ def _subsequence(needle: str, haystack: str) -> bool:
 
 # ---------------------------------------------------------------------- models.toml
 
+class ModelTable(TypedDict, total=False):
+    """A model of a provider table: a ``[[providers.<name>.models]]`` entry of models.toml, or
+    one of ``pi.register_provider(models=[...])``."""
+
+    id: Required[str]
+    name: str
+    api: str
+    reasoning: bool
+    input: list[Literal["text", "image"]]
+    cost: dict[str, float]
+    """USD per million tokens: ``input``, ``output``, ``cache_read``, ``cache_write``."""
+    context_window: int
+    max_tokens: int
+    headers: dict[str, str]
+    compat: JsonObject
+    thinking_level_map: dict[str, str | None]
+
+
+class ProviderTable(TypedDict, total=False):
+    """A provider in models.toml terms: a ``[providers.<name>]`` table, or what an extension's
+    ``pi.register_provider`` gives (keys it left out are absent)."""
+
+    api: str
+    base_url: str
+    api_key: str
+    headers: dict[str, str]
+    models: list[ModelTable]
+    compat: JsonObject
+
+
 _PROVIDER_KEYS = {"api", "base_url", "api_key", "headers", "models", "compat"}
 _MODEL_KEYS = {
     "id", "name", "api", "reasoning", "input", "cost", "context_window", "max_tokens",
@@ -409,14 +449,14 @@ _Fail: TypeAlias = Callable[[str], ConfigError]
 """Builds the error for a bad value, its message prefixed with where the table came from."""
 
 
-def load_models_toml(path: Path) -> dict[str, dict[str, Any]]:
+def load_models_toml(path: Path) -> dict[str, ProviderTable]:
     """Read and check models.toml; a missing file is an empty configuration.
 
     Args:
         path: The file.
 
     Returns:
-        The ``providers`` table: provider name -> provider table.
+        The ``providers`` table: provider name -> provider table (checked to have that shape).
 
     Raises:
         ConfigError: Unreadable file, invalid TOML (with line and column) or a wrong key or
@@ -519,7 +559,7 @@ def _check_str_map(table: Mapping[str, object], key: str, where: str, fail: _Fai
         raise fail(f"{where}.{key} must be a table of strings")
 
 
-def _model_from_config(entry: dict[str, Any], provider: Provider, compat: dict[str, Any] | None) -> Model:
+def _model_from_config(entry: ModelTable, provider: Provider, compat: JsonObject | None) -> Model:
     cost = entry.get("cost") or {}
     merged_compat = {**(compat or {}), **(entry.get("compat") or {})} or None
     return Model(
@@ -547,7 +587,7 @@ def _set_base_url(provider: Provider, base_url: str) -> None:
             provider.models[i] = model.model_copy(update={"base_url": base_url})
 
 
-def apply_provider_tables(models: Models, providers: dict[str, dict[str, Any]], path: Path) -> None:
+def apply_provider_tables(models: Models, providers: Mapping[str, ProviderTable], path: Path) -> None:
     """Apply ``[providers.<name>]`` tables (``models.toml`` terms) to ``models``; ``path`` names their source in errors."""
     for name, table in providers.items():
         provider = models.get_provider(name)

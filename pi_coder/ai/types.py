@@ -8,10 +8,21 @@ are snake_case.
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from pydantic.alias_generators import to_camel
+
+if TYPE_CHECKING:
+    from pi_coder.json_types import JsonObject
+
+    _LlmMessage: TypeAlias = "SystemMessage | UserMessage | AssistantMessage | ToolResultMessage"
+else:
+    # pydantic sees these fields as it always has (any value, kept as it comes, serialised by its
+    # runtime type): decoded JSON is not re-validated on every message built or loaded, and a
+    # transcript is not checked message by message. The type checker sees the real types.
+    JsonObject = dict[str, object]
+    _LlmMessage = object
 
 __all__ = [
     "AssistantContent",
@@ -61,7 +72,7 @@ class PiModel(BaseModel):
         defer_build=True,
     )
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JsonObject:
         """The Pi JSON form: aliases, no unset optional fields."""
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
@@ -95,7 +106,7 @@ class ToolCall(PiModel):
     type: Literal["toolCall"] = "toolCall"
     id: str
     name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: JsonObject = Field(default_factory=dict)
     thought_signature: str | None = None
     _arguments_error: str | None = PrivateAttr(default=None)
 
@@ -149,9 +160,9 @@ class Tool(PiModel):
 
     name: str
     description: str
-    parameters: dict[str, Any] = Field(default_factory=dict)
+    parameters: JsonObject = Field(default_factory=dict)
     """JSON Schema of the arguments."""
-    constrained_sampling: bool | dict[str, Any] | None = None
+    constrained_sampling: bool | JsonObject | None = None
     """Pi 1.x writes an object here (e.g. ``{"type": "json_schema", "strict": "prefer"}``)."""
 
 
@@ -184,7 +195,7 @@ class DeferredHandle(PiModel):
     id: str
     expires_at: int | None = None
     poll_after_ms: int | None = None
-    data: Any = None
+    data: object = None
 
 
 class AssistantMessage(PiModel):
@@ -201,7 +212,7 @@ class AssistantMessage(PiModel):
     response_id: str | None = None
     response_model: str | None = None
     raw_stop_reason: str | None = None
-    diagnostics: Any = None
+    diagnostics: object = None
     end_turn: bool | None = None
 
     def text(self) -> str:
@@ -217,7 +228,7 @@ class ToolResultMessage(PiModel):
     tool_call_id: str
     tool_name: str
     content: list[UserContent] = Field(default_factory=list)
-    details: Any = None
+    details: object = None
     usage: Usage | None = None
     is_error: bool = False
     timestamp: int = Field(default_factory=now_ms)
@@ -231,7 +242,7 @@ Message: TypeAlias = Annotated[
 class Context(PiModel):
     """What a provider receives: a transcript of messages only (system messages included)."""
 
-    messages: list[Any] = Field(default_factory=list)
+    messages: list[_LlmMessage] = Field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------- models
@@ -262,9 +273,9 @@ class Model(PiModel):
     context_window: int = 128_000
     max_tokens: int = 16_384
     headers: dict[str, str] | None = None
-    compat: dict[str, Any] | None = None
+    compat: JsonObject | None = None
     thinking_level_map: dict[str, str | None] | None = None
 
-    def model_post_init(self, __context: Any) -> None:
+    def model_post_init(self, __context: object) -> None:
         if not self.name:
             self.name = self.id

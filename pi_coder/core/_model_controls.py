@@ -79,9 +79,11 @@ class ModelControls:
         self._store().append_model_change(model.provider, model.id)
         if save_default:  # an extension's pi.set_model() changes this session only
             self._save({"default_provider": model.provider, "default_model": model.id})
-        # The user's level, clamped to what this model can do; the clamp is not a choice and is not saved.
+        # The user's level (or this model's ``model_thinking_levels`` entry), clamped to what the
+        # model can do; neither the entry nor the clamp is a choice: the user's level carries on.
         choice = self._thinking_choice()
-        self._apply_thinking(clamp_thinking_level(choice, model), force=False, save=False)
+        wanted = self.settings.model_thinking_levels.get(f"{model.provider}/{model.id}") or choice
+        self._apply_thinking(clamp_thinking_level(wanted, model), force=False, save=False)
         self._thinking_asked = (choice, self.thinking_level)
         self._emit_nowait(ModelChanged(provider=model.provider, model_id=model.id, source=source))
 

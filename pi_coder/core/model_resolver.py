@@ -278,7 +278,8 @@ def pick_start_model(
     available model; else None.
 
     Thinking: ``cli_thinking``, then the ``:thinking`` of the chosen pattern/scope, then the
-    session's, then ``default_thinking_level``, then ``medium``; clamped to the model.
+    session's, then the model's ``model_thinking_levels`` entry, then ``default_thinking_level``,
+    then ``medium``; clamped to the model.
 
     Args:
         models: The model collection.
@@ -329,6 +330,8 @@ def pick_start_model(
                     f"Using {model.provider}/{model.id}."
                 )
     level = cli_thinking or thinking or (session_thinking if resuming else None)
+    if level is None and model is not None:
+        level = (_setting(settings, "model_thinking_levels") or {}).get(f"{model.provider}/{model.id}")
     level = level or _setting(settings, "default_thinking_level") or DEFAULT_THINKING_LEVEL
     if model is not None:
         level = clamp_thinking_level(level, model)

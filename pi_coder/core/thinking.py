@@ -7,6 +7,7 @@ from typing import get_args
 from pi_coder.ai.types import Model, ThinkingLevel
 
 __all__ = [
+    "LEVEL_DESCRIPTIONS",
     "DEFAULT_THINKING_LEVEL",
     "THINKING_LEVELS",
     "available_thinking_levels",
@@ -17,6 +18,17 @@ __all__ = [
 
 THINKING_LEVELS: tuple[str, ...] = get_args(ThinkingLevel)
 """Every level, weakest first. ``max`` is offered only when a model's thinking_level_map has it."""
+
+LEVEL_DESCRIPTIONS: dict[str, str] = {
+    "off": "No reasoning",
+    "minimal": "Very brief reasoning",
+    "low": "Light reasoning",
+    "medium": "Moderate reasoning",
+    "high": "Deep reasoning",
+    "xhigh": "Very deep reasoning",
+    "max": "The model's largest reasoning budget",
+}
+"""One line per level, for the pickers."""
 
 _BASE_LEVELS = THINKING_LEVELS[: THINKING_LEVELS.index("xhigh")]
 _XHIGH_IDS = ("gpt-5.2", "gpt-5.3", "gpt-5.4", "opus-4-6", "opus-4.6")

@@ -17,6 +17,7 @@ from pi_coder.extensions.types import (
     Extension,
     Flag,
     Handler,
+    ProviderRegistration,
     Shortcut,
     StaleContextError,
     ToolDefinition,
@@ -25,11 +26,14 @@ from pi_coder.extensions.types import (
 
 if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
+    from pi_coder.ai.models import ModelTable, ProviderTable
+    from pi_coder.ai.registry import StreamFunction
     from pi_coder.ai.types import ImageContent, TextContent
     from pi_coder.extensions.bus import EventBus
     from pi_coder.extensions.events import CustomMessageSpec
     from pi_coder.extensions.exec import ExecResult
     from pi_coder.extensions.host import RunnerHost
+    from pi_coder.json_types import JsonObject
 
 __all__ = ["ExtensionAPI"]
 
@@ -182,9 +186,9 @@ class ExtensionAPI:
         api: str | None = None,
         api_key: str | None = None,
         headers: dict[str, str] | None = None,
-        models: Sequence[dict[str, Any]] | None = None,
-        compat: dict[str, Any] | None = None,
-        stream_simple: Callable[..., Any] | None = None,
+        models: Sequence[ModelTable] | None = None,
+        compat: JsonObject | None = None,
+        stream_simple: StreamFunction | None = None,
     ) -> None:
         """A provider in ``models.toml`` terms, or an override of an existing one.
 
@@ -193,23 +197,27 @@ class ExtensionAPI:
         (Pi's ``oauth``, ``refresh_models``) is a ``TypeError`` at load.
         """
         self._live()
-        entry: dict[str, Any] = {
-            "name": name,
-            "base_url": base_url,
-            "api": api,
-            "api_key": api_key,
-            "headers": headers,
-            "models": [dict(m) for m in models] if models is not None else None,
-            "compat": compat,
-            "stream_simple": stream_simple,
-        }
-        self._runner.provider_registered(entry)
-        self._ext.providers.append(entry)
+        table: ProviderTable = {}
+        if base_url is not None:
+            table["base_url"] = base_url
+        if api is not None:
+            table["api"] = api
+        if api_key is not None:
+            table["api_key"] = api_key
+        if headers is not None:
+            table["headers"] = headers
+        if models is not None:
+            table["models"] = [{**m} for m in models]
+        if compat is not None:
+            table["compat"] = compat
+        registration = ProviderRegistration(name=name, table=table, stream_simple=stream_simple)
+        self._runner.provider_registered(registration)
+        self._ext.providers.append(registration)
 
     def unregister_provider(self, name: str) -> None:
         """Remove a provider this extension registered (its models go); nothing when it registered none."""
         self._live()
-        mine = [p for p in self._ext.providers if p["name"] == name]
+        mine = [p for p in self._ext.providers if p.name == name]
         if mine:
             for entry in mine:
                 self._ext.providers.remove(entry)
@@ -351,7 +359,8 @@ class ExtensionAPI:
         return self._live().session.thinking_level
 
     def set_thinking_level(self, level: str) -> None:
-        self._live().session.set_thinking_level(level)
+        """This session's level (the saved default stays, as Pi's ``pi.setThinkingLevel``)."""
+        self._live().session.set_thinking_level(level, save_default=False)
 
     def get_commands(self) -> list[dict[str, Any]]:
         """Extension commands, prompt templates and skills (``name``, ``description``, ``source``, ``sourceInfo``)."""

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.extensions.bus import EventBus
-    from pi_coder.extensions.types import Command, Extension, Handler, Source, ToolInfo
+    from pi_coder.extensions.types import Command, Extension, Handler, ProviderRegistration, Source, ToolInfo
     from pi_coder.extensions.ui import UIProtocol
 
 __all__ = ["RunnerHost"]
@@ -95,7 +95,7 @@ class RunnerHost(Protocol):
 
     def flag_value(self, name: str) -> bool | str | None: ...
 
-    def provider_registered(self, entry: dict[str, Any]) -> None: ...
+    def provider_registered(self, registration: ProviderRegistration) -> None: ...
 
     def provider_unregistered(self, name: str) -> None: ...
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pi_coder.extensions.bus import EventBus
 from pi_coder.extensions.errors import ExtensionErrorEvent, coerce_result
 from pi_coder.extensions.seams import SessionSeams
-from pi_coder.extensions.types import Command, Extension, Handler, Source, ToolInfo
+from pi_coder.extensions.types import Command, Extension, Handler, ProviderRegistration, Source, ToolInfo
 from pi_coder.extensions.ui import NoUI, UIProtocol
 
 if TYPE_CHECKING:
@@ -513,7 +513,7 @@ class ExtensionRunner(SessionSeams):
 
     # ------------------------------------------------------------------ providers
 
-    def provider_registered(self, entry: dict[str, Any]) -> None:
+    def provider_registered(self, registration: ProviderRegistration) -> None:
         """Apply ``pi.register_provider`` (raises ``ConfigError`` for a bad table: a load error)."""
         if self.models is None:
             return
@@ -521,13 +521,13 @@ class ExtensionRunner(SessionSeams):
 
         from pi_coder.ai.models import apply_provider_tables
 
-        name = entry["name"]
-        stream = entry.get("stream_simple")
-        api = entry.get("api")
+        name = registration.name
+        stream = registration.stream_simple
+        table = registration.table.copy()
+        api = table.get("api")
         if stream is not None:
             api = api or f"extension:{name}"
             self.models.register_api(api, stream)
-        table = {k: v for k, v in entry.items() if k not in ("name", "stream_simple") and v is not None}
         if api is not None:
             table["api"] = api
         apply_provider_tables(self.models, {name: table}, Path(f"<extension provider {name}>"))

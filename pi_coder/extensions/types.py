@@ -11,6 +11,9 @@ from pi_coder.errors import PiError
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from pi_coder.ai.models import ProviderTable
+    from pi_coder.ai.registry import StreamFunction
+
 __all__ = [
     "EVENT_NAMES",
     "PI_ONLY_EVENTS",
@@ -20,6 +23,7 @@ __all__ = [
     "ExtensionLoadError",
     "Flag",
     "Handler",
+    "ProviderRegistration",
     "Shortcut",
     "Source",
     "SourceKind",
@@ -169,6 +173,17 @@ class Flag:
 
 
 @dataclass(slots=True, kw_only=True, eq=False)
+class ProviderRegistration:
+    """One ``pi.register_provider`` call."""
+
+    name: str
+    table: ProviderTable
+    """The provider in models.toml terms: only the keys the extension gave (not ``None``)."""
+    stream_simple: StreamFunction | None = None
+    """The provider's own stream function, if it streams its models itself."""
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
 class Extension:
     """One loaded extension: its identity and everything it registered (in order)."""
 
@@ -192,7 +207,7 @@ class Extension:
     commands: list[Command] = field(default_factory=list)
     shortcuts: list[Shortcut] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
-    providers: list[dict[str, Any]] = field(default_factory=list)
+    providers: list[ProviderRegistration] = field(default_factory=list)
     message_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
     entry_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
     markdown_transformer: tuple[Callable[..., Any], frozenset[str]] | None = None

@@ -6,19 +6,23 @@ import asyncio
 import os
 import shutil
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_coder.checkpoints.shadow_git import GitError
+
+if TYPE_CHECKING:
+    from pi_coder.checkpoints.plan import RestoreResult
+    from pi_coder.core.agent_session import AgentSession
 
 __all__ = ["run_checkpoints_command", "run_undo"]
 
 _USAGE = "Usage: pi checkpoints gc   (prune file snapshots past checkpoints.max_age_days / max_store_mb)"
 
 
-def run_undo(session: Any, *, force: bool = False) -> int:
+def run_undo(session: AgentSession, *, force: bool = False) -> int:
     """Undo the session's last prompt (files and conversation); prints one line; returns the exit code."""
 
-    async def undo() -> Any:
+    async def undo() -> RestoreResult:
         try:
             return await session.checkpoints.undo(force=force)
         finally:

@@ -12,19 +12,21 @@ from __future__ import annotations
 import contextlib
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from pi_coder.errors import UserError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from pi_coder.ai.models import Models
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.extensions.context import UIProtocol
     from pi_coder.extensions.events import ExtensionErrorEvent
     from pi_coder.extensions.runner import ExtensionRunner
+    from pi_coder.extensions.types import Source, SourceKind
     from pi_coder.modes.options import CliOptions
+    from pi_coder.permissions.trust import TrustHandler
     from pi_coder.settings import LoadedSettings
 
 __all__ = [
@@ -49,12 +51,12 @@ def _has_entry_points() -> bool:
     return bool(declared(sys.path))
 
 
-def _specs(data: dict[str, Any]) -> list[str]:
+def _specs(data: Mapping[str, object]) -> list[str]:
     value = data.get("extensions")
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
-def trust_handlers(options: CliOptions, cwd: str, loaded: LoadedSettings) -> list[Any]:
+def trust_handlers(options: CliOptions, cwd: str, loaded: LoadedSettings) -> list[TrustHandler]:
     """The extensions' ``project_trust`` handlers (docs/permissions.md#deciding-trust), as ``permissions.trust`` handlers.
 
     Only when a decision is still open (no ``-a``/``-na``, the folder has project resources):
@@ -144,7 +146,7 @@ def load_for_startup(
     runner.dry_run = dry_run
     from pi_coder.extensions.types import Extension, ExtensionLoadError
 
-    def find() -> list[Any]:
+    def find() -> list[Source]:
         sources, problems = discover(
             cli_specs=options.extensions,
             cwd=cwd,
@@ -168,14 +170,14 @@ def load_for_startup(
     return runner
 
 
-def _package_sources(cwd: str, loaded: LoadedSettings, project_trusted: bool) -> list[Any]:
+def _package_sources(cwd: str, loaded: LoadedSettings, project_trusted: bool) -> list[Source]:
     """The installed packages' extensions as loader sources (docs/packages.md)."""
     if not loaded.global_data.get("packages") and not (project_trusted and loaded.project_data.get("packages")):
         return []
     from pi_coder.extensions.types import Source
     from pi_coder.packages.active import active_packages
 
-    sources = []
+    sources: list[Source] = []
     for package in active_packages(cwd, loaded.global_data, loaded.project_data, project_trusted=project_trusted):
         for ext in package.extensions:
             identity = f"package:{package.entry.source.identity}:{ext.name}" if ext.kind == "entry_point" else ext.target
@@ -183,7 +185,7 @@ def _package_sources(cwd: str, loaded: LoadedSettings, project_trusted: bool) ->
                 Source(
                     identity=identity,
                     name=ext.name,
-                    kind=cast("Any", ext.kind),
+                    kind=cast("SourceKind", ext.kind),
                     target=ext.target,
                     scope="package",
                     sys_paths=tuple(package.sys_paths),

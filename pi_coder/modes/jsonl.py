@@ -10,9 +10,9 @@ clients written for Pi read the same records.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, assert_never
+from typing import TYPE_CHECKING, BinaryIO, assert_never
 
 from pi_coder.agent.events import (
     AgentEnd,
@@ -48,11 +48,15 @@ from pi_coder.core.events import (
     SummarizationRetryScheduled,
     ThinkingLevelChanged,
 )
+from pi_coder.json_types import JsonObject
+
+if TYPE_CHECKING:
+    from pi_coder.agent.types import AgentMessage
 
 __all__ = ["JsonLineWriter", "settled_event", "to_jsonable"]
 
 
-def _default(value: Any) -> Any:
+def _default(value: object) -> object:
     to_json = getattr(value, "to_json_dict", None)
     if to_json is not None:
         return to_json()
@@ -63,13 +67,13 @@ def _default(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def to_jsonable(value: Any) -> Any:
+def to_jsonable(value: object) -> object:
     """``value.to_json_dict()`` when it has one, else ``value`` (orjson handles the rest)."""
     to_json = getattr(value, "to_json_dict", None)
     return to_json() if to_json is not None else value
 
 
-def settled_event(messages: list[Any]) -> dict[str, Any]:
+def settled_event(messages: Sequence[AgentMessage]) -> JsonObject:
     """Pi's ``agent_settled`` record for a finished prompt, given the session's messages."""
     aborted = False
     for message in reversed(messages):
@@ -85,7 +89,7 @@ def settled_event(messages: list[Any]) -> dict[str, Any]:
 class JsonLineWriter:
     """Writes JSON lines to a binary stream; stops quietly once the reader has gone (EPIPE)."""
 
-    def __init__(self, stream: BinaryIO | None = None, *, on_closed: Callable[[], Any] | None = None) -> None:
+    def __init__(self, stream: BinaryIO | None = None, *, on_closed: Callable[[], object] | None = None) -> None:
         """``on_closed`` is called once, when a write finds that the reader has gone."""
         self._out: BinaryIO = stream if stream is not None else sys.stdout.buffer
         self._on_closed = on_closed
@@ -93,7 +97,7 @@ class JsonLineWriter:
         """True after the reader went away; later writes are dropped."""
         self._compaction_reason: str | None = None
 
-    def _to_wire(self, event: Event) -> dict[str, Any]:
+    def _to_wire(self, event: Event) -> JsonObject:
         """``event``'s JSON dict under its Pi 1.6 wire name (see the module docstring)."""
         data = event.to_json_dict()
         match event:
@@ -146,7 +150,7 @@ class JsonLineWriter:
         if not self.closed:
             self._write_value(self._to_wire(event))
 
-    def write(self, obj: Any) -> None:
+    def write(self, obj: object) -> None:
         """Serialise ``obj`` (objects with ``to_json_dict`` are converted) and write one line.
 
         An agent or session event is written as by :meth:`write_event`.
@@ -156,7 +160,7 @@ class JsonLineWriter:
         elif not self.closed:
             self._write_value(to_jsonable(obj))
 
-    def _write_value(self, value: Any) -> None:
+    def _write_value(self, value: object) -> None:
         import orjson
 
         try:

@@ -8,24 +8,32 @@ a sibling layer, so the CLI passes a callable that starts it.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from pi_coder.errors import UserError
 
 if TYPE_CHECKING:
+    from pi_coder.core.agent_session import AgentSession
     from pi_coder.modes.options import CliOptions, RunMode
     from pi_coder.modes.setup import Startup
+    from pi_coder.permissions.trust import TrustChoice
 
 __all__ = ["InteractiveRunner", "run", "run_guarded", "write_crash_log"]
 
-InteractiveRunner = Callable[..., int]
-"""``runner(session, initial_messages, notices, **tui_options) -> exit code`` (the TUI's ``run_tui``)."""
+class InteractiveRunner(Protocol):
+    """The TUI's ``run_tui`` as the CLI passes it in: runs the TUI, returns the exit code."""
 
-TrustAsker = Callable[[Path, list[str]], Any]
+    def __call__(
+        self, session: AgentSession, initial_messages: list[str], notices: list[str], **options: object
+    ) -> int: ...
+
+
+TrustAsker = Callable[[Path, list[str]], "TrustChoice | None"]
 """``ask(folder, resources) -> TrustChoice | None``: the TUI's trust dialog (see ``setup.TrustAsker``)."""
 
 
@@ -137,15 +145,18 @@ def run(options: CliOptions, *, run_interactive: InteractiveRunner, ask_trust: T
                 "extensions and MCP servers (.pi/mcp.json, .mcp.json) were not used (/trust to change)."
             )
         settings = startup.session.settings
-        return run_interactive(
-            startup.session,
-            startup.prompts,
-            notices,
-            resume=options.resume,
-            **({"startup_news": startup.news} if startup.news else {}),
-            hide_thinking=bool(getattr(settings, "hide_thinking_block", False)),
-            **({"initial_images": startup.images} if startup.images else {}),
-        )
+        try:
+            return run_interactive(
+                startup.session,
+                startup.prompts,
+                notices,
+                resume=options.resume,
+                **({"startup_news": startup.news} if startup.news else {}),
+                hide_thinking=bool(getattr(settings, "hide_thinking_block", False)),
+                **({"initial_images": startup.images} if startup.images else {}),
+            )
+        finally:
+            gc.enable()  # paused for the TUI's start (_prepare_without_gc), whatever happened there
     if startup.trust is not None and startup.trust.source == "undecided":
         from pi_coder.permissions.trust import untrusted_notice
 
@@ -170,18 +181,20 @@ def _prepare_without_gc(
 ) -> Startup:
     """``prepare`` with the cyclic GC paused: start-up builds many objects that all stay (modules,
     classes, models), and full collections over them cost several ms of every ``pi -p``. What it
-    built is then frozen out of later collections (the TUI freezes again once it is up)."""
-    import gc
-
+    built is then frozen out of later collections, and the GC runs again, except for the TUI:
+    it stays paused until the TUI is up (``PiApp._after_startup`` collects, freezes and turns it
+    on), since importing Textual and drawing the first frame build more objects that stay."""
     from pi_coder.modes.setup import prepare
 
-    was_enabled = gc.isenabled()
     gc.disable()
+    started = False
     try:
-        return prepare(options, mode=mode, cwd=cwd, stdin_text=stdin_text, ask_trust=ask_trust)
+        startup = prepare(options, mode=mode, cwd=cwd, stdin_text=stdin_text, ask_trust=ask_trust)
+        started = True
+        return startup
     finally:
         gc.freeze()
-        if was_enabled:
+        if mode != "interactive" or not started or options.undo:
             gc.enable()
 
 
@@ -192,9 +205,9 @@ def _stdout_is_terminal() -> bool:
         return False
 
 
-def _last_role(session: Any) -> str | None:
+def _last_role(session: AgentSession) -> str | None:
     messages = session.messages
-    return getattr(messages[-1], "role", None) if messages else None
+    return messages[-1].role if messages else None
 
 
 def _export(options: CliOptions, cwd: str) -> int:

@@ -11,7 +11,7 @@ import asyncio
 import json
 import os
 import sys
-from typing import Any
+from pathlib import Path
 
 __all__ = ["run_mcp_command"]
 
@@ -63,7 +63,7 @@ def run_mcp_command(args: list[str]) -> int:
     return _err(f'unknown command "{command}"\n{USAGE}')
 
 
-def _path(local: bool) -> Any:
+def _path(local: bool) -> Path:
     from pi_coder.mcp.config import global_config_path, project_config_path
 
     return project_config_path(os.getcwd()) if local else global_config_path()
@@ -90,10 +90,10 @@ def _add(args: list[str]) -> int:
     local = False
     envs: list[str] = []
     headers: list[str] = []
-    entry: dict[str, Any] = {}
+    entry: dict[str, object] = {}
     i = 0
     valued = {"--env", "--cwd", "--exposure", "--description", "--url", "--header", "--bearer-token-env-var", *OAUTH_FLAGS}
-    oauth: dict[str, Any] = {}
+    oauth: dict[str, object] = {}
     while i < len(args):
         arg = args[i]
         if arg in ("-l", "--local"):

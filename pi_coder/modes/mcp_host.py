@@ -8,8 +8,9 @@ and registers the first-prompt wait. ``start``/``stop`` are called by the modes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from pi_coder.core.session_hooks import RunHook
 
@@ -80,11 +81,11 @@ def _update_section(session: SessionHost, manager: McpManager) -> None:
     messages.append(SystemMessage(content="", sections={SECTION: text}))
 
 
-def _start_after_first_reply(session: Any, manager: McpManager) -> None:
+def _start_after_first_reply(session: SessionHost, manager: McpManager) -> None:
     """Start connecting once the first reply starts streaming or the run ends (whichever is first)."""
-    unsubscribe: list[Any] = []
+    unsubscribe: list[Callable[[], None]] = []
 
-    def listener(event: Any) -> None:
+    def listener(event: object) -> None:
         kind = getattr(event, "type", None)
         role = getattr(getattr(event, "message", None), "role", None)
         if (kind in ("message_start", "message_end") and role == "assistant") or kind == "agent_end":
@@ -175,15 +176,15 @@ class _ReloadHook:
 COMMAND_DESCRIPTION = "MCP servers: state, tools, errors, sign-in; reconnect|enable|disable|login|logout <server>"
 
 
-def handles(session: Any, text: str) -> bool:
+def handles(session: AgentSession, text: str) -> bool:
     """Whether ``text`` is ``/mcp [args]`` and MCP is on for ``session`` (print and RPC modes)."""
     stripped = text.strip()
     if stripped != "/mcp" and not stripped.startswith("/mcp "):
         return False
-    return any(isinstance(h, _ReloadHook) for h in getattr(session, "reload_hooks", ()))
+    return any(isinstance(h, _ReloadHook) for h in session.reload_hooks)
 
 
-async def command_text(session: Any, text: str) -> str:
+async def command_text(session: AgentSession, text: str) -> str:
     """Run ``/mcp [reconnect|enable|disable|login|logout <server>]`` outside the TUI; the status table as text.
 
     A bare ``/mcp`` first waits (at most ``mcp.startup_wait``) for servers still connecting.
@@ -267,26 +268,26 @@ def _reload(session: AgentSession, mcp_filter: _Selection) -> list[str]:
     return manager.reload(config)
 
 
-def no_servers_text(session: Any) -> str:
+def no_servers_text(session: AgentSession) -> str:
     """``/mcp`` without any server (:func:`pi_coder.mcp.config.no_servers_text` for ``session``)."""
     from pi_coder.mcp.config import no_servers_text as text
 
-    trust = getattr(session, "project_trust", None)
+    trust = session.project_trust
     return text(session.cwd, trusted=trust is None or trust.trusted)
 
 
-def manager_of(session: Any) -> McpManager | None:
-    return getattr(session, "mcp", None)
+def manager_of(session: AgentSession) -> McpManager | None:
+    return session.mcp
 
 
-def start(session: Any) -> None:
+def start(session: AgentSession) -> None:
     """Start connecting (a running loop is needed); nothing without servers."""
     manager = manager_of(session)
     if manager is not None:
         manager.start()
 
 
-async def stop(session: Any) -> None:
+async def stop(session: AgentSession) -> None:
     manager = manager_of(session)
     if manager is not None:
         await manager.close()

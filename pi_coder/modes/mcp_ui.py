@@ -11,7 +11,7 @@ command returns once the redirect arrived (or the sign-in timed out).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
@@ -22,7 +22,7 @@ __all__ = ["account_command", "elicitation_handler"]
 
 
 def elicitation_handler(session: AgentSession) -> ElicitHandler:
-    async def ask(server: str, request: dict[str, Any]) -> dict[str, Any]:
+    async def ask(server: str, request: dict[str, object]) -> dict[str, object]:
         from pi_coder.extensions.runner import ExtensionRunner
         from pi_coder.mcp.elicit import DECLINE, FormUI, ask_with_dialogs
 

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
+from pi_coder.json_types import JsonObject
 from pi_coder.modes import mcp_host
 from pi_coder.modes import rpc_types as t
 from pi_coder.modes.rpc_protocol import HANDLED, NULL, Handler, RpcError, RpcHost
 from pi_coder.session.entries import LabelEntry
+
+if TYPE_CHECKING:
+    from pi_coder.checkpoints.plan import RestoreResult
+    from pi_coder.session.tree import SessionTreeNode
 
 __all__ = ["COMMANDS", "COMPACT_WHILE_STREAMING", "state_data"]
 
@@ -33,25 +38,25 @@ C = TypeVar("C", bound=t.Command)
 
 def _command(
     model: type[C],
-) -> Callable[[Callable[[RpcHost, C], Awaitable[Any]]], Callable[[RpcHost, C], Awaitable[Any]]]:
+) -> Callable[[Callable[[RpcHost, C], Awaitable[object]]], Callable[[RpcHost, C], Awaitable[object]]]:
     """Register the handler of the commands ``model`` parses (the server dispatches on ``type``)."""
 
-    def register(handler: Callable[[RpcHost, C], Awaitable[Any]]) -> Callable[[RpcHost, C], Awaitable[Any]]:
+    def register(handler: Callable[[RpcHost, C], Awaitable[object]]) -> Callable[[RpcHost, C], Awaitable[object]]:
         COMMANDS[str(model.model_fields["type"].default)] = cast(Handler, handler)
         return handler
 
     return register
 
 
-def _message_dicts(server: RpcHost) -> list[Any]:
+def _message_dicts(server: RpcHost) -> list[JsonObject]:
     return [m.to_json_dict() for m in server.session.messages if m.role != "system"]
 
 
-def state_data(server: RpcHost) -> dict[str, Any]:
+def state_data(server: RpcHost) -> JsonObject:
     """``get_state`` data (design.md's field list; ``sessionName`` only when the session has one)."""
     session = server.session
     model = session.model
-    data: dict[str, Any] = {
+    data: JsonObject = {
         "model": model.to_json_dict() if model is not None else None,
         "thinkingLevel": session.thinking_level,
         "isStreaming": server.busy(),
@@ -74,7 +79,7 @@ def state_data(server: RpcHost) -> dict[str, Any]:
 
 
 @_command(t.PromptCommand)
-async def _prompt(server: RpcHost, command: t.PromptCommand) -> Any:
+async def _prompt(server: RpcHost, command: t.PromptCommand) -> object:
     import asyncio
 
     text, images, behavior = command.message, command.images, command.streaming_behavior
@@ -91,7 +96,7 @@ async def _prompt(server: RpcHost, command: t.PromptCommand) -> Any:
         if outcome is None:
             return {"disposition": "handled"}
         text, images = outcome[0], outcome[1] or None
-    previous: asyncio.Task[Any] | None = None
+    previous: asyncio.Task[object] | None = None
     if server.settling() and behavior is None:  # sent on agent_end: start once that prompt has settled
         previous = server.prompt_task
         server.run_ended = False  # a further prompt now finds this one running
@@ -128,14 +133,14 @@ async def _prompt(server: RpcHost, command: t.PromptCommand) -> Any:
 
 
 @_command(t.SteerCommand)
-async def _steer(server: RpcHost, command: t.SteerCommand) -> Any:
+async def _steer(server: RpcHost, command: t.SteerCommand) -> object:
     _no_extension_command(server, command.message)
     server.session.steer(command.message, command.images)
     return {"disposition": "queued"}
 
 
 @_command(t.FollowUpCommand)
-async def _follow_up(server: RpcHost, command: t.FollowUpCommand) -> Any:
+async def _follow_up(server: RpcHost, command: t.FollowUpCommand) -> object:
     _no_extension_command(server, command.message)
     server.session.follow_up(command.message, command.images)
     return {"disposition": "queued"}
@@ -156,7 +161,7 @@ def _no_extension_command(server: RpcHost, text: str) -> None:
 
 
 @_command(t.GetCommandsCommand)
-async def _get_commands(server: RpcHost, command: t.GetCommandsCommand) -> Any:
+async def _get_commands(server: RpcHost, command: t.GetCommandsCommand) -> object:
     """Pi's shape: extension commands, prompt templates, then ``skill:<name>`` (docs/extensions-runtime.md#commands)."""
     session = server.session
     from pi_coder.core.command_records import mcp_prompt_records, prompt_records, skill_records
@@ -178,37 +183,37 @@ async def _get_commands(server: RpcHost, command: t.GetCommandsCommand) -> Any:
 
 
 @_command(t.ClearQueueCommand)
-async def _clear_queue(server: RpcHost, command: t.ClearQueueCommand) -> Any:
+async def _clear_queue(server: RpcHost, command: t.ClearQueueCommand) -> object:
     steering, follow_up = server.session.clear_queue()
     return {"steering": steering, "followUp": follow_up}
 
 
 @_command(t.AbortCommand)
-async def _abort(server: RpcHost, command: t.AbortCommand) -> Any:
+async def _abort(server: RpcHost, command: t.AbortCommand) -> None:
     server.aborts += 1
     server.session.abort()
     await server.session.wait_for_idle()
 
 
 @_command(t.GetStateCommand)
-async def _get_state(server: RpcHost, command: t.GetStateCommand) -> Any:
+async def _get_state(server: RpcHost, command: t.GetStateCommand) -> object:
     return state_data(server)
 
 
 @_command(t.GetMessagesCommand)
-async def _get_messages(server: RpcHost, command: t.GetMessagesCommand) -> Any:
+async def _get_messages(server: RpcHost, command: t.GetMessagesCommand) -> object:
     return {"messages": _message_dicts(server)}
 
 
 @_command(t.GetLastAssistantTextCommand)
-async def _last_text(server: RpcHost, command: t.GetLastAssistantTextCommand) -> Any:
+async def _last_text(server: RpcHost, command: t.GetLastAssistantTextCommand) -> object:
     return {"text": server.session.last_assistant_text()}
 
 
 # ---------------------------------------------------------------------------- sessions
 
 
-def _in_background(server: RpcHost, command: t.Command, work: Callable[[], Awaitable[Any]]) -> Any:
+def _in_background(server: RpcHost, command: t.Command, work: Callable[[], Awaitable[object]]) -> Awaitable[object]:
     """With extensions, a session replacement runs as a task: its ``session_before_*`` handlers may open
     dialogs, whose answers arrive on stdin while it waits. The response follows when it is done."""
     if server.session.extensions is None:
@@ -223,7 +228,7 @@ def _in_background(server: RpcHost, command: t.Command, work: Callable[[], Await
             return
         server.respond(kind, request_id, data=data)
 
-    async def spawned() -> Any:
+    async def spawned() -> object:
         server.spawn(run())
         return HANDLED
 
@@ -231,28 +236,28 @@ def _in_background(server: RpcHost, command: t.Command, work: Callable[[], Await
 
 
 @_command(t.NewSessionCommand)
-async def _new_session(server: RpcHost, command: t.NewSessionCommand) -> Any:
-    async def work() -> Any:
+async def _new_session(server: RpcHost, command: t.NewSessionCommand) -> object:
+    async def work() -> JsonObject:
         return {"cancelled": bool(await server.session.new_session())}
 
     return await _in_background(server, command, work)
 
 
 @_command(t.SwitchSessionCommand)
-async def _switch_session(server: RpcHost, command: t.SwitchSessionCommand) -> Any:
+async def _switch_session(server: RpcHost, command: t.SwitchSessionCommand) -> object:
     path = _existing_file(command.session_path)
 
-    async def work() -> Any:
+    async def work() -> JsonObject:
         return {"cancelled": bool(await server.session.switch_session(path))}
 
     return await _in_background(server, command, work)
 
 
 @_command(t.ForkCommand)
-async def _fork(server: RpcHost, command: t.ForkCommand) -> Any:
+async def _fork(server: RpcHost, command: t.ForkCommand) -> object:
     entry_id = command.entry_id
 
-    async def work() -> Any:
+    async def work() -> JsonObject:
         text = await server.session.fork(entry_id)
         return {"cancelled": True} if text is None else {"text": text, "cancelled": False}
 
@@ -260,15 +265,15 @@ async def _fork(server: RpcHost, command: t.ForkCommand) -> Any:
 
 
 @_command(t.CloneCommand)
-async def _clone(server: RpcHost, command: t.CloneCommand) -> Any:
-    async def work() -> Any:
+async def _clone(server: RpcHost, command: t.CloneCommand) -> object:
+    async def work() -> JsonObject:
         return {"cancelled": bool(await server.session.clone())}
 
     return await _in_background(server, command, work)
 
 
 @_command(t.GetEntriesCommand)
-async def _get_entries(server: RpcHost, command: t.GetEntriesCommand) -> Any:
+async def _get_entries(server: RpcHost, command: t.GetEntriesCommand) -> object:
     store = server.session.store
     entries = store.get_entries()
     since = command.since
@@ -280,8 +285,8 @@ async def _get_entries(server: RpcHost, command: t.GetEntriesCommand) -> Any:
     return {"entries": [entry.to_json_dict() for entry in entries], "leafId": store.leaf_id}
 
 
-def _tree_node(node: Any, labels: dict[str, str | None]) -> dict[str, Any]:
-    data: dict[str, Any] = {
+def _tree_node(node: SessionTreeNode, labels: dict[str, str | None]) -> JsonObject:
+    data: JsonObject = {
         "entry": node.entry.to_json_dict(),
         "children": [_tree_node(child, labels) for child in node.children],
     }
@@ -294,7 +299,7 @@ def _tree_node(node: Any, labels: dict[str, str | None]) -> dict[str, Any]:
 
 
 @_command(t.GetTreeCommand)
-async def _get_tree(server: RpcHost, command: t.GetTreeCommand) -> Any:
+async def _get_tree(server: RpcHost, command: t.GetTreeCommand) -> object:
     store = server.session.store
     stamps: dict[str, str | None] = {}
     for entry in store.get_entries():
@@ -304,22 +309,22 @@ async def _get_tree(server: RpcHost, command: t.GetTreeCommand) -> Any:
 
 
 @_command(t.GetForkMessagesCommand)
-async def _fork_messages(server: RpcHost, command: t.GetForkMessagesCommand) -> Any:
+async def _fork_messages(server: RpcHost, command: t.GetForkMessagesCommand) -> object:
     return {"messages": [{"entryId": i, "text": t} for i, t in server.session.fork_candidates()]}
 
 
 @_command(t.SetSessionNameCommand)
-async def _set_name(server: RpcHost, command: t.SetSessionNameCommand) -> Any:
+async def _set_name(server: RpcHost, command: t.SetSessionNameCommand) -> None:
     server.session.set_session_name(command.name.strip())
 
 
 @_command(t.GetSessionStatsCommand)
-async def _stats(server: RpcHost, command: t.GetSessionStatsCommand) -> Any:
+async def _stats(server: RpcHost, command: t.GetSessionStatsCommand) -> object:
     return server.session.stats().to_json_dict()
 
 
 @_command(t.ExportHtmlCommand)
-async def _export(server: RpcHost, command: t.ExportHtmlCommand) -> Any:
+async def _export(server: RpcHost, command: t.ExportHtmlCommand) -> object:
     return {"path": _export_sync(server, command.output_path)}
 
 
@@ -342,7 +347,7 @@ def _export_sync(server: RpcHost, output: str | None) -> str:
 
 
 @_command(t.SetModelCommand)
-async def _set_model(server: RpcHost, command: t.SetModelCommand) -> Any:
+async def _set_model(server: RpcHost, command: t.SetModelCommand) -> object:
     provider, model_id = command.provider, command.model_id
     model = server.session.models.get_model(provider, model_id)
     if model is None:
@@ -352,7 +357,7 @@ async def _set_model(server: RpcHost, command: t.SetModelCommand) -> Any:
 
 
 @_command(t.CycleModelCommand)
-async def _cycle_model(server: RpcHost, command: t.CycleModelCommand) -> Any:
+async def _cycle_model(server: RpcHost, command: t.CycleModelCommand) -> object:
     result = server.session.cycle_model()
     if result is None:
         return NULL
@@ -365,33 +370,33 @@ async def _cycle_model(server: RpcHost, command: t.CycleModelCommand) -> Any:
 
 
 @_command(t.GetAvailableModelsCommand)
-async def _models(server: RpcHost, command: t.GetAvailableModelsCommand) -> Any:
+async def _models(server: RpcHost, command: t.GetAvailableModelsCommand) -> object:
     return {"models": [m.to_json_dict() for m in server.session.available_models()]}
 
 
 @_command(t.SetThinkingLevelCommand)
-async def _set_thinking(server: RpcHost, command: t.SetThinkingLevelCommand) -> Any:
+async def _set_thinking(server: RpcHost, command: t.SetThinkingLevelCommand) -> None:
     server.session.set_thinking_level(command.level)
 
 
 @_command(t.CycleThinkingLevelCommand)
-async def _cycle_thinking(server: RpcHost, command: t.CycleThinkingLevelCommand) -> Any:
+async def _cycle_thinking(server: RpcHost, command: t.CycleThinkingLevelCommand) -> object:
     level = server.session.cycle_thinking_level()
     return {"level": level} if level is not None else NULL
 
 
 @_command(t.GetAvailableThinkingLevelsCommand)
-async def _thinking_levels(server: RpcHost, command: t.GetAvailableThinkingLevelsCommand) -> Any:
+async def _thinking_levels(server: RpcHost, command: t.GetAvailableThinkingLevelsCommand) -> object:
     return {"levels": server.session.available_thinking_levels()}
 
 
 @_command(t.SetSteeringModeCommand)
-async def _steering_mode(server: RpcHost, command: t.SetSteeringModeCommand) -> Any:
+async def _steering_mode(server: RpcHost, command: t.SetSteeringModeCommand) -> None:
     server.session.set_steering_mode(command.mode)
 
 
 @_command(t.SetFollowUpModeCommand)
-async def _follow_up_mode(server: RpcHost, command: t.SetFollowUpModeCommand) -> Any:
+async def _follow_up_mode(server: RpcHost, command: t.SetFollowUpModeCommand) -> None:
     server.session.set_follow_up_mode(command.mode)
 
 
@@ -399,7 +404,7 @@ async def _follow_up_mode(server: RpcHost, command: t.SetFollowUpModeCommand) ->
 
 
 @_command(t.CompactCommand)
-async def _compact(server: RpcHost, command: t.CompactCommand) -> Any:
+async def _compact(server: RpcHost, command: t.CompactCommand) -> object:
     compact = getattr(server.session, "compact", None)
     if compact is None:
         raise RpcError("Compaction is not available in this version")
@@ -423,24 +428,24 @@ async def _compact(server: RpcHost, command: t.CompactCommand) -> Any:
 
 
 @_command(t.SetAutoCompactionCommand)
-async def _auto_compaction(server: RpcHost, command: t.SetAutoCompactionCommand) -> Any:
+async def _auto_compaction(server: RpcHost, command: t.SetAutoCompactionCommand) -> None:
     enabled = command.enabled
     server.session.set_auto_compaction(enabled)
 
 
 @_command(t.SetAutoRetryCommand)
-async def _auto_retry(server: RpcHost, command: t.SetAutoRetryCommand) -> Any:
+async def _auto_retry(server: RpcHost, command: t.SetAutoRetryCommand) -> None:
     enabled = command.enabled
     server.session.set_auto_retry(enabled)
 
 
 @_command(t.AbortRetryCommand)
-async def _abort_retry(server: RpcHost, command: t.AbortRetryCommand) -> Any:
+async def _abort_retry(server: RpcHost, command: t.AbortRetryCommand) -> None:
     await server.session.abort_retry()
 
 
 @_command(t.BashCommand)
-async def _bash(server: RpcHost, command: t.BashCommand) -> Any:
+async def _bash(server: RpcHost, command: t.BashCommand) -> object:
     text = command.command
     if server.session.is_bash_running:
         raise RpcError("A bash command is already running; send abort_bash first")
@@ -452,7 +457,7 @@ async def _bash(server: RpcHost, command: t.BashCommand) -> Any:
         except Exception as exc:
             server.respond("bash", request_id, error=str(exc) or type(exc).__name__)
             return
-        data: dict[str, Any] = {
+        data: JsonObject = {
             "output": message.output,
             "exitCode": message.exit_code,
             "cancelled": message.cancelled,
@@ -470,14 +475,14 @@ async def _bash(server: RpcHost, command: t.BashCommand) -> Any:
 
 
 @_command(t.AbortBashCommand)
-async def _abort_bash(server: RpcHost, command: t.AbortBashCommand) -> Any:
+async def _abort_bash(server: RpcHost, command: t.AbortBashCommand) -> None:
     server.session.abort_bash()
 
 
 # ---------------------------------------------------------------------------- checkpoints
 
 
-def _restored(result: Any) -> Any:
+def _restored(result: RestoreResult) -> JsonObject:
     if result.conflicts and not result.applied:
         raise RpcError(result.message.replace("force", '"force": true'))
     if not result.applied:
@@ -486,13 +491,13 @@ def _restored(result: Any) -> Any:
 
 
 @_command(t.GetCheckpointsCommand)
-async def _get_checkpoints(server: RpcHost, command: t.GetCheckpointsCommand) -> Any:
+async def _get_checkpoints(server: RpcHost, command: t.GetCheckpointsCommand) -> object:
     await server.session.checkpoints.settled()  # the last run's entry may still be being written
     return {"checkpoints": [info.to_json_dict() for info in server.session.checkpoints.list()]}
 
 
 @_command(t.GetCheckpointDiffCommand)
-async def _checkpoint_diff(server: RpcHost, command: t.GetCheckpointDiffCommand) -> Any:
+async def _checkpoint_diff(server: RpcHost, command: t.GetCheckpointDiffCommand) -> object:
     checkpoint = command.checkpoint_id
     try:
         return {"diff": await server.session.checkpoints.diff(checkpoint)}
@@ -501,7 +506,7 @@ async def _checkpoint_diff(server: RpcHost, command: t.GetCheckpointDiffCommand)
 
 
 @_command(t.RestoreCheckpointCommand)
-async def _restore_checkpoint(server: RpcHost, command: t.RestoreCheckpointCommand) -> Any:
+async def _restore_checkpoint(server: RpcHost, command: t.RestoreCheckpointCommand) -> object:
     target, mode = command.target, command.mode
     if server.busy():
         raise RpcError("Cannot restore while the agent is running")
@@ -513,14 +518,14 @@ async def _restore_checkpoint(server: RpcHost, command: t.RestoreCheckpointComma
 
 
 @_command(t.UndoCommand)
-async def _undo(server: RpcHost, command: t.UndoCommand) -> Any:
+async def _undo(server: RpcHost, command: t.UndoCommand) -> object:
     if server.busy():
         raise RpcError("Cannot undo while the agent is running")
     return _restored(await server.session.checkpoints.undo(force=command.force))
 
 
 @_command(t.RedoCommand)
-async def _redo(server: RpcHost, command: t.RedoCommand) -> Any:
+async def _redo(server: RpcHost, command: t.RedoCommand) -> object:
     if server.busy():
         raise RpcError("Cannot redo while the agent is running")
     return _restored(await server.session.checkpoints.redo(force=command.force))

@@ -22,7 +22,7 @@ import os
 import sys
 import threading
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from pi_coder.agent.events import AgentEnd, AgentStart
 from pi_coder.modes.jsonl import JsonLineWriter
@@ -31,6 +31,7 @@ from pi_coder.modes.stop_signals import StopSignals, exit_code_for
 
 if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
+    from pi_coder.modes.rpc_ui import RpcUI
 
 __all__ = ["HANDLED", "NULL", "RpcError", "RpcServer", "run_rpc_mode"]
 
@@ -66,10 +67,10 @@ class RpcServer:
         self.writer = writer
         self._commands: dict[str, Handler] = COMMANDS
         self._parse = parse_command
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self.prompt_task: asyncio.Task[Any] | None = None
+        self._tasks: set[asyncio.Task[object]] = set()
+        self.prompt_task: asyncio.Task[object] | None = None
         """The background task of the last started prompt."""
-        self.ui: Any = None
+        self.ui: RpcUI | None = None
         """The extensions' ``ctx.ui`` (``pi_coder.modes.rpc_ui.RpcUI``) when extensions are loaded."""
         self.run_ended = False
         """``agent_end`` (with no retry to come) went out and no run started since: the prompt is
@@ -80,9 +81,9 @@ class RpcServer:
 
     # ------------------------------------------------------------------ output
 
-    def respond(self, command: str, request_id: Any, *, data: Any = None, error: str | None = None) -> None:
+    def respond(self, command: str, request_id: object, *, data: object = None, error: str | None = None) -> None:
         """Write one response line: ``data`` unless None (``NULL`` writes ``null``); ``error`` makes it a failure."""
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         if request_id is not None:
             out["id"] = request_id
         out.update(type="response", command=command, success=error is None)
@@ -92,7 +93,7 @@ class RpcServer:
             out["data"] = None if data is NULL else data
         self.writer.write(out)
 
-    def spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
+    def spawn(self, coro: Awaitable[object]) -> asyncio.Task[object]:
         """Run ``coro`` in the background; the server waits for it before exiting."""
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
@@ -34,18 +34,18 @@ class RpcHost(Protocol):
 
     session: AgentSession
     writer: JsonLineWriter
-    prompt_task: asyncio.Task[Any] | None
+    prompt_task: asyncio.Task[object] | None
     run_ended: bool
     aborts: int
 
-    def respond(self, command: str, request_id: Any, *, data: Any = None, error: str | None = None) -> None: ...
+    def respond(self, command: str, request_id: object, *, data: object = None, error: str | None = None) -> None: ...
 
-    def spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]: ...
+    def spawn(self, coro: Awaitable[object]) -> asyncio.Task[object]: ...
 
     def busy(self) -> bool: ...
 
     def settling(self) -> bool: ...
 
 
-Handler = Callable[[RpcHost, "Command"], Awaitable[Any]]
+Handler = Callable[[RpcHost, "Command"], Awaitable[object]]
 """``handler(server, command)``, the command parsed (``pi_coder.modes.rpc_types``): the response data, ``HANDLED``, or raises for an error response."""

@@ -147,7 +147,7 @@ class PromptCommand(Command):
 
     @field_validator("images", mode="after")
     @classmethod
-    def _not_empty(cls, images: list[ImageContent] | None, info: ValidationInfo) -> list[ImageContent] | None:
+    def _not_empty(cls, images: list[ImageContent] | None, info: ValidationInfo[object]) -> list[ImageContent] | None:
         # A provider would reject the empty message mid-run. Checked after the images and before
         # streamingBehavior, the order of the complaints.
         message = info.data.get("message")

@@ -14,10 +14,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from pi_coder.extensions.ui import UIDefaults
+from pi_coder.json_types import JsonObject
 
 if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RpcUI"]
 
-_CANCELLED: dict[str, Any] = {"cancelled": True}
+_CANCELLED: Mapping[str, object] = {"cancelled": True}
 
 
 class RpcUI(UIDefaults):
@@ -36,12 +37,12 @@ class RpcUI(UIDefaults):
     def __init__(self, writer: JsonLineWriter, *, default_timeout: float | None = None) -> None:
         self._writer = writer
         self._default_timeout = default_timeout
-        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._pending: dict[str, asyncio.Future[Mapping[str, object]]] = {}
         self._closed = False
 
     # ------------------------------------------------------------------ answers
 
-    def resolve(self, answer: dict[str, Any]) -> None:
+    def resolve(self, answer: Mapping[str, object]) -> None:
         """An ``extension_ui_response`` line from the client."""
         future = self._pending.get(str(answer.get("id")))
         if future is not None and not future.done():
@@ -54,15 +55,17 @@ class RpcUI(UIDefaults):
             if not future.done():
                 future.set_result(_CANCELLED)
 
-    async def _ask(self, method: str, fields: dict[str, Any], timeout: float | None, signal: AbortSignal | None) -> dict[str, Any]:
+    async def _ask(
+        self, method: str, fields: JsonObject, timeout: float | None, signal: AbortSignal | None
+    ) -> Mapping[str, object]:
         if self._closed:
             return _CANCELLED
         if timeout is None:
             timeout = self._default_timeout
         request_id = str(uuid.uuid4())
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Mapping[str, object]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
-        request = {"type": "extension_ui_request", "id": request_id, "method": method, **fields}
+        request: JsonObject = {"type": "extension_ui_request", "id": request_id, "method": method, **fields}
         if timeout is not None:
             request["timeout"] = round(timeout * 1000)
         if signal is not None:
@@ -88,7 +91,7 @@ class RpcUI(UIDefaults):
         answer = await self._ask("confirm", {"title": title, "message": message}, timeout, signal)
         return answer.get("confirmed") is True and not answer.get("cancelled")
 
-    async def _value(self, method: str, fields: dict[str, Any], timeout: float | None, signal: AbortSignal | None) -> str | None:
+    async def _value(self, method: str, fields: JsonObject, timeout: float | None, signal: AbortSignal | None) -> str | None:
         answer = await self._ask(method, fields, timeout, signal)
         value = answer.get("value")
         return value if isinstance(value, str) and not answer.get("cancelled") else None
@@ -104,7 +107,7 @@ class RpcUI(UIDefaults):
 
     # ------------------------------------------------------------------ fire and forget
 
-    def _send(self, method: str, **fields: Any) -> None:
+    def _send(self, method: str, **fields: object) -> None:
         with contextlib.suppress(Exception):
             self._writer.write(
                 {"type": "extension_ui_request", "id": str(uuid.uuid4()), "method": method}

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from pi_coder.errors import SessionNotFoundError, UserError
 from pi_coder.modes.options import StartupExit
@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from pi_coder.ai.types import ImageContent, Model
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.modes.options import CliOptions, RunMode
+    from pi_coder.packages.active import PackagePaths
     from pi_coder.permissions.trust import TrustChoice, TrustDecision, TrustHandler
+    from pi_coder.resources.skills import SkillSet
     from pi_coder.session.store import SessionStore
     from pi_coder.settings import LoadedSettings
 
@@ -104,7 +106,7 @@ def prepare(
     stdin_text: str | None = None,
     ask_trust: TrustAsker | None = None,
     trust_handlers: Sequence[TrustHandler] = (),
-    settings_overrides: Mapping[str, Any] | None = None,
+    settings_overrides: Mapping[str, object] | None = None,
 ) -> Startup:
     """Build the session and prompts for ``options``.
 
@@ -234,7 +236,7 @@ def prepare(
     return Startup(session=session, prompts=prompts, images=images, notices=notices, news=news, trust=trust)
 
 
-def override_settings(loaded: LoadedSettings, overrides: Mapping[str, Any]) -> None:
+def override_settings(loaded: LoadedSettings, overrides: Mapping[str, object]) -> None:
     """Replace top-level settings in memory (a table merges into the loaded one); nothing is saved.
 
     Raises:
@@ -272,11 +274,11 @@ def _discover_local(options: CliOptions, models: Models, loaded: LoadedSettings)
     return [found_notice(found)]
 
 
-def _package_loader(cwd: str, loaded: LoadedSettings, trusted: bool) -> Callable[[], Any]:
+def _package_loader(cwd: str, loaded: LoadedSettings, trusted: bool) -> Callable[[], PackagePaths | None]:
     """The installed packages' resource paths (docs/packages.md), read at start and on ``/reload``
     (``loaded`` is re-read in place); None while no settings file lists a package."""
 
-    def load() -> Any:
+    def load() -> PackagePaths | None:
         if not loaded.global_data.get("packages") and not (trusted and loaded.project_data.get("packages")):
             return None
         from dataclasses import replace
@@ -290,10 +292,14 @@ def _package_loader(cwd: str, loaded: LoadedSettings, trusted: bool) -> Callable
     return load
 
 
-def _skill_loader(options: CliOptions, cwd: str, loaded: LoadedSettings, trusted: bool) -> Any:
+class _SkillLoader(Protocol):
+    def __call__(self, extra_paths: Sequence[str] = ()) -> SkillSet: ...
+
+
+def _skill_loader(options: CliOptions, cwd: str, loaded: LoadedSettings, trusted: bool) -> _SkillLoader:
     """A callable discovering the skills (docs/architecture.md#skill-locations), called at start and on ``/reload``."""
 
-    def load(extra_paths: Sequence[str] = ()) -> Any:  # extra: resources_discover paths
+    def load(extra_paths: Sequence[str] = ()) -> SkillSet:  # extra: resources_discover paths
         from pi_coder.paths import config_dir
         from pi_coder.resources.skills import load_skills
 

@@ -16,12 +16,16 @@ import contextlib
 import os
 import signal
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeAlias
 
 from pi_coder.tools import kill_running_commands as kill_shell_commands
 
 if TYPE_CHECKING:
     import asyncio
+    from types import FrameType
+
+_SignalHandler: TypeAlias = "Callable[[int, FrameType | None], object] | int | signal.Handlers | None"
+"""What ``signal.getsignal`` returns and ``signal.signal`` takes."""
 
 __all__ = [
     "STOP_SIGNALS",
@@ -61,7 +65,7 @@ def kill_running_commands() -> None:
     kill_shell_commands()
 
 
-def _backstop(signum: int, frame: Any) -> None:
+def _backstop(signum: int, frame: FrameType | None) -> None:
     kill_running_commands()
     for action in list(_BACKSTOP_ACTIONS):
         with contextlib.suppress(Exception):
@@ -108,7 +112,7 @@ class StopSignals:
     def __init__(self, on_stop: Callable[[int], None]) -> None:
         self._on_stop = on_stop
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._previous: dict[int, Any] = {}
+        self._previous: dict[int, _SignalHandler] = {}
         self._pending: int | None = None
         self.received: int | None = None
         """The signal that stopped the run, if one did."""
@@ -128,7 +132,7 @@ class StopSignals:
         if self._previous:
             self._loop = loop
 
-    def _handle(self, signum: int, frame: Any) -> None:
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
         """Python-level handler: runs in the main thread between bytecodes, even inside ``time.sleep``."""
         loop = self._loop
         if loop is None or loop.is_closed():

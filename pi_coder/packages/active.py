@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pi_coder.packages.resolve import ResolvedPackage, configured, resolve_all
 
@@ -28,8 +27,8 @@ class PackagePaths:
 
 def active_packages(
     cwd: str,
-    global_data: Mapping[str, Any],
-    project_data: Mapping[str, Any],
+    global_data: Mapping[str, object],
+    project_data: Mapping[str, object],
     *,
     project_trusted: bool,
     warnings: list[str] | None = None,

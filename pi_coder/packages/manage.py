@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from pi_coder.errors import UserError
 from pi_coder.packages.env import PackageEnv
@@ -84,8 +83,8 @@ class Packages:
             raise UserError(f"no folder {source.path}: a local package is a folder")
         self._fetch(source, upgrade=False, progress=progress)
         written = self._written_spec(source)
-        items = list(self._data().get("packages") or [])
-        kept: Any = written
+        items = self._items()
+        kept: object = written
         for index, item in enumerate(items):
             old = item.get("source") if isinstance(item, Mapping) else item
             if isinstance(old, str) and self._identity(old) == source.identity:
@@ -111,7 +110,7 @@ class Packages:
             self.env.remove_clone(source)
         items = [
             item
-            for item in self._data().get("packages") or []
+            for item in self._items()
             if self._identity(item.get("source") if isinstance(item, Mapping) else item) != source.identity
         ]
         self._write(items)
@@ -139,12 +138,12 @@ class Packages:
         from pi_coder.packages.sources import allowed
 
         identity = self.find(name).source.identity
-        items = list(self._data().get("packages") or [])
+        items = self._items()
         for index, item in enumerate(items):
             spec = item.get("source") if isinstance(item, Mapping) else item
             if self._identity(spec) != identity:
                 continue
-            table: dict[str, Any] = dict(item) if isinstance(item, Mapping) else {"source": item}
+            table: dict[str, object] = dict(item) if isinstance(item, Mapping) else {"source": item}
             listed = table.get(kind)
             rules: list[str] | None = [str(r) for r in listed] if isinstance(listed, list) else None
             if rules is None:
@@ -201,7 +200,12 @@ class Packages:
         except UserError:
             return None
 
-    def _data(self) -> dict[str, Any]:
+    def _items(self) -> list[object]:
+        """The scope's ``packages`` list as the settings file has it (a copy)."""
+        value = self._data().get("packages")
+        return list(value) if isinstance(value, list) else []
+
+    def _data(self) -> dict[str, object]:
         import tomllib
 
         try:
@@ -211,7 +215,7 @@ class Packages:
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise UserError(f"{self.settings_path}: cannot read ({exc})") from None
 
-    def _write(self, items: list[Any]) -> None:
+    def _write(self, items: list[object]) -> None:
         from pi_coder.settings import update_settings_file
 
         update_settings_file(self.settings_path, {"packages": items or None})

@@ -15,7 +15,6 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pi_coder.packages.entry_point_file import GROUP as ENTRY_POINT_GROUP
 from pi_coder.packages.entry_point_file import group_entries
@@ -77,7 +76,7 @@ def _resource_name(path: str) -> str:
 
 
 def configured(
-    cwd: str, global_data: Mapping[str, Any], project_data: Mapping[str, Any], *, project_trusted: bool,
+    cwd: str, global_data: Mapping[str, object], project_data: Mapping[str, object], *, project_trusted: bool,
     global_base: Path, warnings: list[str] | None = None,
 ) -> list[PackageEntry]:
     """Project entries (trusted folder only) first, then the user's; a project entry wins over
@@ -197,7 +196,7 @@ def _git_head(folder: Path) -> str:
     return ""
 
 
-def _pyproject(folder: Path) -> Mapping[str, Any] | None:
+def _pyproject(folder: Path) -> Mapping[str, object] | None:
     try:
         data = tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError):

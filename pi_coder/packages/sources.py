@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pi_coder.errors import UserError
 
@@ -64,7 +64,7 @@ class PackageEntry:
     scope: Scope
     filters: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Resource kind -> the entry's list for it; a kind not present loads everything."""
-    raw: Any = None
+    raw: object = None
     """The entry as it stands in the settings file (a string or a table)."""
 
 
@@ -131,7 +131,7 @@ def _git(spec: str, text: str) -> PackageSource:
     return PackageSource(spec=spec, kind="git", identity=url, name=name or url, url=url, ref=ref)
 
 
-def entries_from(data: Mapping[str, Any], scope: Scope, base: str | os.PathLike[str], warnings: list[str]) -> list[PackageEntry]:
+def entries_from(data: Mapping[str, object], scope: Scope, base: str | os.PathLike[str], warnings: list[str]) -> list[PackageEntry]:
     """The ``packages`` entries of one scope's settings data; bad entries become warnings."""
     value = data.get("packages")
     if value is None:

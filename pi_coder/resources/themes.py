@@ -7,8 +7,16 @@ A theme is Pi's JSON format::
 ``colors`` must define all 51 tokens in ``TOKENS``. A colour is ``"#rrggbb"``, an xterm-256 index
 (0-255), the name of an entry in ``vars`` (resolved recursively) or ``""`` (the terminal's
 default colour). ``export`` (optional) holds ``pageBg``, ``cardBg``, ``infoBg`` for HTML export.
+Indexes 0-15 are the terminal's own palette: the built-in ``system`` theme uses only those and
+``""``, so the terminal's colours show, on a light or a dark background alike (as Pi's ``system``
+theme does when the terminal does not report its colours).
 
-Where themes come from, later ones winning on a name clash: the built-in ``dark`` and ``light``;
+A ``theme`` setting may also name a pair, ``"light/dark"`` (the light theme first): the one that
+suits the terminal's background is loaded (:func:`detect_theme_name`: the background the terminal
+reported, :func:`set_terminal_appearance`, else ``$COLORFGBG``, else dark); ``"auto"`` means
+``"light/dark"``.
+
+Where themes come from, later ones winning on a name clash: the built-in ``dark``, ``light`` and ``system``;
 ``config_dir()/themes/*.json``; ``<cwd>/.pi/themes/*.json``; ``extra_paths`` (files or folders).
 ``discover=False`` (``--no-themes``) skips the two folders: only the built-ins and ``extra_paths``.
 The built-in files ship in the wheel as ``pi_coder/_themes``; a source checkout uses ``themes/``.
@@ -42,6 +50,7 @@ __all__ = [
     "load_theme",
     "load_theme_file",
     "load_theme_or_default",
+    "set_terminal_appearance",
 ]
 
 TOKENS: tuple[str, ...] = (
@@ -67,7 +76,7 @@ TOKENS: tuple[str, ...] = (
 """The 51 colour tokens every theme defines."""
 
 EXPORT_KEYS = ("pageBg", "cardBg", "infoBg")
-BUILTIN_THEMES = ("dark", "light")
+BUILTIN_THEMES = ("dark", "light", "system")
 
 Color = str | int
 """A resolved colour: ``"#rrggbb"``, an xterm-256 index, or ``""`` for the terminal default."""
@@ -162,8 +171,8 @@ def load_theme(
     """Load the theme called ``name``.
 
     Args:
-        name: A theme name, ``"auto"`` (dark or light from ``$COLORFGBG``), or a path to a
-            ``.json`` file.
+        name: A theme name, a ``"light/dark"`` pair (the one that suits the terminal's
+            background), ``"auto"`` (= ``"light/dark"``), or a path to a ``.json`` file.
         cwd: Project folder for ``.pi/themes``; None skips project themes.
         extra_paths: More theme files or folders.
         discover: False skips the config and ``.pi/themes`` folders (``--no-themes``).
@@ -172,7 +181,10 @@ def load_theme(
         ThemeError: Unknown name, or the file is invalid (the message names file and token).
     """
     if name == "auto":
-        name = detect_theme_name()
+        name = "light/dark"
+    if "/" in name and not name.endswith(".json"):
+        light, _, dark = name.partition("/")
+        name = light if detect_theme_name() == "light" else dark
     as_path = Path(name).expanduser()
     if name.endswith(".json") and as_path.is_file():
         return load_theme_file(as_path, "path")
@@ -219,8 +231,20 @@ def load_theme_file(path: str | os.PathLike[str], source: Source = "path") -> Th
     return Theme(name=name, colors=colors, export=export, path=file, mtime=mtime, source=source)
 
 
+_reported_appearance: Literal["dark", "light"] | None = None
+
+
+def set_terminal_appearance(appearance: Literal["dark", "light"] | None) -> None:
+    """What the terminal said of its background (the TUI asks it); None: not known."""
+    global _reported_appearance
+    _reported_appearance = appearance
+
+
 def detect_theme_name(environ: Mapping[str, str] | None = None) -> Literal["dark", "light"]:
-    """``"light"`` when ``$COLORFGBG`` reports a light background, else ``"dark"``."""
+    """``"light"`` when the terminal reported a light background (:func:`set_terminal_appearance`)
+    or, without a report, ``$COLORFGBG`` names a light one; else ``"dark"``."""
+    if _reported_appearance is not None and environ is None:
+        return _reported_appearance
     value = (environ if environ is not None else os.environ).get("COLORFGBG", "")
     last = value.split(";")[-1].strip()
     if not last.isdigit():

@@ -25,6 +25,7 @@ __all__ = [
     "find_most_recent_session",
     "find_session_by_id",
     "list_all_sessions",
+    "cached_sessions",
     "list_sessions",
     "read_session_info",
     "resolve_session",
@@ -78,9 +79,53 @@ def _header(path: Path) -> JsonObject | None:
     return None
 
 
+_FileKey = tuple[int, int, int]
+_known: dict[Path, tuple[_FileKey, SessionInfo | None]] = {}
+"""Summaries already read, by file, with the (inode, size, mtime) they were read at."""
+
+
+def _file_key(file: Path) -> _FileKey | None:
+    try:
+        stat = file.stat()
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
 def read_session_info(path: str | os.PathLike[str]) -> SessionInfo | None:
-    """Summarise one session file, or ``None`` if it is unreadable or not a session."""
+    """Summarise one session file, or ``None`` if it is unreadable or not a session.
+
+    A summary is kept while the file's inode, size and mtime stay the same (a session file only
+    grows; a rename or rewrite changes them), so listing the sessions again reads only the files
+    written since.
+    """
     file = Path(path)
+    key = _file_key(file)
+    known = _known.get(file)
+    if key is not None and known is not None and known[0] == key:
+        return known[1]
+    info = _read_session_info(file)
+    if key is not None:
+        _known[file] = (key, info)
+    return info
+
+
+def cached_sessions(cwd: str, session_dir: str | os.PathLike[str] | None = None) -> list[SessionInfo] | None:
+    """:func:`list_sessions` when every file of the folder was summarised already and has not
+    changed since (a directory listing and a ``stat`` per file), else ``None``."""
+    directory = Path(session_dir) if session_dir is not None else session_dir_for_cwd(cwd)
+    infos: list[SessionInfo] = []
+    for file in _session_files(directory):
+        known = _known.get(file)
+        if known is None or known[0] != _file_key(file):
+            return None
+        if known[1] is not None:
+            infos.append(known[1])
+    infos.sort(key=lambda info: info.modified, reverse=True)
+    return infos
+
+
+def _read_session_info(file: Path) -> SessionInfo | None:
     try:
         handle = open(file, "rb")
     except OSError:

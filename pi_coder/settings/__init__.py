@@ -33,6 +33,7 @@ from pi_coder.settings.schema import (
     SandboxSettings,
     Settings,
     SubagentSettings,
+    TerminalSettings,
     ThinkingBudgets,
     TrustDefault,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "SandboxSettings",
     "Settings",
     "SubagentSettings",
+    "TerminalSettings",
     "ThinkingBudgets",
     "TrustDefault",
     "folder_lock",

@@ -30,6 +30,7 @@ __all__ = [
     "Settings",
     "SubagentSettings",
     "ThinkingBudgets",
+    "TerminalSettings",
     "TrustDefault",
 ]
 
@@ -45,13 +46,18 @@ TrustDefault = Literal["ask", "always", "never"]
 # environment allow-list keys) until someone lists them here on purpose.
 PROJECT_SAFE_KEYS: Mapping[str, frozenset[str] | None] = {
     "default_thinking_level": None,
+    "model_thinking_levels": None,
     "hide_thinking_block": None,
     "steering_mode": None,
     "follow_up_mode": None,
     "theme": None,
     "quiet_startup": None,
     "paint_background": None,
+    "output_pad": None,
+    "show_hardware_cursor": None,
     "fullscreen_exit_output": None,
+    "fullscreen_scrollbar": None,
+    "fullscreen_copy_on_select": None,
     "double_escape_action": None,
     "tree_filter_mode": None,
     "editor_padding_x": None,
@@ -65,6 +71,7 @@ PROJECT_SAFE_KEYS: Mapping[str, frozenset[str] | None] = {
     "images": frozenset({"auto_resize", "block_images"}),
     "markdown": frozenset({"code_block_indent", "table_row_separators"}),
     "mcp": frozenset({"startup_wait"}),
+    "terminal": frozenset({"show_terminal_progress"}),
     "thinking_budgets": frozenset({"minimal", "low", "medium", "high"}),
 }
 """Top-level key -> None (a plain value) or the allowed keys of that table."""
@@ -157,6 +164,11 @@ class MarkdownSettings(_Section):
     """Draw a line between the rows of tables (as Pi does)."""
 
 
+class TerminalSettings(_Section):
+    show_terminal_progress: bool = False
+    """Show the terminal's progress indicator (OSC 9;4, in the tab or title bar) while the agent works."""
+
+
 class ThinkingBudgets(_Section):
     minimal: int = Field(default=1024, ge=0)
     """Thinking tokens for level 'minimal' on budget-based models."""
@@ -207,11 +219,14 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     default_provider: str | None = None
-    """Provider of the model to start with; updated on every model switch."""
+    """Provider of the model to start with (Ctrl+S in the model picker saves it)."""
     default_model: str | None = None
-    """Model id to start with; updated on every model switch."""
+    """Model id to start with (Ctrl+S in the model picker saves it)."""
     default_thinking_level: ThinkingLevel = "medium"
     """Thinking level to start with: off, minimal, low, medium, high, xhigh, max (clamped to the model)."""
+    model_thinking_levels: dict[str, ThinkingLevel] = Field(default_factory=dict)
+    """Thinking level per model, keyed by exact ``provider/model-id``: taken at start and when
+    switching to that model, instead of ``default_thinking_level`` or the level carried over."""
     thinking_budgets: ThinkingBudgets = Field(default_factory=ThinkingBudgets)
     """Token budgets per thinking level for providers that take a budget."""
     hide_thinking_block: bool = False
@@ -223,13 +238,22 @@ class Settings(BaseModel):
     follow_up_mode: QueueMode = "one-at-a-time"
     """How queued follow-up messages are delivered: one-at-a-time or all."""
     theme: str = "dark"
-    """Theme name: dark, light, auto (from COLORFGBG) or a custom theme's name."""
+    """Theme name: dark, light, system (the terminal's own colours), a "light/dark" pair that
+    follows the terminal's background, auto (= "light/dark") or a custom theme's name."""
     quiet_startup: bool = False
     """Hide the start-up header."""
     paint_background: bool = False
     """Paint the theme's page background instead of letting the terminal's show (never with NO_COLOR)."""
+    output_pad: int = Field(default=1, ge=0, le=1)
+    """Columns of padding inside transcript blocks (messages, tool and ! output, summaries): 0 or 1."""
+    show_hardware_cursor: bool = False
+    """Show the terminal's own cursor at the editor's caret instead of the drawn one."""
     fullscreen_exit_output: Literal["transcript", "resume-hint"] = "transcript"
     """What quitting the TUI prints: the conversation then the resume hint, or the hint only."""
+    fullscreen_scrollbar: Literal["auto", "always", "hidden"] = "auto"
+    """The transcript's scrollbar: when it overflows, always, or never (it still scrolls)."""
+    fullscreen_copy_on_select: bool = True
+    """Copy a mouse selection when the button is released; off: Ctrl+X copies it."""
     last_changelog_version: str | None = None
     """Internal: the last version whose changelog was shown."""
     double_escape_action: Literal["tree", "fork", "none"] = "tree"
@@ -273,6 +297,8 @@ class Settings(BaseModel):
     markdown: MarkdownSettings = Field(default_factory=MarkdownSettings)
     """Markdown rendering."""
     mcp: McpSettings = Field(default_factory=McpSettings)
+    terminal: TerminalSettings = Field(default_factory=TerminalSettings)
+    """The terminal beyond the screen itself (progress indicator)."""
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     """MCP client timing (the servers themselves are in mcp.json)."""
     enable_skill_commands: bool = True

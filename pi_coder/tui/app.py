@@ -70,6 +70,7 @@ from pi_coder.tui.keybindings import Keymap, load_keybindings
 from pi_coder.tui.keys import KEY_ACTIONS, bindings_for, display_keys, effective_keys
 from pi_coder.tui.screens import navigation
 from pi_coder.tui.selection_copy import SelectionCopyMixin
+from pi_coder.tui.terminal_display import TerminalDisplay
 from pi_coder.tui.theming import ThemeController, session_themes
 from pi_coder.tui.widgets.completion_menu import CompletionMenu
 from pi_coder.tui.widgets.panels import ExtensionWidgets, HeaderPanel, PendingMessages, StatusLine
@@ -82,6 +83,7 @@ if TYPE_CHECKING:
     from pi_coder.core.agent_session import AgentSession
     from pi_coder.extensions.types import Shortcut
     from pi_coder.settings import ImageSettings, Settings
+    from pi_coder.tui.driver import TerminalBackground
 
 __all__ = ["PiApp", "no_model_help"]
 
@@ -102,6 +104,10 @@ def no_model_help(models_toml: str | None = None) -> Text:
     text.highlight_words([LOCAL_EXAMPLE], "cyan")
     text.highlight_words([*NO_MODEL_MARKERS, shorten_home(where)], "bold")
     return text
+
+
+_EXACT_INFO_CHARS = 20_000
+"""Info blocks (``show_markdown``) up to this size are rendered when first laid out."""
 
 
 class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
@@ -177,6 +183,8 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
             keymap = load_keybindings(session.settings)
         self._startup_warnings: list[str] = list(keymap.warnings)
         self.themes = themes
+        self.terminal_display = TerminalDisplay(self)
+        """Output padding, the hardware cursor, the terminal's progress indicator."""
         self._startup_warnings.extend(self.themes.attach(self, on_warning=self._theme_warning))
         self.effective_keys = effective_keys(keymap.overrides)
         self._keymap_overrides: dict[str, str] = dict(keymap.overrides)
@@ -230,6 +238,10 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         if failure is not None and failure in self._startup_warnings:
             self._startup_warnings.remove(failure)
         self.themes.use(self._settings().theme or "dark")
+
+    def on_terminal_background(self, message: TerminalBackground) -> None:
+        """The terminal's answer to the background query (tui/terminal_display.py)."""
+        self.themes.terminal_background(message.light)
 
     def _theme_warning(self, text: str) -> None:
         if self.is_running and self.controller is not None:
@@ -356,6 +368,7 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         self.editor.set_thinking_level(self.session.thinking_level)
         self.editor.cursor_blink = False
         self.editor.focus()
+        self.terminal_display.apply(self.session.settings)
         from pi_coder.tui.widgets.markdown_view import set_code_block_indent, set_table_row_separators
 
         markdown = self.session.settings.markdown
@@ -412,19 +425,25 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
     def _after_startup(self) -> None:
         # Idle time after the first frame: load the Markdown renderer (markdown-it, Pygments) now
         # rather than in the middle of the first answer.
+        from pi_coder._dataclass_cache import save
         from pi_coder.tui.widgets.markdown_view import warm_up
 
         warm_up(self.console)
+        save()  # the dataclass methods compiled at start, for the next start (pi_coder/_dataclass_cache.py)
+        navigation.warm_up(self)  # the dialogs' modules and this folder's session list
         # Modules, widgets and styles built at start-up live as long as the app: keeping them out
-        # of the cyclic GC's scans makes every collection during a stream cheaper.
+        # of the cyclic GC's scans makes every collection during a stream cheaper. ``pi`` paused
+        # the GC while it started (modes/launch.py): it runs again from here.
         gc.collect()
         gc.freeze()
         self._gc_frozen = True
+        gc.enable()
 
     def on_unmount(self) -> None:
         if self._gc_frozen:
             gc.unfreeze()
             self._gc_frozen = False
+        self.terminal_display.close()
         self._close_bridge()
 
     def _close_bridge(self) -> None:
@@ -462,8 +481,10 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
                 return
             case AgentStart():
                 self.status_line.start(self.working_message or "Working...")
+                self.terminal_display.busy(True)
             case AgentEnd():
                 self.status_line.stop()
+                self.terminal_display.busy(False)
             case QueueChanged():
                 self.query_one(PendingMessages).show_queue(event.steering, event.follow_up)
             case AutoCompactionStart():
@@ -710,11 +731,18 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         # Markdown builds a widget per block and per table cell: /hotkeys took a second).
         from pi_coder.tui.widgets.markdown_view import StreamingMarkdown
 
-        block = StreamingMarkdown(text, message_type="info")
-        block.add_class("info-block")
-        block.styles.padding = (0, 1)
-        block.styles.margin = (1, 1, 0, 1)
+        def info() -> StreamingMarkdown:
+            # A short block is laid out at its rendered height at once (an estimate corrected when
+            # it is painted costs another layout of the transcript); a long one renders as it shows.
+            block = StreamingMarkdown(text, message_type="info", lazy=len(text) > _EXACT_INFO_CHARS)
+            block.add_class("info-block")
+            block.styles.padding = (0, 1)
+            block.styles.margin = (1, 1, 0, 1)
+            return block
+
+        block = info()
         await self.transcript.add(block)
+        self.transcript.keep(block, info)
 
     async def new_session(self) -> None:
         if self.session.is_streaming:
@@ -751,19 +779,21 @@ class PiApp(KeyActionsMixin, ExternalEditorMixin, SelectionCopyMixin, App[int]):
         await self.quit_app()
 
     async def quit_app(self) -> None:
-        self._keep_transcript()
+        await self._keep_transcript()
         self._close_bridge()  # events of the closing session are not rendered any more
         await self._close_session()
         self.exit(0)
 
-    def _keep_transcript(self) -> None:
+    async def _keep_transcript(self) -> None:
         """The conversation as drawn, for ``run_tui`` to print once the screen is restored (as Pi;
-        setting ``fullscreen_exit_output``)."""
+        setting ``fullscreen_exit_output``): the whole of it, the earlier blocks the transcript's
+        window had not mounted yet included."""
         if self._settings().fullscreen_exit_output != "transcript":
             return
         from pi_coder.tui.exit_output import transcript_rows
 
         try:
+            await self.transcript.load_all()
             self.exit_transcript = transcript_rows(self.transcript)
         except Exception:  # never let a drawing problem stand in the way of quitting
             self.exit_transcript = []

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pi_coder.extensions.runner import ExtensionRunner
     from pi_coder.extensions.types import Shortcut
     from pi_coder.settings import Settings
+    from pi_coder.tui.terminal_display import TerminalDisplay
     from pi_coder.tui.theming import ThemeController
     from pi_coder.tui.widgets.panels import StatusLine
     from pi_coder.tui.widgets.prompt_editor import PromptEditor
@@ -61,6 +62,7 @@ class CommandContext(Protocol):
     effective_keys: dict[str, str]
     title: str
     themes: ThemeController
+    terminal_display: TerminalDisplay
     hide_thinking: bool
     dialogs: DialogState
     extension_shortcut_list: list[tuple[str, Shortcut]]
@@ -163,6 +165,8 @@ class AppHost(CommandContext, Protocol):
     def action_suspend_process(self, *args: Any, **kwargs: Any) -> Any: ...
 
     def action_toggle_tools(self) -> None: ...
+
+    def copy_selection(self) -> bool: ...
 
     def query(self, *args: Any, **kwargs: Any) -> Any: ...
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Protocol, assert_never
 
 from textual.widget import Widget
@@ -21,7 +23,7 @@ from pi_coder.tui.tool_render import CustomToolRender, stored_result
 from pi_coder.tui.widgets.assistant_message import AssistantText, MessageNote, ThinkingBlock
 from pi_coder.tui.widgets.bash_block import BashBlock, SummaryBlock
 from pi_coder.tui.widgets.tool_call import ToolCallBlock
-from pi_coder.tui.widgets.transcript import Transcript, UserMessageBlock
+from pi_coder.tui.widgets.transcript import BlockFactory, Transcript, UserMessageBlock
 
 if TYPE_CHECKING:
     from pi_coder.agent.types import AgentMessage
@@ -62,13 +64,22 @@ class TranscriptController:
         self._last_note = None
         await self.transcript.add(*widgets)
 
+    async def add_finished(self, *blocks: Block) -> None:
+        """Widgets of finished blocks: each is kept with its factory (the transcript may unmount it
+        and build it again, docs/architecture.md#the-transcript-window)."""
+        widgets = [(self.block_widget(block), block) for block in blocks]
+        await self.add(*(widget for widget, _ in widgets))
+        for widget, block in widgets:
+            self.transcript.keep(widget, self._factory(block))
+
     async def note(self, text: str, level: str = "info", *, replace: bool = False) -> None:
         """A dim status/notice line; consecutive ``replace`` notes update one line."""
         if replace and self._last_note is not None and self._last_note.is_attached:
-            self._last_note.update(text)
+            self._last_note.set_text(text)
             return
         note = MessageNote(text, level)
         await self.add(note)
+        self.transcript.keep(note, lambda: MessageNote(note.text, note.level))
         if replace:
             self._last_note = note
 
@@ -148,11 +159,11 @@ class TranscriptController:
     async def _on_message_start(self, event: ae.MessageStart) -> None:
         message = event.message
         if isinstance(message, UserMessage):
-            await self.add(UserMessageBlock.of(message.content))
+            await self.add_finished(*message_blocks(message))
         elif isinstance(message, AssistantMessage):
             self._parts = {}
         elif message.role in ("compactionSummary", "branchSummary", "custom"):
-            await self.add(*self._static_blocks(message))
+            await self.add_finished(*message_blocks(message))
 
     async def _on_message_update(self, event: ae.MessageUpdate) -> None:
         ame = event.assistant_message_event
@@ -249,14 +260,19 @@ class TranscriptController:
             self._parts[item.index] = widget
             if not widget.is_attached:
                 await self.add(widget)
+        for item in message_blocks(message):  # the text and thinking are final: they can be built again
+            final = self._parts.get(item.index) if isinstance(item, tx.AssistantTextBlock | tx.ThinkingBlock) else None
+            if final is not None and final.is_attached:
+                self.transcript.keep(final, self._factory(item))
         stop = message.stop_reason
         if stop in ("error", "aborted"):
             for block in self._tools.values():
                 if block.view.status in ("streaming", "pending"):
                     block.abandon()
-            await self.add(*self._end_notes(message))
+                    self._keep_tool(block)
+            await self._add_end_notes(message)
         elif stop == "length":
-            await self.add(*self._end_notes(message))
+            await self._add_end_notes(message)
         self._parts = {}
         self.view.refresh_footer()
 
@@ -280,12 +296,14 @@ class TranscriptController:
         block = self._tools.get(event.tool_call_id)
         if block is not None:
             block.finish(event.result, event.is_error)
+            self._keep_tool(block)
             self.transcript.note_activity()
 
     async def _on_agent_end(self, event: ae.AgentEnd) -> None:
         for block in self._tools.values():
             if block.view.status not in ("success", "error"):
                 block.abandon()
+                self._keep_tool(block)
         self._tools = {k: v for k, v in self._tools.items() if v.view.status not in ("success", "error")}
         self.view.refresh_footer()
 
@@ -306,6 +324,7 @@ class TranscriptController:
             self._bash = BashBlock(event.message.command)
             await self.add(self._bash)
         self._bash.finish(event.message)
+        self.transcript.keep(self._bash, self._factory(message_blocks(event.message)[0]))
         self._bash = None
         self.view.refresh_footer()
 
@@ -316,11 +335,15 @@ class TranscriptController:
             await self.note(f"Compaction failed: {event.error_message}", "error")
         elif event.result is not None:
             result = event.result
-            await self.add(
-                SummaryBlock(
+
+            def summary() -> SummaryBlock:
+                return SummaryBlock(
                     "compaction", result.summary, tokens_before=result.tokens_before, expanded=self.view.tools_expanded
                 )
-            )
+
+            block = summary()
+            await self.add(block)
+            self.transcript.keep(block, summary)
         self.view.refresh_footer()
 
     async def _on_auto_retry_end(self, event: se.AutoRetryEnd) -> None:
@@ -343,6 +366,7 @@ class TranscriptController:
         widget = render_custom_message(self.view, runner, custom_type, entry, kind="entry")
         if widget is not None:
             await self.add(widget)
+            self.transcript.keep(widget, partial(self._entry_widget, entry))
 
     async def _on_notice(self, event: se.Notice) -> None:
         await self.note(event.text, event.level, replace=event.level == "info")
@@ -350,20 +374,39 @@ class TranscriptController:
     # ------------------------------------------------------------------ stored transcript
 
     async def render_history(self, messages: list[AgentMessage]) -> None:
-        """Render a stored transcript (resume, session switch) in one mount; the branch's custom
-        entries that an extension draws (``register_entry_renderer``) sit where they were appended."""
+        """Render a stored transcript (resume, session switch); the branch's custom entries that an
+        extension draws (``register_entry_renderer``) sit where they were appended.
+
+        Only the newest blocks are built and mounted; the earlier ones wait in the transcript's
+        window as factories over their ``Block`` records (``Transcript.add_windowed``), built when
+        they are scrolled to, with the display options of that moment (Ctrl+O, Ctrl+T, theme)."""
         places = self._custom_entry_places(messages)
+        factories: list[BlockFactory]
         if not places:
-            widgets = [self.block_widget(block) for block in build_transcript(messages) if _shown(block)]
+            factories = [self._factory(block) for block in build_transcript(messages) if _shown(block)]
         else:
             results = tx.tool_results(messages)
-            widgets = self._entry_widgets(places.get(-1, ()))
+            factories = self._entry_factories(places.get(-1, ()))
             for index, message in enumerate(messages):
-                widgets += [self.block_widget(b) for b in message_blocks(message, results) if _shown(b)]
-                widgets += self._entry_widgets(places.get(index, ()))
-        if widgets:
-            await self.add(*widgets)
+                factories += [self._factory(b) for b in message_blocks(message, results) if _shown(b)]
+                factories += self._entry_factories(places.get(index, ()))
+        await self.transcript.add_windowed(factories)
+        self._last_note = None
         self.transcript.scroll_end(animate=False, immediate=True)
+
+    def _factory(self, block: Block) -> BlockFactory:
+        return lambda: self.block_widget(block)
+
+    def _entry_factories(self, entries: Sequence[CustomEntry]) -> list[BlockFactory]:
+        return [partial(self._entry_widget, entry) for entry in entries]
+
+    def _entry_widget(self, entry: CustomEntry) -> Widget | None:
+        from pi_coder.tui.extension_ui import render_custom_message
+
+        runner = extension_runner(self.view.session)
+        if runner is None:
+            return None
+        return render_custom_message(self.view, runner, entry.custom_type, entry, kind="entry")
 
     def _custom_entry_places(self, messages: list[AgentMessage]) -> dict[int, list[CustomEntry]]:
         session = self.view.session
@@ -371,15 +414,6 @@ class TranscriptController:
         if runner is None or not any(ext.entry_renderers for ext in runner.extensions):
             return {}
         return tx.custom_entry_places(messages, session.store.get_branch())
-
-    def _entry_widgets(self, entries: Sequence[CustomEntry]) -> list[Widget]:
-        from pi_coder.tui.extension_ui import render_custom_message
-
-        runner = extension_runner(self.view.session)
-        if runner is None:
-            return []
-        widgets = (render_custom_message(self.view, runner, e.custom_type, e, kind="entry") for e in entries)
-        return [widget for widget in widgets if widget is not None]
 
     def block_widget(self, block: Block) -> Widget:
         """The widget of a finished transcript block (the same for live and resumed sessions)."""
@@ -427,12 +461,19 @@ class TranscriptController:
 
         return render_custom_message(self.view, runner, block.custom_type, block.message)
 
-    def _static_blocks(self, message: AgentMessage) -> list[Widget]:
-        return [self.block_widget(block) for block in message_blocks(message)]
-
-    def _end_notes(self, message: AssistantMessage) -> list[Widget]:
+    async def _add_end_notes(self, message: AssistantMessage) -> None:
         notice = end_notice(message)
-        return [self.block_widget(notice)] if notice is not None else []
+        if notice is not None:
+            await self.add_finished(notice)
+
+    def _keep_tool(self, block: ToolCallBlock) -> None:
+        """A finished tool block can be built again from a copy of what it shows."""
+        if block.is_attached:
+            view = replace(block.view)
+            self.transcript.keep(
+                block,
+                lambda: ToolCallBlock.again(view, expanded=self.view.tools_expanded, custom=self._tool_render(view.name)),
+            )
 
     def set_tools_expanded(self, expanded: bool) -> None:
         from pi_coder.tui.extension_ui import CustomMessageBlock

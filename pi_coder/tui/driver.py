@@ -12,11 +12,17 @@ xterm's ``modifyOtherKeys``; otherwise it drops Shift+Enter altogether. So the d
 the screen starts and takes it back when it stops or suspends; Shift+Enter then arrives as
 ``CSI 13;2u`` or ``CSI 27;2;13~``. :func:`tmux_extended_keys_warning` is Pi's start-up warning when
 tmux's ``extended-keys`` is off.
+
+The terminal's background colour: the app asks with ``OSC 11 ; ?`` (:data:`BACKGROUND_QUERY`) when
+its theme follows the terminal (``system``, ``light/dark``); the answer (``OSC 11 ; rgb:R/G/B``,
+whenever it comes, even split over reads) is taken out of the input before Textual's parser sees
+it (it would type it into the editor) and posted to the app as :class:`TerminalBackground`.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import selectors
 import sys
 from codecs import getincrementaldecoder
@@ -26,8 +32,51 @@ from typing import Any
 from textual import events
 from textual._parser import ParseError
 from textual._xterm_parser import XTermParser
+from textual.message import Message
 
-__all__ = ["PiXTermParser", "driver_class", "tmux_extended_keys_warning"]
+__all__ = [
+    "BACKGROUND_QUERY",
+    "PiXTermParser",
+    "TerminalBackground",
+    "driver_class",
+    "take_background_replies",
+    "tmux_extended_keys_warning",
+]
+
+BACKGROUND_QUERY = "\x1b]11;?\x07"
+_BACKGROUND_REPLY = re.compile(
+    r"\x1b\]11;rgba?:([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})(?:/[0-9a-fA-F]{1,4})?(?:\x07|\x1b\\)"
+)
+
+
+class TerminalBackground(Message):
+    """The terminal answered :data:`BACKGROUND_QUERY`: its background, 0-255 per channel."""
+
+    def __init__(self, rgb: tuple[int, int, int]) -> None:
+        super().__init__()
+        self.rgb = rgb
+
+    @property
+    def light(self) -> bool:
+        r, g, b = self.rgb
+        return (0.299 * r + 0.587 * g + 0.114 * b) > 127.5
+
+
+def _channel(digits: str) -> int:
+    return int(int(digits, 16) * 255 / (16 ** len(digits) - 1) + 0.5)
+
+
+def take_background_replies(data: str) -> tuple[str, list[tuple[int, int, int]], str]:
+    """Split terminal input into (what the parser gets, the background colours answered, an
+    unfinished answer to prepend to the next read)."""
+    if "\x1b]" not in data:
+        return data, [], ""
+    found = [(_channel(r), _channel(g), _channel(b)) for r, g, b in (m.groups() for m in _BACKGROUND_REPLY.finditer(data))]
+    data = _BACKGROUND_REPLY.sub("", data)
+    start = data.rfind("\x1b]11;")
+    if start != -1 and len(data) - start < 64 and not re.search(r"\x07|\x1b\\", data[start:]):
+        return data[:start], found, data[start:]  # the rest of the answer comes with the next read
+    return data, found, ""
 
 MODIFY_OTHER_KEYS_ON = "\x1b[>4;1m"
 MODIFY_OTHER_KEYS_OFF = "\x1b[>4;0m"
@@ -98,13 +147,20 @@ def driver_class() -> type | None:
             selector.register(self.fileno, selectors.EVENT_READ)
             parser = PiXTermParser(self._debug)
             decode = getincrementaldecoder("utf-8")().decode
+            pending = ""
 
             def pump(ready: list[Any], final: bool = False) -> None:
+                nonlocal pending
                 for index, (_key, mask) in enumerate(ready):
                     if mask & selectors.EVENT_READ:
                         data = decode(os.read(self.fileno, 4096), final=final and index == len(ready) - 1)
                         if not data:
                             break
+                        data, colours, pending = take_background_replies(pending + data)
+                        for rgb in colours:
+                            self.process_message(TerminalBackground(rgb))
+                        if not data:  # all of it was the answer (an empty feed would end the parser)
+                            continue
                         for event in parser.feed(data):
                             self.process_message(event)
                 for event in parser.tick():

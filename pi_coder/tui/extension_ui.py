@@ -451,8 +451,6 @@ def _install_markdown_transformers(runner: ExtensionRunner) -> None:
 
 async def start_extensions(app: AppHost) -> None:
     """Commands into ``/``, the TUI's ``ctx.ui``, load errors as warnings, then ``session_start``."""
-    from pi_coder.extensions.events import SessionStartEvent
-
     runner = extension_runner(app.session)
     if runner is None:
         return
@@ -468,5 +466,8 @@ async def start_extensions(app: AppHost) -> None:
     runner.error_sink = warn
     runner.shutdown_requested = lambda: app.call_later(app.quit_app)
     runner.flush_errors()
-    await runner.notify("session_start", SessionStartEvent(reason="startup"))
+    if runner.has("session_start"):  # the events module loads when a handler needs it (as extension_host)
+        from pi_coder.extensions.events import SessionStartEvent
+
+        await runner.notify("session_start", SessionStartEvent(reason="startup"))
     await runner.discover_resources("startup")

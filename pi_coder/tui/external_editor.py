@@ -85,6 +85,8 @@ class ExternalEditorMixin:
         start, end = self.editor.selection
         if start != end and self.focused is self.editor:
             raise SkipAction()  # a selection in the editor: Ctrl+X cuts it
+        if not self.session.settings.fullscreen_copy_on_select and self.copy_selection():
+            return  # a transcript selection that was not copied on release
 
         command = find_command("copy", self.commands)
         if command is not None:
@@ -97,3 +99,4 @@ class ExternalEditorMixin:
         # Back from Ctrl+Z (``fg``): the shell drew over the screen, so repaint all of it (Textual
         # would send only the regions that changed since the stop).
         self.refresh(layout=True)
+        self.terminal_display.resumed()

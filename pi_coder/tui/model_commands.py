@@ -1,32 +1,48 @@
 """``/thinking [level]`` and ``/scoped-models``.
 
-``/thinking`` without an argument lists the levels the current model supports; a level the
-model cannot do is clamped to the nearest one it can (and then not saved as the default, see
-``core/_model_controls.py``). ``/scoped-models`` opens :class:`ScopedModelsScreen`: changes
+``/thinking`` without an argument lists the levels the current model supports (the saved
+default marked); Enter sets the level for this session, Ctrl+S also saves it as
+``default_thinking_level``, as Pi's picker does. ``/thinking <level>`` sets this session's level
+only; a level the model cannot do is clamped to the nearest one it can. ``/scoped-models`` opens :class:`ScopedModelsScreen`: changes
 apply to this session's Ctrl+P cycle at once, Ctrl+S also saves them to ``enabled_models``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
-from pi_coder.core.thinking import THINKING_LEVELS
+from textual.binding import Binding, BindingType
+
+from pi_coder.core.thinking import LEVEL_DESCRIPTIONS, THINKING_LEVELS
+from pi_coder.tui.screens.dialogs import ChoiceDialog
 
 if TYPE_CHECKING:
     from pi_coder.ai.types import Model
     from pi_coder.tui.context import CommandContext
 
-__all__ = ["LEVEL_DESCRIPTIONS", "scoped_models_command", "thinking_command"]
+__all__ = ["LEVEL_DESCRIPTIONS", "ThinkingLevelDialog", "scoped_models_command", "thinking_command"]
 
-LEVEL_DESCRIPTIONS: dict[str, str] = {
-    "off": "No reasoning",
-    "minimal": "Very brief reasoning",
-    "low": "Light reasoning",
-    "medium": "Moderate reasoning",
-    "high": "Deep reasoning",
-    "xhigh": "Very deep reasoning",
-    "max": "The model's largest reasoning budget",
-}
+
+
+class ThinkingLevelDialog(ChoiceDialog):
+    """The ``/thinking`` picker: Enter picks for this session, Ctrl+S picks and saves it as the
+    default (``save_default`` tells the caller which)."""
+
+    CSS_PATH = "screens/dialogs.tcss"  # relative to this module's folder
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save_default", show=False, priority=True),
+    ]
+
+    save_default = False
+
+    def action_save_default(self) -> None:
+        from textual.widgets import OptionList
+
+        options = self.query_one("#dialog-choices", OptionList)
+        if options.highlighted is None:
+            return
+        self.save_default = True
+        self.dismiss(options.get_option_at_index(options.highlighted).id)
 
 
 def _applied(app: CommandContext) -> str:
@@ -45,24 +61,32 @@ async def thinking_command(app: CommandContext, args: str) -> None:
         if model is None or levels == ["off"]:
             await app.notice("The current model does not support thinking", "warning")
             return
-        from pi_coder.tui.screens.dialogs import ChoiceDialog
-
         current = session.thinking_level
-        choices = [(level, f"{level:<8} {LEVEL_DESCRIPTIONS.get(level, '')}") for level in levels]
-        chosen = await app.push_screen_wait(
-            ChoiceDialog("Thinking level", choices, message=f"Levels of {model.id}", initial=current)
-        )
+        default = session.settings.default_thinking_level
+        choices = [
+            (level, f"{level:<8} {LEVEL_DESCRIPTIONS.get(level, '')}" + (" · default" if level == default else ""))
+            for level in levels
+        ]
+        dialog = ThinkingLevelDialog(
+            "Thinking level", choices, message=f"Levels of {model.id}", initial=current,
+            hint="↑↓ move · Enter select · Ctrl+S set as default · Esc cancel",
+        )  # fmt: skip
+        chosen = await app.push_screen_wait(dialog)
         if chosen is None:
+            return
+        if dialog.save_default:
+            session.set_thinking_level(str(chosen), save_default=True)
+            await app.notice(f"Default thinking level: {_applied(app)}")
             return
         wanted = str(chosen)
     if wanted not in THINKING_LEVELS:
         await app.notice(f'Unknown thinking level "{wanted}". Levels: {", ".join(THINKING_LEVELS)}', "error")
         return
-    session.set_thinking_level(wanted)
+    session.set_thinking_level(wanted, save_default=False)  # this session only, as Pi
     level = _applied(app)
     if level != wanted:
         name = model.id if model is not None else "the current model"
-        await app.notice(f"Thinking level: {level} ({name} does not support {wanted}; not saved as the default)")
+        await app.notice(f"Thinking level: {level} ({name} does not support {wanted})")
     else:
         await app.notice(f"Thinking level: {level}")
 

@@ -1,5 +1,7 @@
 """Mouse selection copies on release: the text Textual selected (no margins, borders or
-scrollbar glyphs) goes to the clipboard with OSC 52, as ``/copy`` does."""
+scrollbar glyphs) goes to the clipboard with OSC 52, as ``/copy`` does. With
+``fullscreen_copy_on_select = false`` a release copies nothing and Ctrl+X copies the selection
+(:meth:`SelectionCopyMixin.copy_selection`)."""
 
 from __future__ import annotations
 
@@ -15,12 +17,18 @@ class SelectionCopyMixin:
     """``on_text_selected`` for ``PiApp``."""
 
     def on_text_selected(self: AppHost, event: Any) -> None:
+        if self.session.settings.fullscreen_copy_on_select:
+            self.copy_selection()
+
+    def copy_selection(self: AppHost) -> bool:
+        """Copy the transcript's selection, if there is one; True when something was copied."""
         try:
             text = self.screen.get_selected_text()
         except Exception:
-            return
+            return False
         if not text or not text.strip():
-            return
+            return False
         self.copy_to_clipboard(text)
         self.status_line.note("Copied selection to clipboard")
         self.set_timer(1.5, lambda: self.status_line.clear_note("Copied selection to clipboard"))
+        return True

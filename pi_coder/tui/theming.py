@@ -33,10 +33,12 @@ from typing import TYPE_CHECKING, Any
 
 from pi_coder.resources.themes import (
     TOKENS,
+    Color,
     Theme,
     ThemeError,
     ThemeInfo,
     color_to_hex,
+    detect_theme_name,
     list_themes,
     load_theme,
     load_theme_file,
@@ -62,6 +64,13 @@ __all__ = [
     "theme_variables",
     "token_variable",
 ]
+
+_ANSI_NAMES = (
+    "black", "red", "green", "yellow", "blue", "magenta", "cyan", "white",
+    "bright_black", "bright_red", "bright_green", "bright_yellow", "bright_blue", "bright_magenta",
+    "bright_cyan", "bright_white",
+)  # fmt: skip
+"""Textual's names of the terminal's 16 palette colours (``ansi_red``), by index."""
 
 _FALLBACK_FG = {True: "#d4d4d4", False: "#1e1e1e"}
 _FALLBACK_BG = {True: "#121212", False: "#efefef"}  # Textual's own page colours
@@ -100,7 +109,17 @@ def _luminance(hex_color: str) -> float:
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
+def _css_color(value: Color) -> str | None:
+    """A theme colour for Textual CSS: indexes 0-15 stay the terminal's palette (``ansi_red``),
+    others become ``#rrggbb``; None for ``""`` (the terminal's default)."""
+    if isinstance(value, int) and 0 <= value < len(_ANSI_NAMES):
+        return f"ansi_{_ANSI_NAMES[value]}"
+    return color_to_hex(value)
+
+
 def _is_dark(theme: Theme) -> bool:
+    if theme.name == "system":  # the terminal's colours: as dark as its background
+        return detect_theme_name() == "dark"
     for source in (theme.export.get("pageBg"), theme.colors.get("selectedBg"), theme.colors.get("userMessageBg")):
         hex_color = color_to_hex(source) if source not in (None, "") else None
         if hex_color:
@@ -112,7 +131,7 @@ def theme_variables(theme: Theme) -> dict[str, str]:
     """``pi-*`` CSS variables for every colour token of ``theme``."""
     variables: dict[str, str] = {}
     for token in TOKENS:
-        value = color_to_hex(theme.colors.get(token, ""))
+        value = _css_color(theme.colors.get(token, ""))
         if value is None:
             value = "transparent" if token.endswith("Bg") else "ansi_default"
         variables[token_variable(token)] = value
@@ -140,7 +159,7 @@ def textual_theme(theme: Theme, *, painted: bool = False, colorless: bool = Fals
 
     def hex_of(token: str) -> str | None:
         value = theme.colors.get(token)
-        return color_to_hex(value) if value not in (None, "") else None
+        return _css_color(value) if value is not None and value != "" else None
 
     def export_of(key: str) -> str | None:
         value = theme.export.get(key)
@@ -166,13 +185,14 @@ def textual_theme(theme: Theme, *, painted: bool = False, colorless: bool = Fals
         muted = hex_of("muted")
         if muted:
             variables["text-muted"] = muted
-    if colorless:
+    if colorless or not selected:  # no colour to select with: reverse video
         for name in ("block-cursor", "block-cursor-blurred"):
             variables[f"{name}-text-style"] = "bold reverse"
             variables[f"{name}-background"] = "ansi_default"
             variables[f"{name}-foreground"] = "ansi_default"
         variables["block-hover-background"] = "transparent"
         variables["input-cursor-text-style"] = "reverse"
+    if colorless:
         variables["text-muted"] = "ansi_default"
     return TextualTheme(
         name=textual_theme_name(theme),
@@ -330,6 +350,20 @@ class ThemeController:
             ThemeError: Unknown or invalid theme.
         """
         return load_theme(name, self.cwd, extra_paths=self.extra_paths, discover=self.discover)
+
+    @property
+    def follows_terminal(self) -> bool:
+        """The theme depends on the terminal's background (``system``, a ``light/dark`` pair, ``auto``)."""
+        return self.name in ("system", "auto") or ("/" in self.name and not self.name.endswith(".json"))
+
+    def terminal_background(self, light: bool) -> None:
+        """The terminal reported its background: load the pair's theme that suits it (or rebuild
+        ``system`` for it)."""
+        from pi_coder.resources.themes import set_terminal_appearance
+
+        set_terminal_appearance("light" if light else "dark")
+        if self.follows_terminal and self._shown is self.theme:  # not in the middle of a preview
+            self.use(self.name)
 
     def use(self, name: str) -> str | None:
         """Load and apply ``name``; on failure apply ``dark`` and return the warning."""

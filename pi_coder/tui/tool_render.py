@@ -151,8 +151,77 @@ def _syntax(lines: list[str], path: str) -> RenderableType:
     from rich.syntax import Syntax  # pygments: loaded on the first highlighted block, not at start-up
 
     code = "\n".join(lines)
-    lexer = Syntax.guess_lexer(PurePath(path).name or "x.txt", code=code) if path else "text"
+    lexer = _lexer(_lexer_name(PurePath(path).name or "x.txt", code) if path else "text")
     return Syntax(code, lexer, theme=_SYNTAX_THEME, word_wrap=True)
+
+
+_lexers: dict[str, Any] = {}
+
+
+def _lexer(name: str) -> Any:
+    """One Pygments lexer per name, made as Rich's ``Syntax`` makes it, or the plain-text one for an
+    unknown name (Rich's fallback). Given a name, ``Syntax`` looks the lexer up again each time
+    it is drawn or measured (a scan of Pygments' table; for an unknown name, of the installed
+    packages' entry points too); a resumed session measures each ``read`` block at two widths."""
+    lexer = _lexers.get(name)
+    if lexer is None:
+        from pygments.lexers import get_lexer_by_name
+        from pygments.util import ClassNotFound
+
+        options: dict[str, Any] = {"stripnl": False, "ensurenl": True, "tabsize": 4}  # Syntax's own
+        try:
+            lexer = get_lexer_by_name(name, **options)
+        except ClassNotFound:
+            lexer = get_lexer_by_name("text", **options)
+        _lexers[name] = lexer
+    return lexer
+
+
+def _lexer_name(name: str, code: str) -> str:
+    """The Pygments lexer for a file called ``name`` holding ``code``, as Rich's ``Syntax.guess_lexer``.
+
+    Rich's guess reads every lexer class's patterns, which imports all ~600 lexer modules on its
+    first call (0.7 s when a session with a ``read`` block is resumed, before its first frame).
+    When one entry of Pygments' lexer table (its patterns, without imports) matches the name,
+    that lexer is taken directly (so template lexers' secondary patterns, such as Django's for
+    ``*.html``, are not tried for it); a name that matches none or several is left to Rich's guess.
+    """
+    by_extension, others = _lexer_table()
+    parts = name.split(".")
+    matches = {lexer for index in range(1, len(parts)) for lexer in by_extension.get(".".join(parts[index:]), ())}
+    matches.update(lexer for pattern, lexer in others if pattern.match(name))
+    if len(matches) == 1:
+        return matches.pop()[1]
+    from rich.syntax import Syntax
+
+    return Syntax.guess_lexer(name, code=code)
+
+
+_LexerKey = tuple[str, str]
+"""A lexer's name and its first alias (its name if it has none)."""
+_lexer_patterns: tuple[dict[str, list[_LexerKey]], list[tuple[re.Pattern[str], _LexerKey]]] | None = None
+
+
+def _lexer_table() -> tuple[dict[str, list[_LexerKey]], list[tuple[re.Pattern[str], _LexerKey]]]:
+    """Pygments' file patterns, read once from its table: ``*.ext`` ones by extension, the rest compiled."""
+    global _lexer_patterns
+    if _lexer_patterns is None:
+        import fnmatch
+
+        from pygments.lexers import get_all_lexers
+
+        by_extension: dict[str, list[_LexerKey]] = {}
+        others: list[tuple[re.Pattern[str], _LexerKey]] = []
+        for name, aliases, patterns, _ in get_all_lexers(plugins=False):
+            key = (name, aliases[0] if aliases else name)
+            for pattern in patterns:
+                extension = pattern[2:]
+                if pattern.startswith("*.") and not any(char in extension for char in "*?["):
+                    by_extension.setdefault(extension, []).append(key)
+                else:
+                    others.append((re.compile(fnmatch.translate(pattern)), key))
+        _lexer_patterns = (by_extension, others)
+    return _lexer_patterns
 
 
 def _title(name: str, rest: str = "", extra: str = "") -> Text:

@@ -178,3 +178,30 @@ def test_signatures_are_kept_byte_for_byte() -> None:
     loaded = MESSAGE.validate_json(json.dumps(doc))
     assert loaded.content[0].thinking_signature == signature
     assert json.loads(json.dumps(loaded.to_json_dict()))["content"][0]["thinkingSignature"] == signature
+
+
+def test_json_and_opaque_fields_keep_what_they_are_given() -> None:
+    """``arguments``, ``parameters``, ``compat`` (decoded JSON to the type checker), ``details``,
+    ``data``, ``diagnostics`` and a context's messages are taken as given, never validated or
+    converted, and written back as they are: what a session line holds there loads unchanged."""
+    from pi_coder.ai.types import Context, DeferredHandle, Model
+
+    nested = {"pair": (1, 2), "big": 10**30, "float": 1.0, "flag": True, "none": None}
+    opaque = object()
+    call = ToolCall(id="c", name="n", arguments={"x": nested})
+    assert call.arguments["x"] is nested
+    assert call.to_json_dict()["arguments"] == {"x": {"pair": [1, 2], "big": 10**30, "float": 1.0, "flag": True, "none": None}}
+    tool = Tool(name="n", description="d", parameters={"type": "object", "properties": nested})
+    assert tool.parameters["properties"] is nested
+    result = ToolResultMessage(tool_call_id="c", tool_name="n", details=opaque)
+    assert result.details is opaque
+    assert AssistantMessage(diagnostics=opaque).diagnostics is opaque
+    handle = DeferredHandle(provider="p", model_id="m", api="a", id="d", data=opaque)
+    assert handle.data is opaque
+    model = Model(id="m", api="a", provider="p", compat={"maxTokensField": 7, "odd": nested})
+    assert model.compat is not None and model.compat["odd"] is nested and model.compat["maxTokensField"] == 7
+    assert Context(messages=[opaque]).messages == [opaque]  # a transcript is not checked message by message
+    doc = copy.deepcopy(TOOL_RESULT)
+    doc["details"] = {"any": [1, "two", {"three": None}], "shape": 2.5}
+    loaded = MESSAGE.validate_json(json.dumps(doc))
+    assert loaded.to_json_dict() == doc

@@ -155,6 +155,22 @@ def test_start_model_priority() -> None:
     assert start.model == opus and start.thinking_level == "high" and start.notices == []
 
 
+def test_start_model_takes_the_models_own_thinking_level() -> None:
+    """``model_thinking_levels``: the level a model starts with, before ``default_thinking_level``;
+    ``--thinking`` and a resumed session's level still win."""
+    models = _models({"OPENAI_API_KEY": "o"})
+    settings = Settings(
+        default_provider="openai", default_model="gpt-5.4", default_thinking_level="low",
+        model_thinking_levels={"openai/gpt-5.4": "high"},
+    )  # fmt: skip
+    assert pick_start_model(models, settings).thinking_level == "high"
+    assert pick_start_model(models, settings, cli_thinking="minimal").thinking_level == "minimal"
+    resumed = pick_start_model(models, settings, session_model=("openai", "gpt-5.4"), session_thinking="medium")
+    assert resumed.thinking_level == "medium"
+    other = Settings(default_provider="openai", default_model="gpt-5.4", model_thinking_levels={"openai/x": "high"})
+    assert pick_start_model(models, other).thinking_level == "medium"
+
+
 def test_start_model_restore_failure_notice_and_fallback() -> None:
     models = _models({"OPENAI_API_KEY": "o"})
     start = pick_start_model(models, Settings(), session_model=("anthropic", "claude-opus-4-6"))

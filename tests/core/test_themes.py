@@ -124,6 +124,7 @@ def test_list_themes(home: Path, tmp_path: Path) -> None:
         ("forest", "path"),
         ("light", "builtin"),
         ("ocean", "user"),
+        ("system", "builtin"),
     ]
 
 
@@ -132,9 +133,11 @@ def test_no_discovery_leaves_builtins_and_given_paths(home: Path, tmp_path: Path
     write_theme(home / "themes" / "ocean.json", theme_data("ocean"))
     write_theme(tmp_path / ".pi" / "themes" / "mine.json", theme_data("mine"))
     extra = write_theme(tmp_path / "elsewhere" / "x.json", theme_data("forest"))
-    assert {i.name for i in list_themes(tmp_path)} == {"dark", "light", "ocean", "mine"}
+    assert {i.name for i in list_themes(tmp_path)} == {"dark", "light", "ocean", "mine", "system"}
     infos = list_themes(tmp_path, extra_paths=[extra], discover=False)
-    assert [(i.name, i.source) for i in infos] == [("dark", "builtin"), ("forest", "path"), ("light", "builtin")]
+    assert [(i.name, i.source) for i in infos] == [
+        ("dark", "builtin"), ("forest", "path"), ("light", "builtin"), ("system", "builtin"),
+    ]  # fmt: skip
     with pytest.raises(ThemeError, match="'ocean' not found"):
         load_theme("ocean", tmp_path, discover=False)
     assert load_theme("forest", tmp_path, extra_paths=[extra], discover=False).name == "forest"

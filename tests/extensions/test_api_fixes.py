@@ -124,6 +124,33 @@ def test_set_model_does_not_save_the_default(pi: PiHome) -> None:
     assert "other-model" not in (settings.read_text() if settings.exists() else "")
 
 
+def test_set_thinking_level_does_not_save_the_default(pi: PiHome) -> None:
+    pi.write_models(
+        "[providers.deep]\n"
+        'api = "anthropic-messages"\n'
+        f'base_url = "{pi.server.anthropic_base_url}"\n'
+        'api_key = "none"\n'
+        'models = [{ id = "deep-model", reasoning = true }]\n'
+    )
+    ext = write_ext(
+        pi.project,
+        "think",
+        """
+        def extension(pi):
+            @pi.on("session_start")
+            def start(event, ctx):
+                pi.set_thinking_level("low")
+        """,
+    )
+    pi.server.enqueue(Turn([Text("ok")]))
+    run = pi.run("-e", str(ext), "--model", "deep/deep-model", "-p", "hi")
+    assert run.returncode == 0, run.stderr
+    thinking = pi.server.requests[0].json.get("thinking") or {}
+    assert thinking.get("budget_tokens") == 2048  # low, for this session
+    settings = pi.home / "settings.toml"
+    assert "default_thinking_level" not in (settings.read_text() if settings.exists() else "")
+
+
 def test_compaction_usage_is_stored(pi: PiHome) -> None:
     ext = write_ext(
         pi.project,

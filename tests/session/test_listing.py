@@ -136,3 +136,26 @@ def test_resolve_session_by_path_and_id_prefix(tmp_path: Path) -> None:
     assert isinstance(missing.value, UserError) and "\n" not in str(missing.value)
     with pytest.raises(SessionNotFoundError, match="Session file not found"):
         resolve_session(str(tmp_path / "gone.jsonl"), "/here", here, root=root)
+
+
+def test_a_listed_folder_is_known_until_a_file_changes(tmp_path: Path) -> None:
+    """``cached_sessions`` answers from the summaries of the last listing while no file changed
+    (the resume picker's first frame); a new, grown or renamed session is read again."""
+    from pi_coder.session.listing import cached_sessions
+
+    directory = tmp_path / encode_cwd("/home/u/p")
+    first = _session(directory, "/home/u/p", "first task", 1_700_000_000_000)
+    assert cached_sessions("/home/u/p", directory) is None  # never listed
+    listed = list_sessions("/home/u/p", directory)
+    assert cached_sessions("/home/u/p", directory) == listed
+    first.append_session_info("Renamed")  # the file grows
+    assert cached_sessions("/home/u/p", directory) is None
+    assert [info.name for info in list_sessions("/home/u/p", directory)] == ["Renamed"]
+    second = _session(directory, "/home/u/p", "second task", 1_800_000_000_000)
+    assert cached_sessions("/home/u/p", directory) is None  # a file it has not read
+    listed = list_sessions("/home/u/p", directory)
+    assert [info.id for info in listed] == [second.session_id, first.session_id]
+    assert cached_sessions("/home/u/p", directory) == listed
+    assert first.session_file is not None
+    os.remove(first.session_file)
+    assert [info.id for info in cached_sessions("/home/u/p", directory) or []] == [second.session_id]

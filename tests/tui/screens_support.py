@@ -92,6 +92,10 @@ class SessionWriter:
     def label(self, entry_id: str, target: str, label: str) -> str:
         return self._entry("label", entry_id, True, targetId=target, label=label)
 
+    def custom(self, entry_id: str, custom_type: str, data: Any = None) -> str:
+        """An extension's ``custom`` entry (``pi.append_entry``)."""
+        return self._entry("custom", entry_id, True, customType=custom_type, data=data)
+
     def name(self, entry_id: str, name: str) -> str:
         return self._entry("session_info", entry_id, True, name=name)
 

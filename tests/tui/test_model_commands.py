@@ -37,7 +37,8 @@ async def run_command(app, pilot, text: str) -> None:
         await pilot.pause()
 
 
-async def test_thinking_dialog_lists_the_models_levels_and_saves_the_choice(project: Path) -> None:
+async def test_thinking_dialog_sets_the_session_level_and_ctrl_s_saves_the_default(project: Path) -> None:
+    """Enter in /thinking changes this session only; Ctrl+S also saves the default (as Pi)."""
     session = _session(project)
     app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -45,30 +46,71 @@ async def test_thinking_dialog_lists_the_models_levels_and_saves_the_choice(proj
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="thinking dialog")
         dialog = app.screen
         assert [value for value, _ in dialog.choices] == ["off", "minimal", "low", "medium", "high"]
-        assert "Levels of beta-smart" in screen_text(app)
+        text = screen_text(app)
+        assert "Levels of beta-smart" in text and "Ctrl+S set as default" in text
+        assert "medium   Moderate reasoning · default" in text
         await pilot.press("down", "enter")  # medium (the current level) -> high
         await wait_until(pilot, lambda: session.thinking_level == "high", what="level set")
         await wait_until(pilot, lambda: "Thinking level: high" in screen_text(app), what="notice")
         assert app.editor.has_class("-thinking-high")
-        assert _settings(project)["default_thinking_level"] == "high"
+        assert "default_thinking_level" not in _settings(project)
         last = [e for e in session.store.get_entries() if isinstance(e, ThinkingLevelChangeEntry)][-1]
         assert last.thinking_level == "high"
 
+        await run_command(app, pilot, "/thinking")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="thinking dialog again")
+        await pilot.press("up", "ctrl+s")  # high -> medium, saved as the default
+        await wait_until(pilot, lambda: not isinstance(app.screen, ChoiceDialog), what="closed")
+        await wait_until(pilot, lambda: "Default thinking level: medium" in screen_text(app), what="notice")
+        assert session.thinking_level == "medium"
+        assert _settings(project)["default_thinking_level"] == "medium"
 
-async def test_thinking_with_a_level_is_clamped_per_model_and_then_not_saved(project: Path) -> None:
+
+async def test_thinking_with_a_level_changes_the_session_only_and_is_clamped_per_model(project: Path) -> None:
     session = _session(project)
     app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await run_command(app, pilot, "/thinking low")
         await wait_until(pilot, lambda: session.thinking_level == "low", what="low")
-        assert _settings(project)["default_thinking_level"] == "low"
+        assert "default_thinking_level" not in _settings(project)
         await run_command(app, pilot, "/thinking xhigh")  # beta-smart stops at high
         await wait_until(pilot, lambda: session.thinking_level == "high", what="clamped")
         await wait_until(pilot, lambda: "does not support xhigh" in screen_text(app), what="notice")
-        assert _settings(project)["default_thinking_level"] == "low"
         await run_command(app, pilot, "/thinking hard")
         await wait_until(pilot, lambda: 'Unknown thinking level "hard"' in screen_text(app), what="error")
         assert session.thinking_level == "high"
+        assert "default_thinking_level" not in _settings(project)
+
+
+async def test_a_models_own_thinking_level_from_settings_applies_when_switching_to_it(project: Path) -> None:
+    from pi_coder.tui.screens.settings_screen import SettingsScreen
+
+    session = _session(project, ("alpha", "alpha-fast"))
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await run_command(app, pilot, "/settings")
+        await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), what="settings")
+        screen = app.screen
+        await pilot.press(*"per model")
+        assert [item.key for item in screen.items] == ["model_thinking_levels"]
+        assert "none" in screen_text(app).split("Default thinking level per model", 1)[1].splitlines()[0]
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="step 1")
+        assert [value for value, _ in app.screen.choices] == ["beta/beta-smart"]  # models that think
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Step 2/2" in screen_text(app), what="step 2")
+        assert app.screen.choices[0][0] == "none"
+        await pilot.press("down", "down", "down", "down", "down", "enter")  # none, off, minimal, low, medium, high
+        await wait_until(pilot, lambda: app.screen is screen, what="back in /settings")
+        await wait_until(pilot, lambda: "1 model" in screen_text(app), what="the count")
+        assert _settings(project)["model_thinking_levels"] == {"beta/beta-smart": "high"}
+        await pilot.press("escape", "escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SettingsScreen), what="closed")
+
+        await run_command(app, pilot, "/model beta/beta-smart")
+        await wait_until(pilot, lambda: session.model.id == "beta-smart", what="switched")
+        assert session.thinking_level == "high"
+        assert "default_thinking_level" not in _settings(project)
 
 
 async def test_thinking_without_reasoning_says_so(project: Path) -> None:

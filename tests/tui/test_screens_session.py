@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from pi_coder.core import create_agent_session
 from pi_coder.settings import load_settings
@@ -260,3 +261,34 @@ async def test_a_clone_nests_under_its_parent_and_shows_just_now(project: Path, 
         await pilot.press("u", "n", "r")  # a search lists flat, best match first
         await pilot.pause()
         assert "└─" not in screen_text(app)
+
+
+async def test_resume_lists_a_folder_summarised_after_start_up_in_its_first_frame(
+    project: Path, make_session, monkeypatch
+) -> None:
+    """The app summarises this folder's sessions in idle time after start-up; /resume then shows
+    them at once instead of reading the files in a thread after its first frame."""
+    from pi_coder.session.listing import cached_sessions
+
+    files = _write_sessions(project)
+    _fixed_clock(monkeypatch)
+    threaded: list[str] = []
+    original = SessionPicker._list
+
+    def listing(self: SessionPicker, scope: str) -> Any:
+        threaded.append(scope)
+        return original(self, scope)
+
+    monkeypatch.setattr(SessionPicker, "_list", listing)
+    session = _session(project, make_session)
+    app = make_app(session)
+    async with app.run_test(size=(110, 32)) as pilot:
+        folder = session.store.session_dir
+        await wait_until(pilot, lambda: cached_sessions(str(project), folder) is not None, what="the warm-up")
+        app.editor.insert("/resume")
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionPicker), what="the picker")
+        picker = _picker(app)
+        assert picker.is_loaded and threaded == []
+        assert [entry.value for entry in picker.shown][:2] == [files["newer"], files["older"]]

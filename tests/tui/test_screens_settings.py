@@ -106,7 +106,7 @@ async def test_theme_previews_while_browsing_and_is_saved_when_chosen(project: P
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceDialog), what="themes")
         values = [value for value, _ in app.screen.choices]
-        assert values == ["dark", "light"]
+        assert values == ["system", "light/dark", "dark", "light"]
         await pilot.press("down")  # highlight "light": previewed, not saved
         await wait_until(pilot, lambda: app.theme == "pi-light", what="preview")
         assert tomllib.loads(path.read_text())["theme"] == "dark"

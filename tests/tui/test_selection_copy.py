@@ -67,3 +67,29 @@ async def test_dragging_over_part_of_an_answer_copies_only_that_part(make_sessio
             assert copied[-1] == expected
             await pilot.click(offset=(0, 23))  # clear the selection
             await pilot.pause()
+
+
+async def test_copy_on_select_off_copies_nothing_on_release_and_ctrl_x_copies_the_selection(
+    project, make_session, monkeypatch
+) -> None:
+    (project.parent / "home" / "settings.toml").write_text("fullscreen_copy_on_select = false\n")
+    session, _ = make_session([faux_message("Alpha bravo charlie delta echo")])
+    app = make_app(session)
+    copied: list[str] = []
+    monkeypatch.setattr(type(app), "copy_to_clipboard", lambda self, text: copied.append(text))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await type_text(pilot, "question")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not session.is_streaming and session.last_assistant_text(), what="answer")
+        await pilot.pause(0.2)
+        lines = screen_text(app).splitlines()
+        row = next(i for i, line in enumerate(lines) if "Alpha bravo" in line)
+        col = lines[row].index("bravo")
+        await pilot.mouse_down(offset=(col, row))
+        await pilot.hover(offset=(col + 12, row))
+        await pilot.mouse_up(offset=(col + 12, row))
+        await pilot.pause(0.3)
+        assert copied == []  # not on release
+        await pilot.press("ctrl+x")
+        await wait_until(pilot, lambda: bool(copied), what="Ctrl+X copies the selection")
+        assert copied[-1] == "bravo charlie"

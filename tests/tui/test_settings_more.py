@@ -69,10 +69,10 @@ async def test_the_list_has_pis_runtime_settings_and_typing_filters_it(project: 
         await pilot.press("backspace", "backspace", "backspace", "backspace", "backspace")
         assert _keys(screen) == everything
         await keys(pilot, "padding")
-        assert _keys(screen) == ["editor_padding_x"]
+        assert _keys(screen) == ["editor_padding_x", "output_pad"]
         await pilot.press(*["backspace"] * 7)
         await keys(pilot, "mode")  # names first: not every description with "model" in it
-        assert _keys(screen) == ["steering_mode", "follow_up_mode", "tree_filter_mode"]
+        assert _keys(screen) == ["steering_mode", "follow_up_mode", "tree_filter_mode", "model_thinking_levels"]
         await pilot.press(*["backspace"] * 4)
         await keys(pilot, "reasoning")  # no name has it: the description of thinking level does
         assert _keys(screen) == ["thinking_level"]
@@ -231,3 +231,85 @@ async def test_http_idle_timeout_and_default_project_trust_are_saved(project: Pa
         await pilot.pause()
     saved = tomllib.loads(_path(project).read_text())
     assert saved["http_idle_timeout_ms"] == 600_000 and saved["default_project_trust"] == "always"
+
+
+async def test_output_padding_hardware_cursor_and_terminal_progress_apply_and_are_saved(
+    project: Path, make_session
+) -> None:
+    from pi_coder.tui.widgets.transcript import UserMessageBlock
+
+    _path(project).write_text(SETTINGS)
+    session, _ = make_session([faux_message("an answer")])
+    app = make_app(session)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await type_text(pilot, "hello")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "an answer" in screen_text(app), what="answer")
+        block = app.query_one(UserMessageBlock)
+        assert block.styles.padding.left == 1 and block.content_region.x - block.region.x == 1
+        app.editor.insert("draft")
+        await pilot.pause()
+        caret = app.editor.cursor_screen_offset
+        assert app.screen.get_style_at(*caret).reverse  # the drawn cursor
+        app.editor.set_text("")
+
+        screen = await _open(app, pilot)
+        await keys(pilot, "output padding")
+        assert _keys(screen) == ["output_pad"]
+        await pilot.press("left")  # 1 -> 0
+        await pilot.pause()
+        assert app.has_class("-output-pad-0") and block.styles.padding.left == 0
+        await pilot.press("escape")
+        await keys(pilot, "hardware")
+        assert _keys(screen) == ["show_hardware_cursor"]
+        await pilot.press("enter")
+        await pilot.press("escape")
+        await keys(pilot, "progress")
+        assert _keys(screen) == ["terminal.show_terminal_progress"]
+        await pilot.press("enter")
+        await pilot.press("escape", "escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SettingsScreen), what="closed")
+        await pilot.pause()
+        assert block.content_region.x == block.region.x  # no padding column left
+        assert app.terminal_display.hardware_cursor and app.terminal_display.progress
+        app.editor.insert("draft")
+        await pilot.pause()
+        assert not app.screen.get_style_at(*app.editor.cursor_screen_offset).reverse  # the terminal's cursor instead
+    data = tomllib.loads(_path(project).read_text())
+    assert data["output_pad"] == 0 and data["show_hardware_cursor"] is True
+    assert data["terminal"] == {"show_terminal_progress": True}
+    assert data["theme"] == "dark"
+
+
+async def test_output_pad_zero_at_start(project: Path, make_session) -> None:
+    from pi_coder.tui.widgets.transcript import UserMessageBlock
+
+    _path(project).write_text("output_pad = 0\n")
+    session, _ = make_session([faux_message("an answer")])
+    app = make_app(session)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await type_text(pilot, "hello")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "an answer" in screen_text(app), what="answer")
+        block = app.query_one(UserMessageBlock)
+        assert app.has_class("-output-pad-0") and block.content_region.x == block.region.x
+
+
+async def test_transcript_scrollbar_always_hidden_and_auto(project: Path, make_session) -> None:
+    _path(project).write_text('fullscreen_scrollbar = "always"\n')
+    session, _ = make_session([])
+    app = make_app(session)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        transcript = app.transcript
+        assert transcript.max_scroll_y == 0 and transcript.show_vertical_scrollbar  # shown with nothing to scroll
+        screen = await _open(app, pilot)
+        await keys(pilot, "scrollbar")
+        assert _keys(screen) == ["fullscreen_scrollbar"]
+        await pilot.press("right")  # always -> hidden
+        await pilot.pause()
+        assert transcript.styles.scrollbar_size_vertical == 0
+        await pilot.press("right")  # hidden -> auto
+        await pilot.pause()
+        assert not transcript.show_vertical_scrollbar and transcript.styles.scrollbar_size_vertical == 1
+    assert tomllib.loads(_path(project).read_text())["fullscreen_scrollbar"] == "auto"

@@ -86,7 +86,7 @@ async def test_no_themes_skips_the_config_and_project_folders(project: Path, tmp
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.themes.theme is not None and app.themes.theme.name == "dark"  # ocean is not found: dark
-        assert [info.name for info in app.themes.available()] == ["dark", "desert", "light"]
+        assert [info.name for info in app.themes.available()] == ["dark", "desert", "light", "system"]
         assert app.themes.use("forest") is not None  # the config folder's theme is not loaded either
         app.themes.use("desert")
         await pilot.pause()
@@ -95,4 +95,4 @@ async def test_no_themes_skips_the_config_and_project_folders(project: Path, tmp
         assert reload is not None
         await reload.run(app, "")  # the run's paths and --no-themes hold after /reload
         await pilot.pause()
-        assert [info.name for info in app.themes.available()] == ["dark", "desert", "light"]
+        assert [info.name for info in app.themes.available()] == ["dark", "desert", "light", "system"]

@@ -86,7 +86,7 @@ async def test_project_theme_wins_and_unknown_theme_falls_back_to_dark(project: 
     app = make_app(session)
     async with app.run_test(size=(100, 30)):
         assert app.current_theme.primary.lower() == "#222222"
-        assert {info.name for info in app.themes.available()} == {"dark", "light", "mine"}
+        assert {info.name for info in app.themes.available()} == {"dark", "light", "mine", "system"}
 
     (home / "settings.toml").write_text('theme = "nope"\n')
     session, _ = make_session([])

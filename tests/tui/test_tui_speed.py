@@ -44,11 +44,19 @@ def _long_session(cwd: str, turns: int = 30, long_output_every: int = 10) -> Pat
     return w.write()
 
 
+async def _all_mounted(pilot: Any, app: Any) -> None:
+    """Wait for the resumed history, then mount the blocks its window left unmounted: the tests
+    here are about a long transcript of mounted blocks."""
+    await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) > 0, what="the transcript")
+    await app.transcript.load_all()
+    await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 30, what="the whole transcript")
+
+
 async def test_opening_each_dialog_reads_no_style_sheet(project: Path, make_session) -> None:
     session, _ = make_session([], store=SessionStore.open(_long_session(str(project))), no_session=False)
     app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 30, what="the transcript")
+        await _all_mounted(pilot, app)
         # A widget's DEFAULT_CSS is added without restyling the app; a sheet of the app's own is not.
         def sheets() -> set[tuple[str, str]]:
             return {key for key, source in app.stylesheet.source.items() if not source.is_defaults}
@@ -82,7 +90,7 @@ async def test_a_layout_does_not_measure_the_transcript_blocks_again(
 
     monkeypatch.setattr(Widget, "get_content_height", counting)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 30, what="the transcript")
+        await _all_mounted(pilot, app)
         await pilot.pause(0.2)
         height = app.transcript.size.height
         measured.clear()
@@ -98,7 +106,7 @@ async def test_ctrl_o_draws_again_only_the_blocks_with_folded_output(project: Pa
     session, _ = make_session([], store=SessionStore.open(_long_session(str(project))), no_session=False)
     app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 30, what="the transcript")
+        await _all_mounted(pilot, app)
         blocks = list(app.query(ToolCallBlock))
         before = [block.content for block in blocks]
         await pilot.press("ctrl+o")
@@ -127,3 +135,90 @@ async def test_hotkeys_is_one_markdown_widget(project: Path, make_session) -> No
         assert not app.query(Markdown)
         block = next(w for w in app.query(StreamingMarkdown) if w.has_class("info-block"))
         assert "app.tools.expand" in block.source and "/hotkeys" in block.source
+
+
+@pytest.mark.parametrize("painted", [False, True])
+async def test_a_dialog_draws_the_screen_below_as_textual_does(project: Path, make_session, painted: bool) -> None:
+    """A dialog's backdrop is made from the lines the screen below already has (screens/modal.py):
+    the same cells and styles as Textual's translucent-screen rendering, dimmed on a painted page."""
+    from textual._context import visible_screen_stack
+    from textual.screen import Screen
+    from textual.visual import Visual, visualize
+
+    if painted:
+        (project.parent / "home" / "settings.toml").write_text("paint_background = true\n")
+    session, _ = make_session([], store=SessionStore.open(_long_session(str(project), turns=3)), no_session=False)
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 3, what="the transcript")
+        await run_command(app, pilot, "/settings")
+        screen = await wait_for_dialog(pilot, SettingsScreen, "/settings")
+        below = app.screen_stack[-2]
+        tint = screen.styles.background
+        assert (tint.a > 0) == painted and tint.a < 1
+        ours = screen._make_backdrop(below, tint)
+        visible_screen_stack.set([below])
+        theirs = Visual.to_strips(
+            screen, visualize(screen, Screen.render(screen)), *screen.outer_size, screen.visual_style
+        )
+        assert len(ours) == len(theirs) == 30
+        for mine, textual in zip(ours, theirs, strict=True):
+            assert [(s.text, s.style) for s in mine] == [(s.text, s.style) for s in textual]
+        assert "file_2.py" in "".join(s.text for line in ours for s in line)
+
+
+async def test_opening_a_dialog_lays_out_the_screen_below_only_on_a_real_resize(
+    project: Path, make_session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual lays a pushed screen out a second time, and every screen below with it, on the
+    resize event of its own first layout; a dialog skips that, yet follows a terminal resize."""
+    from textual.screen import Screen
+
+    resized: list[tuple[str, int]] = []
+    original = Screen._screen_resized
+
+    def counting(self: Screen[Any], size: Any) -> None:
+        resized.append((type(self).__name__, size.width))
+        original(self, size)
+
+    monkeypatch.setattr(Screen, "_screen_resized", counting)
+    session, _ = make_session([], store=SessionStore.open(_long_session(str(project), turns=3)), no_session=False)
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 3, what="the transcript")
+        resized.clear()
+        await run_command(app, pilot, "/settings")
+        screen = await wait_for_dialog(pilot, SettingsScreen, "/settings")
+        await pilot.pause(0.1)
+        assert resized == []
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: screen.outer_size.width == 80, what="the dialog at the new size")
+        await wait_until(pilot, lambda: app.screen_stack[0].outer_size.width == 80, what="the screen below too")
+        assert ("SettingsScreen", 80) in resized
+
+
+async def test_the_hotkeys_table_is_laid_out_at_its_true_height_at_once(
+    project: Path, make_session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An estimated height would be corrected when the table is painted: one more layout of the
+    whole transcript."""
+    from pi_coder.tui.widgets.markdown_view import StreamingMarkdown
+
+    heights: list[int] = []
+    original = StreamingMarkdown._size_updated
+
+    def recording(self: StreamingMarkdown, size: Any, *args: Any, **kwargs: Any) -> bool:
+        if self.has_class("info-block") and size.height:
+            heights.append(size.height)
+        return original(self, size, *args, **kwargs)
+
+    monkeypatch.setattr(StreamingMarkdown, "_size_updated", recording)
+    session, _ = make_session([])
+    app = make_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await run_command(app, pilot, "/hotkeys")
+        await wait_until(pilot, lambda: bool(heights), what="the key table laid out")
+        await pilot.pause(0.2)
+        block = next(w for w in app.query(StreamingMarkdown) if w.has_class("info-block"))
+        assert block.size.height > 40
+        assert set(heights) == {block.size.height}

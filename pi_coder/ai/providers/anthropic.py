@@ -11,7 +11,7 @@ Pi's stop reasons (``end_turn`` -> ``stop``, ``max_tokens`` -> ``length``, ``too
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 import jiter
 
@@ -28,7 +28,7 @@ from pi_coder.ai.providers._common import (
     run_provider,
 )
 from pi_coder.ai.providers._tool_choice import forced_tool_choice
-from pi_coder.ai.transform import transform_messages
+from pi_coder.ai.transform import LlmMessage, transform_messages
 from pi_coder.ai.types import (
     AssistantMessage,
     Context,
@@ -37,7 +37,9 @@ from pi_coder.ai.types import (
     TextContent,
     ThinkingContent,
     ToolCall,
+    ToolResultMessage,
 )
+from pi_coder.json_types import JsonObject, JsonValue
 
 __all__ = ["API_VERSION", "DEFAULT_THINKING_BUDGETS", "build_payload", "normalize_tool_call_id", "stream"]
 
@@ -93,7 +95,7 @@ def normalize_tool_call_id(call_id: str, model: Model | None = None, source: Ass
 # ---------------------------------------------------------------------------- request
 
 
-def _cache_control(model: Model, options: StreamOptions) -> dict[str, Any] | None:
+def _cache_control(model: Model, options: StreamOptions) -> JsonObject | None:
     retention = resolve_cache_retention(options.cache_retention)
     if retention == "none":
         return None
@@ -102,16 +104,16 @@ def _cache_control(model: Model, options: StreamOptions) -> dict[str, Any] | Non
     return {"type": "ephemeral"}
 
 
-def _image_block(image: ImageContent, model: Model) -> dict[str, Any]:
+def _image_block(image: ImageContent, model: Model) -> JsonObject:
     if "image" not in model.input:
         return {"type": "text", "text": "(image omitted: this model does not accept images)"}
     return {"type": "image", "source": {"type": "base64", "media_type": image.mime_type, "data": image.data}}
 
 
-def _user_blocks(content: Any, model: Model) -> list[dict[str, Any]]:
+def _user_blocks(content: str | Sequence[TextContent | ImageContent], model: Model) -> list[JsonValue]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content.strip() else []
-    blocks: list[dict[str, Any]] = []
+    blocks: list[JsonValue] = []
     for block in content:
         if isinstance(block, TextContent):
             if block.text.strip():
@@ -121,8 +123,8 @@ def _user_blocks(content: Any, model: Model) -> list[dict[str, Any]]:
     return blocks
 
 
-def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
+def _assistant_blocks(message: AssistantMessage) -> list[JsonValue]:
+    blocks: list[JsonValue] = []
     for block in message.content:
         if isinstance(block, TextContent):
             if block.text.strip():
@@ -143,11 +145,18 @@ def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
     return blocks
 
 
-def _tool_result_block(message: Any, model: Model) -> dict[str, Any]:
+def _texts(blocks: list[JsonValue]) -> list[str] | None:
+    """The texts of ``blocks`` when every one is a text block, else None."""
+    texts = [b["text"] for b in blocks if isinstance(b, dict) and b["type"] == "text"]
+    return [t for t in texts if isinstance(t, str)] if len(texts) == len(blocks) else None
+
+
+def _tool_result_block(message: ToolResultMessage, model: Model) -> JsonObject:
     content = _user_blocks(message.content, model)
-    result: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
-    if content and all(b["type"] == "text" for b in content):
-        result["content"] = "\n".join(b["text"] for b in content)
+    result: JsonObject = {"type": "tool_result", "tool_use_id": message.tool_call_id}
+    texts = _texts(content)
+    if content and texts is not None:
+        result["content"] = "\n".join(texts)
     elif content:
         result["content"] = content
     else:
@@ -157,17 +166,17 @@ def _tool_result_block(message: Any, model: Model) -> dict[str, Any]:
     return result
 
 
-def convert_messages(messages: list[Any], model: Model) -> list[dict[str, Any]]:
+def convert_messages(messages: Sequence[LlmMessage], model: Model) -> list[JsonValue]:
     """Pi messages (system messages excluded) as Messages API ``messages``."""
-    out: list[dict[str, Any]] = []
-    merge_into: dict[str, Any] | None = None  # the user message holding the latest tool results
+    out: list[JsonValue] = []
+    merge_into: list[JsonValue] | None = None  # the content of the user message holding the latest tool results
     for message in transform_messages(messages, model, normalize_tool_call_id):
         if message.role == "user":
             blocks = _user_blocks(message.content, model)
             if not blocks:
                 continue
             if merge_into is not None:
-                merge_into["content"].extend(blocks)
+                merge_into.extend(blocks)
             else:
                 out.append({"role": "user", "content": blocks})
             merge_into = None
@@ -178,13 +187,13 @@ def convert_messages(messages: list[Any], model: Model) -> list[dict[str, Any]]:
                 out.append({"role": "assistant", "content": blocks})
         elif message.role == "toolResult":
             if merge_into is None:
-                merge_into = {"role": "user", "content": []}
-                out.append(merge_into)
-            merge_into["content"].append(_tool_result_block(message, model))
+                merge_into = []
+                out.append({"role": "user", "content": merge_into})
+            merge_into.append(_tool_result_block(message, model))
     return out
 
 
-def _thinking(model: Model, options: StreamOptions, base_max: int) -> tuple[dict[str, Any], int, bool]:
+def _thinking(model: Model, options: StreamOptions, base_max: int) -> tuple[JsonObject, int, bool]:
     """(thinking/output_config params, max_tokens, budget thinking used) for the level."""
     level = options.reasoning
     if not model.reasoning:
@@ -214,7 +223,7 @@ def _thinking(model: Model, options: StreamOptions, base_max: int) -> tuple[dict
     return {"thinking": {"type": "enabled", "budget_tokens": budget, "display": "summarized"}}, max_tokens, True
 
 
-def build_payload(model: Model, context: Context, options: StreamOptions) -> tuple[dict[str, Any], bool]:
+def build_payload(model: Model, context: Context, options: StreamOptions) -> tuple[JsonObject, bool]:
     """The request body for ``context``, and whether budget thinking is on.
 
     Args:
@@ -233,20 +242,22 @@ def build_payload(model: Model, context: Context, options: StreamOptions) -> tup
     conversation = convert_messages([m for m in messages if m.role != "system"], model)
     if cache is not None:
         for message in reversed(conversation):
-            if message["role"] == "user":
-                message["content"][-1]["cache_control"] = cache
+            if isinstance(message, dict) and message["role"] == "user":
+                content = message["content"]  # never empty
+                if isinstance(content, list) and isinstance(content[-1], dict):
+                    content[-1]["cache_control"] = cache
                 break
     base_max = options.max_tokens or min(model.max_tokens, OUTPUT_CAP)
     thinking, max_tokens, budget_thinking = _thinking(model, options, base_max)
-    payload: dict[str, Any] = {"model": model.id, "max_tokens": max_tokens, "stream": True}
+    payload: JsonObject = {"model": model.id, "max_tokens": max_tokens, "stream": True}
     if prompt:
-        system_block: dict[str, Any] = {"type": "text", "text": prompt}
+        system_block: JsonObject = {"type": "text", "text": prompt}
         if cache is not None:
             system_block["cache_control"] = cache
         payload["system"] = [system_block]
     payload["messages"] = conversation
     if tools:
-        declared = [
+        declared: list[JsonObject] = [
             {
                 "name": tool.name,
                 "description": tool.description,
@@ -256,12 +267,13 @@ def build_payload(model: Model, context: Context, options: StreamOptions) -> tup
         ]
         if cache is not None:
             declared[-1]["cache_control"] = cache
-        payload["tools"] = declared
+        payload["tools"] = [*declared]
         choice = forced_tool_choice(model, messages, [tool.name for tool in tools], "anthropic-messages")
         if choice is not None:
             payload["tool_choice"] = choice
     payload.update(thinking)
-    thinking_on = thinking.get("thinking", {}).get("type") in ("enabled", "adaptive")
+    mode = thinking.get("thinking")
+    thinking_on = isinstance(mode, dict) and mode.get("type") in ("enabled", "adaptive")
     if options.temperature is not None and not thinking_on:
         payload["temperature"] = options.temperature
     user_id = (options.metadata or {}).get("user_id")
@@ -293,6 +305,21 @@ def _headers(model: Model, options: StreamOptions, key: str | None, budget_think
 
 
 # ---------------------------------------------------------------------------- response
+
+
+def _text(value: object) -> str:
+    """``value`` when the server sent a string there, else the empty string."""
+    return value if isinstance(value, str) else ""
+
+
+def _object(value: object) -> Mapping[str, object]:
+    """``value`` when the server sent a JSON object there, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def _count(value: object) -> int | None:
+    """A token count the server sent (None when it is missing or not a number)."""
+    return value if isinstance(value, int) else None
 
 
 class _Parser:
@@ -345,23 +372,23 @@ class _Parser:
             elif kind == "error":
                 raise ProviderResponseError(_stream_error_text(provider_label(w.model), data))
 
-    def _start_block(self, anthropic_index: int, block: dict[str, Any]) -> None:
+    def _start_block(self, anthropic_index: int, block: Mapping[str, object]) -> None:
         w = self.w
-        btype = block.get("type")
+        btype = _text(block.get("type"))
         if btype == "text":
             index = w.start_text()
-            if block.get("text"):
-                w.text_delta(index, block["text"])
+            if text := _text(block.get("text")):
+                w.text_delta(index, text)
         elif btype == "thinking":
-            index = w.start_thinking(signature=block.get("signature") or None)
-            if block.get("thinking"):
-                w.thinking_delta(index, block["thinking"])
+            index = w.start_thinking(signature=_text(block.get("signature")) or None)
+            if thinking := _text(block.get("thinking")):
+                w.thinking_delta(index, thinking)
         elif btype == "redacted_thinking":
-            index = w.start_thinking(REDACTED_PLACEHOLDER, signature=block.get("data", ""), redacted=True)
+            index = w.start_thinking(REDACTED_PLACEHOLDER, signature=_text(block.get("data")), redacted=True)
         elif btype == "tool_use":
             initial = block.get("input")
             index = w.start_tool_call(
-                block.get("id", ""), block.get("name", ""), initial if isinstance(initial, dict) else None
+                _text(block.get("id")), _text(block.get("name")), initial if isinstance(initial, dict) else None
             )
         else:  # server tools, citations, ...: not part of Pi's content model
             return
@@ -380,27 +407,28 @@ class _Parser:
         else:
             self.w.end_thinking(index)
 
-    def _message_start(self, message: dict[str, Any]) -> None:
+    def _message_start(self, message: Mapping[str, object]) -> None:
         output = self.w.output
-        if message.get("id"):
-            output.response_id = message["id"]
-        if message.get("model"):
-            output.response_model = message["model"]
+        if response_id := _text(message.get("id")):
+            output.response_id = response_id
+        if response_model := _text(message.get("model")):
+            output.response_model = response_model
         self._usage(message.get("usage"))
 
-    def _usage(self, raw: dict[str, Any] | None) -> None:
+    def _usage(self, value: object) -> None:
+        raw = _object(value)
         if not raw:
             return
         usage = self.w.new_usage()
-        if raw.get("input_tokens") is not None:
-            usage.input = raw["input_tokens"]
-        if raw.get("output_tokens") is not None:
-            usage.output = raw["output_tokens"]
-        if raw.get("cache_read_input_tokens") is not None:
-            usage.cache_read = raw["cache_read_input_tokens"]
-        if raw.get("cache_creation_input_tokens") is not None:
-            usage.cache_write = raw["cache_creation_input_tokens"]
-        hour = (raw.get("cache_creation") or {}).get("ephemeral_1h_input_tokens")
+        if (count := _count(raw.get("input_tokens"))) is not None:
+            usage.input = count
+        if (count := _count(raw.get("output_tokens"))) is not None:
+            usage.output = count
+        if (count := _count(raw.get("cache_read_input_tokens"))) is not None:
+            usage.cache_read = count
+        if (count := _count(raw.get("cache_creation_input_tokens"))) is not None:
+            usage.cache_write = count
+        hour = _count(_object(raw.get("cache_creation")).get("ephemeral_1h_input_tokens"))
         if hour:
             usage.cache_write1h = hour
         self.w.update_cost()

@@ -21,7 +21,8 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TypedDict
 
 import jiter
 
@@ -38,7 +39,7 @@ from pi_coder.ai.providers._common import (
     run_provider,
 )
 from pi_coder.ai.providers._tool_choice import forced_tool_choice
-from pi_coder.ai.transform import transform_messages
+from pi_coder.ai.transform import LlmMessage, transform_messages
 from pi_coder.ai.types import (
     AssistantMessage,
     Context,
@@ -48,8 +49,9 @@ from pi_coder.ai.types import (
     ThinkingContent,
     ToolCall,
 )
+from pi_coder.json_types import JsonObject, JsonValue
 
-__all__ = ["build_payload", "resolve_compat", "stream"]
+__all__ = ["Compat", "build_payload", "resolve_compat", "stream"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 OUTPUT_CAP = 32_000
@@ -80,27 +82,54 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
     return run_provider(model, opts, lambda writer: _run(writer, model, context, opts))
 
 
-def resolve_compat(model: Model) -> dict[str, Any]:
-    """The effective compat switches of ``model`` (defaults filled in)."""
+class Compat(TypedDict):
+    """The effective ``model.compat`` switches (``resolve_compat``): every one set."""
+
+    supportsStore: bool
+    supportsDeveloperRole: bool
+    supportsReasoningEffort: bool
+    supportsUsageInStreaming: bool
+    maxTokensField: str
+    requiresToolResultName: bool
+    requiresAssistantAfterToolResult: bool
+    requiresThinkingAsText: bool
+    thinkingFormat: str
+    reasoningEffortMap: Mapping[str, JsonValue]
+
+
+def resolve_compat(model: Model) -> Compat:
+    """The effective compat switches of ``model`` (defaults filled in).
+
+    A switch is on when its value is truthy; a name or a format that is not a string is read as
+    its text.
+    """
     raw = model.compat or {}
 
-    def get(name: str, default: Any) -> Any:
+    def get(name: str) -> JsonValue:
         snake = re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
-        value = raw.get(name, raw.get(snake))
-        return default if value is None else value
+        return raw.get(name, raw.get(snake))
+
+    def switch(name: str, default: bool) -> bool:
+        value = get(name)
+        return default if value is None else bool(value)
+
+    def text(name: str, default: str) -> str:
+        value = get(name)
+        return default if value is None else str(value)
 
     official = "api.openai.com" in (model.base_url or DEFAULT_BASE_URL)
+    effort_map = get("reasoningEffortMap")
     return {
-        "supportsStore": get("supportsStore", official),
-        "supportsDeveloperRole": get("supportsDeveloperRole", official),
-        "supportsReasoningEffort": get("supportsReasoningEffort", True),
-        "supportsUsageInStreaming": get("supportsUsageInStreaming", True),
-        "maxTokensField": get("maxTokensField", "max_completion_tokens" if official else "max_tokens"),
-        "requiresToolResultName": get("requiresToolResultName", False),
-        "requiresAssistantAfterToolResult": get("requiresAssistantAfterToolResult", False),
-        "requiresThinkingAsText": get("requiresThinkingAsText", False),
-        "thinkingFormat": get("thinkingFormat", "openai"),
-        "reasoningEffortMap": get("reasoningEffortMap", {}),
+        "supportsStore": switch("supportsStore", official),
+        "supportsDeveloperRole": switch("supportsDeveloperRole", official),
+        "supportsReasoningEffort": switch("supportsReasoningEffort", True),
+        "supportsUsageInStreaming": switch("supportsUsageInStreaming", True),
+        "maxTokensField": text("maxTokensField", "max_completion_tokens" if official else "max_tokens"),
+        "requiresToolResultName": switch("requiresToolResultName", False),
+        "requiresAssistantAfterToolResult": switch("requiresAssistantAfterToolResult", False),
+        "requiresThinkingAsText": switch("requiresThinkingAsText", False),
+        "thinkingFormat": text("thinkingFormat", "openai"),
+        "reasoningEffortMap": effort_map if isinstance(effort_map, dict) else {},
     }
 
 
@@ -114,14 +143,14 @@ def normalize_tool_call_id(call_id: str, model: Model | None = None, source: Ass
 # ---------------------------------------------------------------------------- request
 
 
-def _image_part(image: ImageContent) -> dict[str, Any]:
+def _image_part(image: ImageContent) -> JsonObject:
     return {"type": "image_url", "image_url": {"url": f"data:{image.mime_type};base64,{image.data}"}}
 
 
-def _user_content(content: Any, model: Model) -> str | list[dict[str, Any]] | None:
+def _user_content(content: str | Sequence[TextContent | ImageContent], model: Model) -> str | list[JsonValue] | None:
     if isinstance(content, str):
         return content if content.strip() else None
-    parts: list[dict[str, Any]] = []
+    parts: list[JsonValue] = []
     for block in content:
         if isinstance(block, TextContent):
             if block.text.strip():
@@ -133,8 +162,9 @@ def _user_content(content: Any, model: Model) -> str | list[dict[str, Any]] | No
                 parts.append({"type": "text", "text": "(image omitted: this model does not accept images)"})
     if not parts:
         return None
-    if all(p["type"] == "text" for p in parts):
-        return "\n".join(p["text"] for p in parts)
+    texts = [p["text"] for p in parts if isinstance(p, dict) and p["type"] == "text"]
+    if len(texts) == len(parts):
+        return "\n".join(t for t in texts if isinstance(t, str))
     return parts
 
 
@@ -143,10 +173,10 @@ def _compact_json(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def _assistant_message(message: AssistantMessage, compat: dict[str, Any]) -> dict[str, Any] | None:
+def _assistant_message(message: AssistantMessage, compat: Compat) -> JsonObject | None:
     texts: list[str] = []
     reasoning: dict[str, list[str]] = {}
-    calls: list[dict[str, Any]] = []
+    calls: list[JsonValue] = []
     for block in message.content:
         if isinstance(block, TextContent):
             if block.text.strip():
@@ -168,7 +198,7 @@ def _assistant_message(message: AssistantMessage, compat: dict[str, Any]) -> dic
             )
     if not texts and not calls and not reasoning:
         return None
-    out: dict[str, Any] = {"role": "assistant", "content": "\n".join(texts) if texts else (None if calls else "")}
+    out: JsonObject = {"role": "assistant", "content": "\n".join(texts) if texts else (None if calls else "")}
     for field, parts in reasoning.items():
         out[field] = "\n".join(parts)
     if calls:
@@ -176,10 +206,10 @@ def _assistant_message(message: AssistantMessage, compat: dict[str, Any]) -> dic
     return out
 
 
-def convert_messages(messages: list[Any], model: Model, compat: dict[str, Any]) -> list[dict[str, Any]]:
+def convert_messages(messages: Sequence[LlmMessage], model: Model, compat: Compat) -> list[JsonValue]:
     """Pi messages (system messages excluded) as Chat Completions ``messages``."""
-    out: list[dict[str, Any]] = []
-    images: list[dict[str, Any]] = []
+    out: list[JsonValue] = []
+    images: list[JsonValue] = []
     after_tool = False
 
     def flush_images() -> None:
@@ -193,7 +223,7 @@ def convert_messages(messages: list[Any], model: Model, compat: dict[str, Any]) 
             for block in message.content:
                 if isinstance(block, ImageContent) and "image" in model.input:
                     images.append(_image_part(block))
-            tool_msg: dict[str, Any] = {
+            tool_msg: JsonObject = {
                 "role": "tool",
                 "tool_call_id": message.tool_call_id,
                 "content": text or ("(see attached image)" if images else "(no output)"),
@@ -220,19 +250,19 @@ def convert_messages(messages: list[Any], model: Model, compat: dict[str, Any]) 
     return out
 
 
-def _reasoning_effort(model: Model, level: str, compat: dict[str, Any]) -> str | None:
+def _reasoning_effort(model: Model, level: str, compat: Compat) -> str | None:
     level_map = model.thinking_level_map or {}
     if level in level_map:
         return level_map[level]
-    mapped: str | None = (compat["reasoningEffortMap"] or {}).get(level)
-    if mapped:
+    mapped = compat["reasoningEffortMap"].get(level)
+    if mapped and isinstance(mapped, str):
         return mapped
     if level in ("xhigh", "max"):
         return "xhigh" if _XHIGH.search(model.id) else "high"
     return level
 
 
-def build_payload(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+def build_payload(model: Model, context: Context, options: StreamOptions) -> JsonObject:
     """The request body for ``context``.
 
     Args:
@@ -251,7 +281,7 @@ def build_payload(model: Model, context: Context, options: StreamOptions) -> dic
     if prompt:
         role = "developer" if model.reasoning and compat["supportsDeveloperRole"] else "system"
         conversation.insert(0, {"role": role, "content": prompt})
-    payload: dict[str, Any] = {"model": model.id, "messages": conversation, "stream": True}
+    payload: JsonObject = {"model": model.id, "messages": conversation, "stream": True}
     if compat["supportsUsageInStreaming"]:
         payload["stream_options"] = {"include_usage": True}
     if compat["supportsStore"]:
@@ -303,6 +333,21 @@ def _headers(model: Model, options: StreamOptions, key: str | None) -> dict[str,
 # ---------------------------------------------------------------------------- response
 
 _NONE, _TEXT, _THINKING, _TOOL = 0, 1, 2, 3
+
+
+def _text(value: object) -> str:
+    """``value`` when the server sent a string there, else the empty string."""
+    return value if isinstance(value, str) else ""
+
+
+def _object(value: object) -> Mapping[str, object]:
+    """``value`` when the server sent a JSON object there, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def _count(value: object) -> int:
+    """A token count the server sent (0 when it is missing or not a number)."""
+    return value if isinstance(value, int) else 0
 
 
 class _Parser:
@@ -358,41 +403,44 @@ class _Parser:
         message = error.get("message") if isinstance(error, dict) else str(error)
         raise ProviderResponseError(f"{provider_label(self.w.model)} API error: {message or 'stream error'}")
 
-    def _identity(self, chunk: dict[str, Any]) -> None:
+    def _identity(self, chunk: Mapping[str, object]) -> None:
         self.seen_id = True
         output = self.w.output
-        if chunk.get("id"):
-            output.response_id = chunk["id"]
-        if chunk.get("model"):
-            output.response_model = chunk["model"]
+        if response_id := _text(chunk.get("id")):
+            output.response_id = response_id
+        if response_model := _text(chunk.get("model")):
+            output.response_model = response_model
 
-    def _delta(self, delta: dict[str, Any]) -> None:
+    def _delta(self, delta: Mapping[str, object]) -> None:
         w = self.w
         for field in REASONING_FIELDS:
-            text = delta.get(field)
+            text = _text(delta.get(field))
             if text:
                 if self.kind != _THINKING:
                     self._close()
                     self.kind, self.index = _THINKING, w.start_thinking(signature=field)
                 w.thinking_delta(self.index, text)
                 break
-        content = delta.get("content")
+        content = _text(delta.get("content"))
         if content:
             if self.kind != _TEXT:
                 self._close()
                 self.kind, self.index = _TEXT, w.start_text()
             w.text_delta(self.index, content)
         calls = delta.get("tool_calls")
-        if calls:
+        if calls and isinstance(calls, list):
             for call in calls:
-                self._tool_delta(call)
+                if isinstance(call, dict):
+                    self._tool_delta(call)
 
-    def _tool_delta(self, call: dict[str, Any]) -> None:
+    def _tool_delta(self, call: Mapping[str, object]) -> None:
         w = self.w
         slot = call.get("index", 0)
-        call_id = call.get("id") or ""
-        function = call.get("function") or {}
-        name = function.get("name") or ""
+        if not isinstance(slot, int):
+            slot = None
+        call_id = _text(call.get("id"))
+        function = _object(call.get("function"))
+        name = _text(function.get("name"))
         block = w.output.content[self.index] if self.kind == _TOOL else None
         if not isinstance(block, ToolCall) or slot != self.tool_slot or (call_id and block.id and call_id != block.id):
             self._close()
@@ -402,7 +450,7 @@ class _Parser:
                 block.id = call_id
             if name:
                 block.name = name
-        arguments = function.get("arguments")
+        arguments = _text(function.get("arguments"))
         if arguments:
             w.tool_call_delta(self.index, arguments)
 
@@ -420,14 +468,14 @@ class _Parser:
             self.w.end_tool_call(index)
         self.kind, self.index, self.tool_slot = _NONE, -1, None
 
-    def _usage(self, raw: dict[str, Any]) -> None:
+    def _usage(self, raw: Mapping[str, object]) -> None:
         usage = self.w.new_usage()
-        prompt = raw.get("prompt_tokens") or 0
-        cached = (raw.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+        prompt = _count(raw.get("prompt_tokens"))
+        cached = _count(_object(raw.get("prompt_tokens_details")).get("cached_tokens"))
         usage.input = max(0, prompt - cached)
         usage.cache_read = cached
-        usage.output = raw.get("completion_tokens") or 0
-        reasoning = (raw.get("completion_tokens_details") or {}).get("reasoning_tokens")
+        usage.output = _count(raw.get("completion_tokens"))
+        reasoning = _count(_object(raw.get("completion_tokens_details")).get("reasoning_tokens"))
         if reasoning:
             usage.reasoning = reasoning
         self.w.update_cost()

@@ -19,12 +19,12 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from pi_coder.tui.screens._fuzzy import rank
 from pi_coder.tui.screens._rows import Row, RowList
 from pi_coder.tui.screens.dialogs import animations_enabled
+from pi_coder.tui.screens.modal import DialogScreen
 
 __all__ = ["PickerEntry", "PickerScreen"]
 
@@ -50,7 +50,7 @@ class PickerEntry(Generic[T]):
     """The text the query is matched against."""
 
 
-class PickerScreen(ModalScreen[T | None]):
+class PickerScreen(DialogScreen[T | None]):
     """Search box + option list in a bordered panel.
 
     Args:

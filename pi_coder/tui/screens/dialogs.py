@@ -9,10 +9,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from pi_coder.tui.screens.modal import DialogScreen
 from pi_coder.tui.widgets.marked_list import MarkedOptionList
 
 __all__ = ["ChoiceDialog", "ConfirmDialog", "InputDialog", "animations_enabled"]
@@ -24,7 +24,7 @@ def animations_enabled(app: Any) -> bool:
     return value if isinstance(value, bool) else True
 
 
-class _Dialog(ModalScreen[Any]):
+class _Dialog(DialogScreen[Any]):
     CSS_PATH = "dialogs.tcss"
 
     def _panel_title(self, title: str) -> None:

@@ -8,6 +8,8 @@ running, the time of the last Esc) lives in the app's :class:`~pi_coder.tui.cont
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import time
 from collections.abc import Coroutine
 from pathlib import Path
@@ -31,6 +33,7 @@ __all__ = [
     "save_settings",
     "setting_items",
     "switch_model",
+    "warm_up",
 ]
 
 _DOUBLE_ESCAPE_SECONDS = 0.5
@@ -89,6 +92,35 @@ def handle_idle_escape(app: CommandContext) -> bool:
         return True
     app.dialogs.last_escape = now
     return False
+
+
+# ---------------------------------------------------------------------- warm-up
+
+_DIALOG_MODULES = (
+    "pi_coder.tui.screens.settings_screen",
+    "pi_coder.tui.screens.settings_items",
+    "pi_coder.tui.screens.model_picker",
+    "pi_coder.tui.screens.session_picker",
+    "pi_coder.tui.screens.tree_view",
+)
+
+
+def warm_up(app: CommandContext) -> None:
+    """Idle time after start-up: what the first /settings, /model, /tree and /resume would pay
+    for is done now (the modules imported, one per event-loop turn so keys still go through;
+    this folder's sessions summarised in a thread, so /resume lists them in its first frame)."""
+    app.run_worker(_warm_up(app), group="warm-up", exit_on_error=False)
+
+
+async def _warm_up(app: CommandContext) -> None:
+    for name in _DIALOG_MODULES:
+        importlib.import_module(name)
+        await asyncio.sleep(0)
+    from pi_coder.session.listing import list_sessions
+
+    session = app.session
+    session_dir = session.store.session_dir
+    await asyncio.to_thread(list_sessions, session.cwd, str(session_dir) if session_dir is not None else None)
 
 
 # ---------------------------------------------------------------------- model
@@ -371,6 +403,7 @@ def setting_items(app: CommandContext) -> list[SettingItem]:
         warning = app.themes.use(value)
         if warning is None:
             save_settings(app, {"theme": value})
+            app.terminal_display.ask_background()  # a theme that follows the terminal's background
 
     def set_hide_thinking(value: str) -> None:
         app.set_thinking_hidden(value == "on")
@@ -380,7 +413,8 @@ def setting_items(app: CommandContext) -> list[SettingItem]:
         return lambda value: save_settings(app, {key: value})
 
     levels = list(session.available_thinking_levels()) or ["off"]
-    theme_names = [info.name for info in app.themes.available()]
+    # the terminal's own colours, then the light/dark pair that follows its background (Pi's order)
+    theme_names = ["system", "light/dark", *(i.name for i in app.themes.available() if i.name != "system")]
     return [
         SettingItem(
             "auto_compaction", "Auto-compact", "Compact the context automatically when it nears the model's window.",
@@ -401,7 +435,9 @@ def setting_items(app: CommandContext) -> list[SettingItem]:
             levels, lambda: session.thinking_level, set_thinking,
         ),
         SettingItem(
-            "theme", "Theme", "Colour theme; the list previews each theme as you move.",
+            "theme", "Theme",
+            "Colour theme (the list previews each as you move): system uses the terminal's own colours; "
+            "light/dark follows the terminal's background.",
             theme_names, lambda: app.themes.name, set_theme,
             preview=app.themes.preview, end_preview=app.themes.end_preview,
         ),

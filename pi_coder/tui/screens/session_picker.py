@@ -24,7 +24,7 @@ from rich.text import Text
 from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 
-from pi_coder.session.listing import SessionInfo, list_all_sessions, list_sessions
+from pi_coder.session.listing import SessionInfo, cached_sessions, list_all_sessions, list_sessions
 from pi_coder.tui.format import shorten_home
 from pi_coder.tui.screens._fuzzy import rank
 from pi_coder.tui.screens._picker import PickerEntry, PickerScreen
@@ -152,6 +152,12 @@ class SessionPicker(PickerScreen[Path]):
         if self.scope in self.loaded:
             self.reload()
             return
+        if self.scope == "current" and (known := cached_sessions(self.cwd, self.session_dir)) is not None:
+            # Every file was summarised before (the app lists them in idle time after start-up):
+            # the list is in the first frame, not in a second one after a thread reads them.
+            self.loaded[self.scope] = self._mark_current(known)
+            self.reload()
+            return
         self.loading = True
         self._refresh_lines()
         self.run_worker(self._load(self.scope), group="session-list", exit_on_error=False)
@@ -167,6 +173,9 @@ class SessionPicker(PickerScreen[Path]):
             infos = list_sessions(self.cwd, self.session_dir)
         else:
             infos = list_all_sessions(self.sessions_root)
+        return self._mark_current(infos)
+
+    def _mark_current(self, infos: list[SessionInfo]) -> list[SessionInfo]:
         if self.current_file is not None:
             for info in infos:
                 if info.path.resolve() == self.current_file:

@@ -8,7 +8,7 @@ once; ``quiet_startup`` is read at start, so it shows from the next start.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -65,6 +65,10 @@ def more_setting_items(
         save({"markdown.code_block_indent": _INDENTS[choice]})
         set_code_block_indent(_INDENTS[choice])
 
+    def set_scrollbar(choice: str) -> None:
+        save({"fullscreen_scrollbar": choice})
+        app.terminal_display.set_scrollbar(choice)
+
     session = app.session
     items += [
         toggle("images.auto_resize", "Auto-resize images",
@@ -85,6 +89,15 @@ def more_setting_items(
                lambda s: s.quiet_startup),
         number("editor_padding_x", "Editor padding", "Columns of padding inside the editor, left and right.",
                [0, 1, 2, 3], lambda s: s.editor_padding_x, lambda columns: _set_editor_padding(app, columns)),
+        toggle("show_hardware_cursor", "Show hardware cursor",
+               "Show the terminal's own cursor at the editor's caret instead of the drawn one.",
+               lambda s: s.show_hardware_cursor, app.terminal_display.set_hardware_cursor),
+        number("output_pad", "Output padding",
+               "Columns of padding inside messages, tool output, ! output and summaries.",
+               [0, 1], lambda s: s.output_pad, app.terminal_display.set_output_pad),
+        toggle("terminal.show_terminal_progress", "Terminal progress",
+               "Show the terminal's progress indicator (OSC 9;4, in its tab or title bar) while the agent works.",
+               lambda s: s.terminal.show_terminal_progress, app.terminal_display.set_progress),
         number("autocomplete_max_visible", "Autocomplete max items", "Rows the completion list shows before it scrolls.",
                list(range(3, 21)), lambda s: s.autocomplete_max_visible, lambda rows: _set_menu_rows(app, rows)),
         SettingItem("markdown.code_block_indent", "Code block indent",
@@ -104,12 +117,67 @@ def more_setting_items(
         toggle("paint_background", "Paint background",
                "Paint the theme's page background instead of showing the terminal's (not with NO_COLOR).",
                lambda s: s.paint_background, app.themes.set_painted),
+        SettingItem("fullscreen_scrollbar", "Transcript scrollbar",
+                    "The transcript's scrollbar: when it overflows, always, or hidden (it still scrolls).",
+                    ["auto", "always", "hidden"], lambda: settings().fullscreen_scrollbar, set_scrollbar),
+        toggle("fullscreen_copy_on_select", "Copy on select",
+               "Copy a mouse selection when the button is released; off: Ctrl+X copies it.",
+               lambda s: s.fullscreen_copy_on_select),
+        SettingItem("model_thinking_levels", "Default thinking level per model",
+                    "The thinking level a model starts with (at start and when switching to it); "
+                    "Shift+Tab still cycles in-session.",
+                    [], lambda: _per_model_label(settings().model_thinking_levels), lambda _choice: None,
+                    choose=lambda done: _choose_model_level(app, settings, save, done)),
         SettingItem("fullscreen_exit_output", "Exit output",
                     "What quitting prints: the conversation then the resume hint, or only the hint.",
                     ["transcript", "resume-hint"], lambda: settings().fullscreen_exit_output,
                     lambda choice: save({"fullscreen_exit_output": choice})),
     ]  # fmt: skip
     return items
+
+
+def _per_model_label(levels: Mapping[str, str]) -> str:
+    return "none" if not levels else f"{len(levels)} model{'s' if len(levels) != 1 else ''}"
+
+
+def _choose_model_level(
+    app: CommandContext, settings: Callable[[], Settings], save: Callable[[dict[str, Any]], None],
+    done: Callable[[], object],
+) -> None:  # fmt: skip
+    """Pi's two steps: a model, then its level (or none: the usual default again)."""
+    from pi_coder.core.thinking import LEVEL_DESCRIPTIONS, available_thinking_levels
+    from pi_coder.tui.screens.dialogs import ChoiceDialog
+
+    async def flow() -> None:
+        levels: dict[str, str] = dict(settings().model_thinking_levels)
+        models = [m for m in app.session.available_models() if m.reasoning]
+        if not models:
+            await app.notice("No model with thinking has an API key", "warning")
+            return
+        choices = [(f"{m.provider}/{m.id}", f"{m.id} [{m.provider}]  {levels.get(f'{m.provider}/{m.id}', '')}".rstrip())
+                   for m in models]  # fmt: skip
+        key = await app.push_screen_wait(
+            ChoiceDialog("Default thinking level per model", choices, message="Step 1/2 · the model")
+        )
+        if key is None:
+            return
+        model = next(m for m in models if f"{m.provider}/{m.id}" == key)
+        options = [("none", "none     the default thinking level")]
+        options += [(lv, f"{lv:<8} {LEVEL_DESCRIPTIONS.get(lv, '')}") for lv in available_thinking_levels(model)]
+        level = await app.push_screen_wait(
+            ChoiceDialog(f"Thinking level for {model.id}", options, message="Step 2/2 · its level",
+                         initial=levels.get(key, "none"))
+        )  # fmt: skip
+        if level is None:
+            return
+        if level == "none":
+            levels.pop(key, None)
+        else:
+            levels[key] = str(level)
+        save({"model_thinking_levels": levels})
+        done()
+
+    app.run_worker(flow(), group="dialog", exit_on_error=False)  # as navigation.run_dialog
 
 
 def _idle_label(ms: int) -> str:

@@ -18,11 +18,11 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from pi_coder.tui.screens._rows import Row, RowList
 from pi_coder.tui.screens.dialogs import ChoiceDialog
+from pi_coder.tui.screens.modal import DialogScreen
 
 __all__ = ["SettingItem", "SettingsScreen", "matches", "search"]
 
@@ -42,6 +42,9 @@ class SettingItem:
     preview: Callable[[str], object] | None = None
     """Show a value without applying it (theme)."""
     end_preview: Callable[[], object] | None = None
+    choose: Callable[[Callable[[], object]], object] | None = None
+    """Enter opens this instead of the list of ``values`` (a dialog of its own); it calls the
+    callback it is given once the value changed."""
 
     @property
     def is_toggle(self) -> bool:
@@ -74,7 +77,7 @@ def search(items: Sequence[SettingItem], query: str) -> list[SettingItem]:
     return named or [item for item in items if matches(item, query)]
 
 
-class SettingsScreen(ModalScreen[None]):
+class SettingsScreen(DialogScreen[None]):
     """The settings list."""
 
     CSS_PATH = "settings_screen.tcss"
@@ -218,6 +221,9 @@ class SettingsScreen(ModalScreen[None]):
             return
         if item.is_toggle:
             self._set(item, "off" if item.get() == "on" else "on")
+            return
+        if item.choose is not None:
+            item.choose(self._redraw)
             return
 
         def done(value: str | None) -> None:

@@ -20,11 +20,11 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from pi_coder.tui.screens._rows import RowList
 from pi_coder.tui.screens.dialogs import InputDialog
+from pi_coder.tui.screens.modal import DialogScreen
 from pi_coder.tui.screens.tree_model import FILTER_LABELS, TreeModel, TreeRow
 from pi_coder.tui.theming import theme_style
 
@@ -76,7 +76,7 @@ def row_text(row: TreeRow, styles: dict[str, str] | None = None) -> Text:
     return line
 
 
-class TreeScreen(ModalScreen[str | None]):
+class TreeScreen(DialogScreen[str | None]):
     """Navigate the session tree.
 
     Args:

@@ -151,3 +151,9 @@ class MessageNote(MeasuredStatic):
 
     def __init__(self, text: str, level: str = "info") -> None:
         super().__init__(Text(text), classes=f"-{level}")
+        self.text = text
+        self.level = level
+
+    def set_text(self, text: str) -> None:
+        self.text = text
+        self.update(Text(text))

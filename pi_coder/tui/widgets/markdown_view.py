@@ -198,9 +198,14 @@ class StreamingMarkdown(Widget):
     StreamingMarkdown { height: auto; }
     """
 
-    def __init__(self, text: str = "", *, message_type: str = "assistant") -> None:
+    def __init__(self, text: str = "", *, message_type: str = "assistant", lazy: bool = True) -> None:
+        """``lazy``: a finished text (``text``) is measured by estimate and rendered when painted
+        (a resumed session's answers); False renders it when first laid out, so its first layout
+        has its true height (a short block shown at once, as the /hotkeys table: an estimate
+        would cost another layout of the whole transcript when the block is painted)."""
         super().__init__()
         self.message_type = message_type
+        self._lazy = lazy
         self._chunks: list[_Chunk] = [_Chunk("")]
         self._parts: list[str] = []
         self._live_parts: list[str] = []
@@ -331,7 +336,7 @@ class StreamingMarkdown(Widget):
         height = chunk.height(width)
         if height is not None:
             return height
-        if chunk.sealed:
+        if chunk.sealed and self._lazy:
             return chunk.estimated(width)
         self._render_chunk(chunk, width)
         return len(chunk.lines or ())

@@ -195,9 +195,22 @@ class PromptEditor(TextArea):
             self._history_index = None
         self._update_completion()
 
+    @property
+    def _draw_cursor(self) -> bool:
+        # ``show_hardware_cursor``: the terminal's own cursor marks the caret, none is drawn.
+        return not self.has_class("-hardware-cursor") and bool(super()._draw_cursor)
+
+    def on_focus(self) -> None:
+        display = getattr(self.app, "terminal_display", None)  # the hardware cursor (tui/terminal_display.py)
+        if display is not None:
+            display.editor_focus(True)
+
     def on_blur(self) -> None:
         if self.menu is not None:
             self.menu.close()
+        display = getattr(self.app, "terminal_display", None)
+        if display is not None:
+            display.editor_focus(False)
 
     # ------------------------------------------------------------------ completion
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from textual.timer import Timer
@@ -47,6 +48,15 @@ class ToolCallBlock(MeasuredStatic):
         self._started: float | None = None
         self._ticker: Timer | None = None
         self._throttle = Throttle(self, self.refresh_view)
+
+    @classmethod
+    def again(cls, view: ToolView, *, expanded: bool, custom: CustomToolRender | None) -> ToolCallBlock:
+        """A finished block drawn again from (a copy of) its ``view``: what it showed, elapsed
+        time and edit preview included (the windowed transcript rebuilds unmounted blocks)."""
+        block = cls(view.tool_call_id, view.name, expanded=expanded, animate=False, custom=custom)
+        block.view = replace(view)
+        block._set_status(view.status)
+        return block
 
     def on_mount(self) -> None:
         self.refresh_view()
