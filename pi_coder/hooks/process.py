@@ -132,7 +132,15 @@ async def _start(hook: HookCommand, cwd: str, env: Mapping[str, str]) -> asyncio
             pass  # it did not start: nothing to kill
         else:
             _kill_group(proc.pid)
+            await _reaped(proc)
         raise
+
+
+async def _reaped(proc: asyncio.subprocess.Process) -> None:
+    """Wait (at most ``_GRACE``) for a killed hook to be reaped and its pipes closed, so asyncio
+    closes its transport while the loop still runs."""
+    with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+        await asyncio.wait_for(proc.wait(), _GRACE)
 
 
 def _kill_started(start: asyncio.Future[asyncio.subprocess.Process]) -> None:
@@ -179,6 +187,7 @@ async def run_hook(
     except asyncio.CancelledError:
         _kill_group(proc.pid)
         work.cancel()
+        await _reaped(proc)
         raise
     finally:
         if stop is not None:

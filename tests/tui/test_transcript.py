@@ -30,7 +30,7 @@ async def _send(pilot, text: str) -> None:
 
 
 async def test_scrolled_up_view_stays_put_while_streaming_and_end_jumps_back(make_session) -> None:
-    long_answer = "\n\n".join(f"Paragraph {i}: " + "words " * 30 for i in range(40))  # ~120 rows
+    long_answer = "\n\n".join(f"Paragraph {i}: " + "words " * 30 for i in range(120))
     session, faux = make_session([long_answer], faux_options={"chunk_delay": 0.002})
     app = make_app(session)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -50,7 +50,7 @@ async def test_scrolled_up_view_stays_put_while_streaming_and_end_jumps_back(mak
         await pilot.pause(0.1)
         assert transcript.scroll_y >= transcript.max_scroll_y - 1
         assert not app.query_one(JumpMarker).has_class("-visible")
-        assert "Paragraph 39" in screen_text(app)
+        assert "Paragraph 119" in screen_text(app)
 
 
 async def test_ctrl_t_hides_and_shows_thinking(make_session) -> None:
