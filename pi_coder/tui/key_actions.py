@@ -62,7 +62,8 @@ class KeyActionsMixin:
         self.editor.close_menu()
         hint = f"Press {display_keys(self.effective_keys['app.clear'])} again to exit"
         self.status_line.note(hint)
-        self.set_timer(_DOUBLE_PRESS_SECONDS, lambda: self.status_line.clear_note(hint))
+        status = self.status_line
+        status.set_timer(_DOUBLE_PRESS_SECONDS, lambda: status.clear_note(hint))  # ends with the widget
 
     async def action_exit(self: AppHost) -> None:
         if self.editor.text:

@@ -29,6 +29,8 @@ class SelectionCopyMixin:
         if not text or not text.strip():
             return False
         self.copy_to_clipboard(text)
-        self.status_line.note("Copied selection to clipboard")
-        self.set_timer(1.5, lambda: self.status_line.clear_note("Copied selection to clipboard"))
+        status = self.status_line
+        status.note("Copied selection to clipboard")
+        # The status line's own timer: it ends with the widget when the app exits first.
+        status.set_timer(1.5, lambda: status.clear_note("Copied selection to clipboard"))
         return True
