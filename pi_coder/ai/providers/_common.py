@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Protocol, TypeVar
 
 import httpx
@@ -593,3 +593,24 @@ async def post_and_stream(
     finally:
         watchdog.cancel()
     parser.finish()
+
+
+# ---------------------------------------------------------------------------- reading wire JSON
+# A server's answer is decoded JSON: each field is narrowed where it is read, and a value of the
+# wrong JSON type counts as missing.
+
+
+def wire_text(value: object) -> str:
+    """``value`` when the server sent a string there, else the empty string."""
+    return value if isinstance(value, str) else ""
+
+
+def wire_object(value: object) -> Mapping[str, object]:
+    """``value`` when the server sent a JSON object there, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def wire_count(value: object) -> int:
+    """A token count the server sent (0 when it is missing or not a number)."""
+    return value if isinstance(value, int) else 0
+

@@ -26,6 +26,8 @@ from pi_coder.ai.providers._common import (
     provider_label,
     require_api_key,
     run_provider,
+    wire_object,
+    wire_text,
 )
 from pi_coder.ai.providers._tool_choice import forced_tool_choice
 from pi_coder.ai.transform import LlmMessage, transform_messages
@@ -307,16 +309,6 @@ def _headers(model: Model, options: StreamOptions, key: str | None, budget_think
 # ---------------------------------------------------------------------------- response
 
 
-def _text(value: object) -> str:
-    """``value`` when the server sent a string there, else the empty string."""
-    return value if isinstance(value, str) else ""
-
-
-def _object(value: object) -> Mapping[str, object]:
-    """``value`` when the server sent a JSON object there, else an empty one."""
-    return value if isinstance(value, dict) else {}
-
-
 def _count(value: object) -> int | None:
     """A token count the server sent (None when it is missing or not a number)."""
     return value if isinstance(value, int) else None
@@ -374,21 +366,21 @@ class _Parser:
 
     def _start_block(self, anthropic_index: int, block: Mapping[str, object]) -> None:
         w = self.w
-        btype = _text(block.get("type"))
+        btype = wire_text(block.get("type"))
         if btype == "text":
             index = w.start_text()
-            if text := _text(block.get("text")):
+            if text := wire_text(block.get("text")):
                 w.text_delta(index, text)
         elif btype == "thinking":
-            index = w.start_thinking(signature=_text(block.get("signature")) or None)
-            if thinking := _text(block.get("thinking")):
+            index = w.start_thinking(signature=wire_text(block.get("signature")) or None)
+            if thinking := wire_text(block.get("thinking")):
                 w.thinking_delta(index, thinking)
         elif btype == "redacted_thinking":
-            index = w.start_thinking(REDACTED_PLACEHOLDER, signature=_text(block.get("data")), redacted=True)
+            index = w.start_thinking(REDACTED_PLACEHOLDER, signature=wire_text(block.get("data")), redacted=True)
         elif btype == "tool_use":
             initial = block.get("input")
             index = w.start_tool_call(
-                _text(block.get("id")), _text(block.get("name")), initial if isinstance(initial, dict) else None
+                wire_text(block.get("id")), wire_text(block.get("name")), initial if isinstance(initial, dict) else None
             )
         else:  # server tools, citations, ...: not part of Pi's content model
             return
@@ -409,14 +401,14 @@ class _Parser:
 
     def _message_start(self, message: Mapping[str, object]) -> None:
         output = self.w.output
-        if response_id := _text(message.get("id")):
+        if response_id := wire_text(message.get("id")):
             output.response_id = response_id
-        if response_model := _text(message.get("model")):
+        if response_model := wire_text(message.get("model")):
             output.response_model = response_model
         self._usage(message.get("usage"))
 
     def _usage(self, value: object) -> None:
-        raw = _object(value)
+        raw = wire_object(value)
         if not raw:
             return
         usage = self.w.new_usage()
@@ -428,7 +420,7 @@ class _Parser:
             usage.cache_read = count
         if (count := _count(raw.get("cache_creation_input_tokens"))) is not None:
             usage.cache_write = count
-        hour = _count(_object(raw.get("cache_creation")).get("ephemeral_1h_input_tokens"))
+        hour = _count(wire_object(raw.get("cache_creation")).get("ephemeral_1h_input_tokens"))
         if hour:
             usage.cache_write1h = hour
         self.w.update_cost()

@@ -35,6 +35,7 @@ from pi_coder.ai.providers._common import (
     provider_label,
     require_api_key,
     run_provider,
+    wire_count,
 )
 from pi_coder.ai.transform import LlmMessage, is_same_model, transform_messages
 from pi_coder.ai.types import (
@@ -244,11 +245,6 @@ def _string(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _count(value: object) -> int:
-    """A token count the server sent (0 when it is missing or not a number)."""
-    return value if isinstance(value, int) else 0
-
-
 class _Parser:
     __slots__ = ("w", "kind", "index", "finish_reason", "seen_id")
 
@@ -344,11 +340,11 @@ class _Parser:
 
     def _usage(self, raw: Mapping[str, object]) -> None:
         usage = self.w.new_usage()
-        cached = _count(raw.get("cachedContentTokenCount"))
-        thoughts = _count(raw.get("thoughtsTokenCount"))
-        usage.input = max(0, _count(raw.get("promptTokenCount")) - cached)
+        cached = wire_count(raw.get("cachedContentTokenCount"))
+        thoughts = wire_count(raw.get("thoughtsTokenCount"))
+        usage.input = max(0, wire_count(raw.get("promptTokenCount")) - cached)
         usage.cache_read = cached
-        usage.output = _count(raw.get("candidatesTokenCount")) + thoughts
+        usage.output = wire_count(raw.get("candidatesTokenCount")) + thoughts
         if thoughts:
             usage.reasoning = thoughts
         self.w.update_cost()

@@ -37,6 +37,9 @@ from pi_coder.ai.providers._common import (
     provider_label,
     require_api_key,
     run_provider,
+    wire_count,
+    wire_object,
+    wire_text,
 )
 from pi_coder.ai.providers._tool_choice import forced_tool_choice
 from pi_coder.ai.transform import LlmMessage, transform_messages
@@ -335,21 +338,6 @@ def _headers(model: Model, options: StreamOptions, key: str | None) -> dict[str,
 _NONE, _TEXT, _THINKING, _TOOL = 0, 1, 2, 3
 
 
-def _text(value: object) -> str:
-    """``value`` when the server sent a string there, else the empty string."""
-    return value if isinstance(value, str) else ""
-
-
-def _object(value: object) -> Mapping[str, object]:
-    """``value`` when the server sent a JSON object there, else an empty one."""
-    return value if isinstance(value, dict) else {}
-
-
-def _count(value: object) -> int:
-    """A token count the server sent (0 when it is missing or not a number)."""
-    return value if isinstance(value, int) else 0
-
-
 class _Parser:
     """Turns Chat Completions chunks into writer calls; blocks are emitted one at a time."""
 
@@ -406,22 +394,22 @@ class _Parser:
     def _identity(self, chunk: Mapping[str, object]) -> None:
         self.seen_id = True
         output = self.w.output
-        if response_id := _text(chunk.get("id")):
+        if response_id := wire_text(chunk.get("id")):
             output.response_id = response_id
-        if response_model := _text(chunk.get("model")):
+        if response_model := wire_text(chunk.get("model")):
             output.response_model = response_model
 
     def _delta(self, delta: Mapping[str, object]) -> None:
         w = self.w
         for field in REASONING_FIELDS:
-            text = _text(delta.get(field))
+            text = wire_text(delta.get(field))
             if text:
                 if self.kind != _THINKING:
                     self._close()
                     self.kind, self.index = _THINKING, w.start_thinking(signature=field)
                 w.thinking_delta(self.index, text)
                 break
-        content = _text(delta.get("content"))
+        content = wire_text(delta.get("content"))
         if content:
             if self.kind != _TEXT:
                 self._close()
@@ -438,9 +426,9 @@ class _Parser:
         slot = call.get("index", 0)
         if not isinstance(slot, int):
             slot = None
-        call_id = _text(call.get("id"))
-        function = _object(call.get("function"))
-        name = _text(function.get("name"))
+        call_id = wire_text(call.get("id"))
+        function = wire_object(call.get("function"))
+        name = wire_text(function.get("name"))
         block = w.output.content[self.index] if self.kind == _TOOL else None
         if not isinstance(block, ToolCall) or slot != self.tool_slot or (call_id and block.id and call_id != block.id):
             self._close()
@@ -450,7 +438,7 @@ class _Parser:
                 block.id = call_id
             if name:
                 block.name = name
-        arguments = _text(function.get("arguments"))
+        arguments = wire_text(function.get("arguments"))
         if arguments:
             w.tool_call_delta(self.index, arguments)
 
@@ -470,12 +458,12 @@ class _Parser:
 
     def _usage(self, raw: Mapping[str, object]) -> None:
         usage = self.w.new_usage()
-        prompt = _count(raw.get("prompt_tokens"))
-        cached = _count(_object(raw.get("prompt_tokens_details")).get("cached_tokens"))
+        prompt = wire_count(raw.get("prompt_tokens"))
+        cached = wire_count(wire_object(raw.get("prompt_tokens_details")).get("cached_tokens"))
         usage.input = max(0, prompt - cached)
         usage.cache_read = cached
-        usage.output = _count(raw.get("completion_tokens"))
-        reasoning = _count(_object(raw.get("completion_tokens_details")).get("reasoning_tokens"))
+        usage.output = wire_count(raw.get("completion_tokens"))
+        reasoning = wire_count(wire_object(raw.get("completion_tokens_details")).get("reasoning_tokens"))
         if reasoning:
             usage.reasoning = reasoning
         self.w.update_cost()

@@ -33,6 +33,9 @@ from pi_coder.ai.providers._common import (
     provider_label,
     require_api_key,
     run_provider,
+    wire_count,
+    wire_object,
+    wire_text,
 )
 from pi_coder.ai.transform import LlmMessage, transform_messages
 from pi_coder.ai.types import (
@@ -273,21 +276,6 @@ def _headers(model: Model, options: StreamOptions, key: str | None) -> dict[str,
 # ---------------------------------------------------------------------------- response
 
 
-def _text(value: object) -> str:
-    """``value`` when the server sent a string there, else the empty string."""
-    return value if isinstance(value, str) else ""
-
-
-def _object(value: object) -> Mapping[str, object]:
-    """``value`` when the server sent a JSON object there, else an empty one."""
-    return value if isinstance(value, dict) else {}
-
-
-def _count(value: object) -> int:
-    """A token count the server sent (0 when it is missing or not a number)."""
-    return value if isinstance(value, int) else 0
-
-
 class _Parser:
     """Turns Responses stream events into writer calls (one open block per output item)."""
 
@@ -364,13 +352,13 @@ class _Parser:
 
     def _identity(self, response: Mapping[str, object]) -> None:
         output = self.w.output
-        if response_id := _text(response.get("id")):
+        if response_id := wire_text(response.get("id")):
             output.response_id = response_id
-        if response_model := _text(response.get("model")):
+        if response_model := wire_text(response.get("model")):
             output.response_model = response_model
 
     def _index(self, data: Mapping[str, object], kind: str) -> int | None:
-        item_id = _text(data.get("item_id"))
+        item_id = wire_text(data.get("item_id"))
         index = self.blocks.get(item_id)
         if index is None:  # a delta for an item the server never announced
             self._item_added({"id": item_id, "type": kind})
@@ -379,7 +367,7 @@ class _Parser:
 
     def _item_added(self, item: Mapping[str, object]) -> None:
         kind = item.get("type")
-        item_id = _text(item.get("id"))
+        item_id = wire_text(item.get("id"))
         if item_id in self.blocks:
             return
         w = self.w
@@ -388,9 +376,9 @@ class _Parser:
         elif kind == "message":
             index = w.start_text()
         elif kind == "function_call":
-            call_id = _text(item.get("call_id")) or item_id
-            index = w.start_tool_call(f"{call_id}|{item_id}" if item_id else call_id, _text(item.get("name")))
-            if arguments := _text(item.get("arguments")):
+            call_id = wire_text(item.get("call_id")) or item_id
+            index = w.start_tool_call(f"{call_id}|{item_id}" if item_id else call_id, wire_text(item.get("name")))
+            if arguments := wire_text(item.get("arguments")):
                 self.has_args.add(item_id)
                 w.tool_call_delta(index, arguments)
         else:
@@ -399,7 +387,7 @@ class _Parser:
         self.kinds[item_id] = kind
 
     def _item_done(self, item: Mapping[str, object]) -> None:
-        item_id = _text(item.get("id"))
+        item_id = wire_text(item.get("id"))
         if item_id not in self.blocks:
             self._item_added(item)
         index = self.blocks.pop(item_id, None)
@@ -412,7 +400,7 @@ class _Parser:
             w.flush()
             summary = item.get("summary")
             if not block.thinking and isinstance(summary, list) and summary:
-                parts = [_text(p.get("text")) for p in summary if isinstance(p, dict)]
+                parts = [wire_text(p.get("text")) for p in summary if isinstance(p, dict)]
                 w.thinking_delta(index, "\n\n".join(parts))
             block.thinking_signature = _compact(item)
             w.end_thinking(index)
@@ -421,7 +409,7 @@ class _Parser:
             if not block.text:
                 content = item.get("content")
                 text = "".join(
-                    _text(p.get("text")) or _text(p.get("refusal"))
+                    wire_text(p.get("text")) or wire_text(p.get("refusal"))
                     for p in (content if isinstance(content, list) else [])
                     if isinstance(p, dict)
                 )
@@ -431,34 +419,34 @@ class _Parser:
                 block.text_signature = _compact({"v": 1, "id": item_id})
             w.end_text(index)
         elif kind == "function_call" and isinstance(block, ToolCall):
-            arguments = _text(item.get("arguments"))
+            arguments = wire_text(item.get("arguments"))
             if item_id not in self.has_args and arguments:
                 w.tool_call_delta(index, arguments)
-            if name := _text(item.get("name")):
+            if name := wire_text(item.get("name")):
                 block.name = name
             w.end_tool_call(index)
 
     def _end(self, response: Mapping[str, object], kind: str) -> None:
         self._identity(response)
-        self.status = _text(response.get("status")) or kind.rsplit(".", 1)[1]
-        usage = _object(response.get("usage"))
+        self.status = wire_text(response.get("status")) or kind.rsplit(".", 1)[1]
+        usage = wire_object(response.get("usage"))
         if usage:
             out = self.w.new_usage()
-            cached = _count(_object(usage.get("input_tokens_details")).get("cached_tokens"))
-            out.input = max(0, _count(usage.get("input_tokens")) - cached)
+            cached = wire_count(wire_object(usage.get("input_tokens_details")).get("cached_tokens"))
+            out.input = max(0, wire_count(usage.get("input_tokens")) - cached)
             out.cache_read = cached
-            out.output = _count(usage.get("output_tokens"))
-            reasoning = _count(_object(usage.get("output_tokens_details")).get("reasoning_tokens"))
+            out.output = wire_count(usage.get("output_tokens"))
+            reasoning = wire_count(wire_object(usage.get("output_tokens_details")).get("reasoning_tokens"))
             if reasoning:
                 out.reasoning = reasoning
             self.w.update_cost()
         if kind == "response.failed" or self.status == "failed":
-            error = _object(response.get("error"))
+            error = wire_object(response.get("error"))
             message = error.get("message") or "the response failed"
             code = error.get("code")
             detail = f" ({code})" if code else ""
             raise ProviderResponseError(f"{provider_label(self.w.model)} API error{detail}: {message}")
-        self.incomplete_reason = _text(_object(response.get("incomplete_details")).get("reason")) or None
+        self.incomplete_reason = wire_text(wire_object(response.get("incomplete_details")).get("reason")) or None
 
     def finish(self) -> None:
         w = self.w
