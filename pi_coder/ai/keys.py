@@ -77,7 +77,7 @@ def resolve_config_value(
     """
     if not value:
         return None
-    from pi_coder.ai import secrets
+    import pi_coder.ai.secrets as secrets
 
     env = os.environ if env is None else env
     if value.startswith("!"):

@@ -24,7 +24,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Literal, Required, TypeAlias, TypedDict
 
-from pi_coder.ai import keys, secrets
+import pi_coder.ai.keys as keys
+import pi_coder.ai.secrets as secrets
 from pi_coder.ai.catalog import BUILTIN_PROVIDERS, builtin_models
 from pi_coder.ai.cost import calculate_cost
 from pi_coder.ai.events import AssistantMessageEventStream, ErrorEvent

@@ -20,13 +20,13 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+import pi_coder.core._session_ops as ops
 from pi_coder.agent import Agent, AgentError
 from pi_coder.ai.context import create_initial_system_message
 from pi_coder.ai.models import Models
 from pi_coder.ai.options import StreamOptions
 from pi_coder.ai.types import AssistantMessage, ImageContent, Model, SystemMessage, TextContent, UserMessage
 from pi_coder.checkpoints.checkpoints import Checkpoints
-from pi_coder.core import _session_ops as ops
 from pi_coder.core._model_controls import ModelControls
 from pi_coder.core._queue import QueuedTexts, QueueKind, user_text
 from pi_coder.core.compaction_runner import AutoCompaction

@@ -14,8 +14,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+import pi_coder.core._session_ops as ops
 from pi_coder.ai.abort import AbortController
-from pi_coder.core import _session_ops as ops
 from pi_coder.core.events import Notice, SessionSwitched
 from pi_coder.core.host import SessionHost
 from pi_coder.core.session_hooks import BranchSummarizer, BranchSummaryRequest, BranchSummaryResult

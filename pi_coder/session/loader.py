@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pi_coder.session._file as _file
 from pi_coder.ai import secrets
 from pi_coder.json_types import JsonObject, JsonValue
-from pi_coder.session import _file
 from pi_coder.session.codec import dumps, entry_from_dict, header_from_dict, loads, migrate_entries
 from pi_coder.session.entries import (
     CURRENT_SESSION_VERSION,

@@ -14,10 +14,10 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import pi_coder.session._file as _file
 from pi_coder.ai.types import ImageContent, TextContent
 from pi_coder.json_types import JsonObject, JsonValue
 from pi_coder.paths import session_dir_for_cwd
-from pi_coder.session import _file
 from pi_coder.session.codec import entry_from_dict, header_from_dict, iso_now, migrate_entries, new_session_id
 from pi_coder.session.context import SessionContext, Unset
 from pi_coder.session.entries import (

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pi_coder.session import _file
+import pi_coder.session._file as _file
 from pi_coder.session.codec import iso_to_ms, new_entry_id
 from pi_coder.session.context import SessionContext, build_context_from_path, path_to
 from pi_coder.session.entries import (

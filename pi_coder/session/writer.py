@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from pi_coder.session import _file
+import pi_coder.session._file as _file
 from pi_coder.session._writers import WriterNote
 from pi_coder.session.entries import SessionEntry, SessionHeader
 from pi_coder.session.errors import SessionWriteError
