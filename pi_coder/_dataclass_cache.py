@@ -22,8 +22,8 @@ import atexit
 import marshal
 import os
 import sys
+from collections.abc import Mapping
 from types import CodeType
-from typing import Any
 
 __all__ = ["default_path", "install", "save"]
 
@@ -37,13 +37,15 @@ _state: _Cache | None = None
 class _Cache:
     __slots__ = ("codes", "missed", "path", "used")
 
-    def __init__(self, path: str, codes: dict[str, Any]) -> None:
+    def __init__(self, path: str, codes: dict[str, object]) -> None:
         self.path = path
         self.codes = codes
-        self.used: dict[str, Any] = {}
+        self.used: dict[str, CodeType] = {}
         self.missed = False
 
-    def exec(self, source: Any, globals: Any = None, locals: Any = None, /) -> None:
+    def exec(
+        self, source: str | CodeType, globals: dict[str, object] | None = None, locals: Mapping[str, object] | None = None, /
+    ) -> None:
         if isinstance(source, str):
             code = self.codes.get(source)
             if type(code) is not CodeType:
@@ -98,7 +100,7 @@ def install(path: str | None = None) -> None:
 
     if path is None:
         path = default_path()
-    codes: dict[str, Any] = {}
+    codes: dict[str, object] = {}  # read from a file: each value is checked to be code before use
     try:
         with open(path, "rb") as handle:
             key, stored = marshal.loads(handle.read())
