@@ -9,6 +9,8 @@ import signal as signals
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pi_coder._spawn import start_in_session
+
 if TYPE_CHECKING:
     from pi_coder.ai.abort import AbortSignal
 
@@ -56,18 +58,11 @@ async def run_process(
 ) -> ExecResult:
     """Run ``cmd``; on timeout, abort or output over ``max_output``: SIGTERM, SIGKILL after 5 s.
 
-    A program that cannot be started gives ``code=127`` and the reason in ``stderr``.
+    A program that cannot be started gives ``code=127`` and the reason in ``stderr``. Cancelled,
+    even while the program is starting, its whole process group is killed (``pi_coder._spawn``).
     """
     try:
-        proc = await asyncio.create_subprocess_exec(
-            cmd,
-            *args,
-            cwd=cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
+        proc = await start_in_session(cmd, *args, cwd=cwd, stdin=asyncio.subprocess.DEVNULL)
     except OSError as exc:
         return ExecResult(stdout="", stderr=str(exc), code=127)
     out, err = bytearray(), bytearray()

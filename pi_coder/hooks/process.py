@@ -9,8 +9,9 @@ The hook's process runs before ``run_hook`` has it: asyncio connects the pipes o
 the event loop, and a Ctrl+C can land there. An abort then still kills the hook (whether the run
 was aborted is read before the start: a hook started after the abort, e.g. a Stop hook of an
 aborted run, runs to its end). A cancellation there is held until the start completes, then the
-group is killed: asyncio alone would kill only the shell and wait for its pipes, which a child the
-hook put in the background keeps open (``pi -p`` hung on Ctrl+C until that child ended).
+group is killed (``pi_coder._spawn``): asyncio alone would kill only the shell and wait for its
+pipes, which a child the hook put in the background keeps open (``pi -p`` hung on Ctrl+C until
+that child ended).
 """
 
 from __future__ import annotations
@@ -18,13 +19,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import shutil
-import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pi_coder._spawn import kill_group, reaped, start_in_session
 from pi_coder.hooks.config import HookCommand
 
 if TYPE_CHECKING:
@@ -100,54 +100,6 @@ async def _drain(stream: asyncio.StreamReader | None) -> str:
     return kept.decode("utf-8", "replace")
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-
-
-async def _start(hook: HookCommand, cwd: str, env: Mapping[str, str]) -> asyncio.subprocess.Process:
-    """Start the hook's shell in a new session; cancelled while starting, the hook's group is
-    killed once asyncio has the process (see the module docstring)."""
-    start = asyncio.ensure_future(
-        asyncio.create_subprocess_exec(
-            *_shell(),
-            hook.command,
-            cwd=cwd,
-            env=dict(env),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
-    )
-    try:
-        return await asyncio.shield(start)
-    except asyncio.CancelledError:
-        try:
-            proc = await asyncio.shield(start)  # a few turns of the loop: the pipes are being connected
-        except asyncio.CancelledError:
-            start.add_done_callback(_kill_started)  # cancelled again: kill it once it exists
-            raise
-        except Exception:
-            pass  # it did not start: nothing to kill
-        else:
-            _kill_group(proc.pid)
-            await _reaped(proc)
-        raise
-
-
-async def _reaped(proc: asyncio.subprocess.Process) -> None:
-    """Wait (at most ``_GRACE``) for a killed hook to be reaped and its pipes closed, so asyncio
-    closes its transport while the loop still runs."""
-    with contextlib.suppress(TimeoutError, asyncio.CancelledError):
-        await asyncio.wait_for(proc.wait(), _GRACE)
-
-
-def _kill_started(start: asyncio.Future[asyncio.subprocess.Process]) -> None:
-    if not start.cancelled() and start.exception() is None:
-        _kill_group(start.result().pid)
-
-
 async def run_hook(
     hook: HookCommand,
     payload: bytes,
@@ -159,7 +111,7 @@ async def run_hook(
     """Run ``hook`` with ``payload`` on stdin; never raises for the hook's own failures."""
     aborted_before = abort is not None and abort.aborted
     try:
-        proc = await _start(hook, cwd, env)
+        proc = await start_in_session(*_shell(), hook.command, cwd=cwd, env=env)
     except OSError as exc:
         return HookRun(hook=hook, exit_code=None, error=str(exc))
 
@@ -185,18 +137,18 @@ async def run_hook(
     try:
         done, _ = await asyncio.wait(waiters, timeout=hook.timeout, return_when=asyncio.FIRST_COMPLETED)
     except asyncio.CancelledError:
-        _kill_group(proc.pid)
+        kill_group(proc.pid)
         work.cancel()
-        await _reaped(proc)
+        await reaped(proc)
         raise
     finally:
         if stop is not None:
             stop.cancel()
     if work in done:
         out, err, code = work.result()
-        _kill_group(proc.pid)  # anything the hook left running in its group
+        kill_group(proc.pid)  # anything the hook left running in its group
         return HookRun(hook=hook, exit_code=code, stdout=out, stderr=err)
-    _kill_group(proc.pid)
+    kill_group(proc.pid)
     aborted = abort is not None and abort.aborted
     try:
         out, err, _ = await asyncio.wait_for(asyncio.shield(work), _GRACE)

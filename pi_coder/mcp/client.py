@@ -21,6 +21,7 @@ import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.shared.message import SessionMessage
 
+from pi_coder._spawn import start_in_session
 from pi_coder.mcp.config import ServerConfig
 from pi_coder.mcp.elicit import ElicitHandler
 from pi_coder.mcp.http import RETRY_DELAYS, HttpStatus, http_transport, retriable
@@ -91,16 +92,9 @@ async def stdio_transport(
     config: ServerConfig, cwd: str, tail: Tail, on_pid: Callable[[int | None], None]
 ) -> AsyncIterator[tuple[Any, Any, asyncio.Event]]:
     env = {**inherited_environment(), **AGENT_MARKERS, **config.resolved_env()}
-    proc = await asyncio.create_subprocess_exec(
-        config.command or "",
-        *config.args,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=env,
-        cwd=config.working_dir(cwd),
-        start_new_session=True,
-        limit=64 * 1024 * 1024,
+    # cancelled while the server starts (/reload, exit): its whole group is killed (pi_coder._spawn)
+    proc = await start_in_session(
+        config.command or "", *config.args, env=env, cwd=config.working_dir(cwd), limit=64 * 1024 * 1024
     )
     on_pid(proc.pid)
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](16)

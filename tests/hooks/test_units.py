@@ -3,14 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import os
-import signal
-import time
-from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -18,6 +12,7 @@ from pi_coder.hooks.config import HookCommand, load_hook_config, matches
 from pi_coder.hooks.process import MAX_OUTPUT, HookRun, run_hook
 from pi_coder.hooks.tools import to_claude, to_pi
 from pi_coder.permissions.trust import project_resources
+from tests.support.start_race import assert_all_die, kill_recorded, while_it_starts
 
 
 @pytest.mark.parametrize(
@@ -178,55 +173,6 @@ def test_hooks_of_one_event_run_in_parallel(tmp_path: Path) -> None:
     assert [r.exit_code for r in runs] == [0, 0]  # the first waited for the second: they overlapped
 
 
-def _children() -> set[int]:
-    """This process's child processes (Linux: /proc/<pid>/task/<tid>/children)."""
-    found: set[int] = set()
-    for tid in os.listdir(f"/proc/{os.getpid()}/task"):
-        with contextlib.suppress(OSError):
-            found.update(int(p) for p in Path(f"/proc/{os.getpid()}/task/{tid}/children").read_text().split())
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(") ", 1)[1].split()[0] != "Z"  # a zombie is dead too
-    except OSError:
-        return False
-
-
-async def _while_it_starts(
-    run: Coroutine[Any, Any, HookRun], pids: Path, act: Callable[[asyncio.Task[HookRun]], None]
-) -> asyncio.Task[HookRun]:
-    """Run ``run`` in a task and call ``act(task)`` at the moment the hook has started (its process
-    exists and has started its own child) but ``run_hook`` is still starting it: asyncio connects
-    a new process's pipes over several turns of the loop, and this callback, checking once a turn,
-    holds the loop from the first turn the process exists until the hook has written ``pids``."""
-    before = _children()
-    task = asyncio.ensure_future(run)
-    loop = asyncio.get_running_loop()
-
-    def check() -> None:
-        if task.done():
-            return
-        if not _children() - before:
-            loop.call_soon(check)
-            return
-        deadline = time.monotonic() + 30
-        while (not pids.exists() or len(pids.read_text().split()) < 2) and time.monotonic() < deadline:
-            time.sleep(0.01)  # the loop is held on purpose: run_hook must not get further
-        act(task)
-
-    loop.call_soon(check)
-    return task
-
-
-def _kill_recorded(pids: Path) -> None:
-    for pid in (int(p) for p in pids.read_text().split()) if pids.exists() else ():
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-
-
 def test_an_abort_while_the_hook_starts_kills_it(tmp_path: Path) -> None:
     """Ctrl+C lands after the hook's process started but before run_hook has it: the hook is
     killed at once, not left to run until its timeout."""
@@ -238,7 +184,7 @@ def test_an_abort_while_the_hook_starts_kills_it(tmp_path: Path) -> None:
     async def go() -> HookRun:
         controller = AbortController()
         run = run_hook(hook, b"{}", cwd=str(tmp_path), env={}, abort=controller.signal)
-        task = await _while_it_starts(run, pids, lambda _task: controller.abort())
+        task = await while_it_starts(run, pids, lambda _task: controller.abort())
         done, _ = await asyncio.wait({task}, timeout=30)
         assert task in done, "the aborted hook was left running"
         return task.result()
@@ -246,7 +192,7 @@ def test_an_abort_while_the_hook_starts_kills_it(tmp_path: Path) -> None:
     try:
         run = asyncio.run(go())
     finally:
-        _kill_recorded(pids)
+        kill_recorded(pids)
     assert run.aborted and not run.timed_out and run.exit_code is None
 
 
@@ -260,17 +206,13 @@ def test_a_cancel_while_the_hook_starts_kills_its_group(tmp_path: Path) -> None:
 
     async def go() -> None:
         run = run_hook(hook, b"{}", cwd=str(tmp_path), env={})
-        task = await _while_it_starts(run, pids, lambda task: task.cancel())
+        task = await while_it_starts(run, pids, lambda task: task.cancel())
         done, _ = await asyncio.wait({task}, timeout=30)
         assert task in done, "cancelling the hook's run did not end it"
         assert task.cancelled()
 
     try:
         asyncio.run(go())
-        recorded = [int(p) for p in pids.read_text().split()]
-        deadline = time.monotonic() + 10
-        while any(_alive(p) for p in recorded) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not any(_alive(p) for p in recorded)
+        assert_all_die(pids)
     finally:
-        _kill_recorded(pids)
+        kill_recorded(pids)
