@@ -9,6 +9,7 @@ running, the time of the last Esc) lives in the app's :class:`~pi_coder.tui.cont
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib
 import time
 from collections.abc import Coroutine
@@ -109,7 +110,9 @@ def warm_up(app: CommandContext) -> None:
     """Idle time after start-up: what the first /settings, /model, /tree and /resume would pay
     for is done now (the modules imported, one per event-loop turn so keys still go through;
     this folder's sessions summarised in a thread, so /resume lists them in its first frame)."""
-    app.run_worker(_warm_up(app), group="warm-up", exit_on_error=False)
+    # The function, not a coroutine object: a worker cancelled before it starts (the app quit at
+    # once) then leaves no coroutine that was never awaited.
+    app.run_worker(functools.partial(_warm_up, app), group="warm-up", exit_on_error=False)
 
 
 async def _warm_up(app: CommandContext) -> None:
