@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from pi_coder.extensions.exec import run_process
-from tests.support.start_race import BACKGROUND_SCRIPT, assert_all_die, kill_recorded, while_it_starts
+from tests.support.start_race import BACKGROUND_SCRIPT, assert_cancel_while_starting_kills_all
 
 
 def test_a_cancel_while_the_program_starts_kills_its_group(tmp_path: Path) -> None:
@@ -14,16 +13,8 @@ def test_a_cancel_while_the_program_starts_kills_its_group(tmp_path: Path) -> No
     program: the program's whole group is killed and the call ends at once. (asyncio alone kills
     only the program, and its background child kept running.)"""
     pids = tmp_path / "pids"
-
-    async def go() -> None:
-        run = run_process("bash", ["-c", BACKGROUND_SCRIPT, "bash", str(pids)], cwd=str(tmp_path), timeout=60)
-        task = await while_it_starts(run, pids, lambda task: task.cancel())
-        done, _ = await asyncio.wait({task}, timeout=30)
-        assert task in done, "cancelling pi.exec did not end it"
-        assert task.cancelled()
-
-    try:
-        asyncio.run(go())
-        assert_all_die(pids)
-    finally:
-        kill_recorded(pids)
+    assert_cancel_while_starting_kills_all(
+        lambda: run_process("bash", ["-c", BACKGROUND_SCRIPT, "bash", str(pids)], cwd=str(tmp_path), timeout=60),
+        pids,
+        "pi.exec",
+    )

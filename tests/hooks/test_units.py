@@ -12,7 +12,11 @@ from pi_coder.hooks.config import HookCommand, load_hook_config, matches
 from pi_coder.hooks.process import MAX_OUTPUT, HookRun, run_hook
 from pi_coder.hooks.tools import to_claude, to_pi
 from pi_coder.permissions.trust import project_resources
-from tests.support.start_race import assert_all_die, kill_recorded, while_it_starts
+from tests.support.start_race import (
+    assert_cancel_while_starting_kills_all,
+    kill_recorded,
+    while_it_starts,
+)
 
 
 @pytest.mark.parametrize(
@@ -204,15 +208,6 @@ def test_a_cancel_while_the_hook_starts_kills_its_group(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     hook = _hook(f"sleep 300 & echo $! >> {pids}; echo $$ >> {pids}; wait", timeout=60)
 
-    async def go() -> None:
-        run = run_hook(hook, b"{}", cwd=str(tmp_path), env={})
-        task = await while_it_starts(run, pids, lambda task: task.cancel())
-        done, _ = await asyncio.wait({task}, timeout=30)
-        assert task in done, "cancelling the hook's run did not end it"
-        assert task.cancelled()
-
-    try:
-        asyncio.run(go())
-        assert_all_die(pids)
-    finally:
-        kill_recorded(pids)
+    assert_cancel_while_starting_kills_all(
+        lambda: run_hook(hook, b"{}", cwd=str(tmp_path), env={}), pids, "the hook's run"
+    )

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from pi_coder.mcp.client import Tail, stdio_transport
 from pi_coder.mcp.config import ServerConfig
-from tests.support.start_race import BACKGROUND_SCRIPT, assert_all_die, kill_recorded, while_it_starts
+from tests.support.start_race import BACKGROUND_SCRIPT, assert_cancel_while_starting_kills_all
 
 
 def test_a_cancel_while_the_server_starts_kills_its_group(tmp_path: Path) -> None:
@@ -24,18 +23,8 @@ def test_a_cancel_while_the_server_starts_kills_its_group(tmp_path: Path) -> Non
         args=["-c", BACKGROUND_SCRIPT, "bash", str(pids)],
     )
 
-    async def go() -> None:
-        async def start() -> None:
-            async with stdio_transport(config, str(tmp_path), Tail(), lambda _pid: None):
-                raise AssertionError("the start was cancelled: the transport must not open")
+    async def start() -> None:
+        async with stdio_transport(config, str(tmp_path), Tail(), lambda _pid: None):
+            raise AssertionError("the start was cancelled: the transport must not open")
 
-        task = await while_it_starts(start(), pids, lambda task: task.cancel())
-        done, _ = await asyncio.wait({task}, timeout=30)
-        assert task in done, "cancelling the server's start did not end it"
-        assert task.cancelled()
-
-    try:
-        asyncio.run(go())
-        assert_all_die(pids)
-    finally:
-        kill_recorded(pids)
+    assert_cancel_while_starting_kills_all(start, pids, "the server's start")

@@ -78,3 +78,20 @@ def kill_recorded(pids: Path) -> None:
     for pid in (int(p) for p in pids.read_text().split()) if pids.exists() else ():
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
+
+
+def assert_cancel_while_starting_kills_all(run: Callable[[], Coroutine[Any, Any, object]], pids: Path, what: str) -> None:
+    """Cancel ``run()`` at the moment its child has started: the cancellation ends it within 30 s
+    and every process it recorded in ``pids`` (the child, its background child) dies."""
+
+    async def go() -> None:
+        task = await while_it_starts(run(), pids, lambda task: task.cancel())
+        done, _ = await asyncio.wait({task}, timeout=30)
+        assert task in done, f"cancelling {what} did not end it"
+        assert task.cancelled()
+
+    try:
+        asyncio.run(go())
+        assert_all_die(pids)
+    finally:
+        kill_recorded(pids)
