@@ -353,17 +353,13 @@ class TranscriptController:
     async def _on_entry_appended(self, event: se.EntryAppendedEvent) -> None:
         """A ``custom`` entry an extension appended: shown only by its entry renderer (docs/extensions-runtime.md#renderers)."""
         session = self.view.session
-        runner = extension_runner(session)
-        if runner is None:
+        if extension_runner(session) is None:
             return
         entry_id = event.entry.get("id") if isinstance(event.entry, dict) else None
         entry = session.store.get_entry(entry_id) if entry_id else None
         if not isinstance(entry, CustomEntry) or not entry.custom_type:
             return
-        custom_type = entry.custom_type
-        from pi_coder.tui.extension_ui import render_custom_message
-
-        widget = render_custom_message(self.view, runner, custom_type, entry, kind="entry")
+        widget = self._entry_widget(entry)
         if widget is not None:
             await self.add(widget)
             self.transcript.keep(widget, partial(self._entry_widget, entry))
